@@ -1,0 +1,189 @@
+// Package audit appends azero's decisions to a JSON-lines log.
+//
+// Every record is one JSON object on one line with at least "time"
+// (RFC 3339), "event" and, where there is one, "run_id". Records are written
+// through log/slog, one write(2) per record on a file opened with O_APPEND,
+// so concurrent azero processes never interleave partial lines.
+//
+// Invariant: secrets never reach the log. Attributes whose key names a
+// secret are replaced, and every string value is scrubbed of the secret
+// values known to the process (API keys and tokens from the environment)
+// and of text shaped like well-known key formats.
+package audit
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// FileName is the log's name inside the state directory.
+const FileName = "audit.jsonl"
+
+// Redacted replaces secret values.
+const Redacted = "[REDACTED]"
+
+// Logger records audit events. The zero value is not usable; a nil *Logger
+// discards events, so optional auditing needs no branches.
+type Logger struct {
+	log     *slog.Logger
+	closer  io.Closer
+	secrets []string
+}
+
+// Open appends to the log at path, creating it and its directory (0700,
+// the file 0600) when missing. secrets are values that must never appear
+// in the log, typically from SecretsFromEnv.
+func Open(path string, secrets []string) (*Logger, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create audit directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open audit log: %w", err)
+	}
+	l := New(f, secrets)
+	l.closer = f
+	return l, nil
+}
+
+// New returns a Logger writing to w.
+func New(w io.Writer, secrets []string) *Logger {
+	l := &Logger{}
+	for _, s := range secrets {
+		// Short values would redact ordinary words; real keys are long.
+		if len(s) >= 8 {
+			l.secrets = append(l.secrets, s)
+		}
+	}
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: l.replace})
+	l.log = slog.New(h)
+	return l
+}
+
+// Close closes the underlying file, if any.
+func (l *Logger) Close() error {
+	if l == nil || l.closer == nil {
+		return nil
+	}
+	return l.closer.Close()
+}
+
+// Event records one event. runID may be empty. Attribute values may be any
+// type slog accepts.
+func (l *Logger) Event(ctx context.Context, event, runID string, attrs ...slog.Attr) {
+	if l == nil {
+		return
+	}
+	if runID != "" {
+		attrs = append([]slog.Attr{slog.String("run_id", runID)}, attrs...)
+	}
+	l.log.LogAttrs(ctx, slog.LevelInfo, event, attrs...)
+}
+
+var secretKey = regexp.MustCompile(`(?i)(api_?key|token|secret|password|passwd|authorization|credential)`)
+
+// Key shapes of the providers azero talks to: Anthropic and OpenAI (sk-...),
+// Google (AIza...), GitHub (ghp_, gho_, ghs_, ghu_, github_pat_) and bearer
+// headers.
+var secretShape = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{30,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?i:bearer\s+)[A-Za-z0-9._\-]{16,}`)
+
+func (l *Logger) replace(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 {
+		switch a.Key {
+		case slog.MessageKey:
+			a.Key = "event"
+			return a
+		case slog.LevelKey:
+			return slog.Attr{}
+		}
+	}
+	if secretKey.MatchString(a.Key) && a.Value.Kind() != slog.KindGroup {
+		return slog.String(a.Key, Redacted)
+	}
+	switch a.Value.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, l.Scrub(a.Value.String()))
+	case slog.KindAny:
+		if err, ok := a.Value.Any().(error); ok {
+			return slog.String(a.Key, l.Scrub(err.Error()))
+		}
+		if ss, ok := a.Value.Any().([]string); ok {
+			out := make([]string, len(ss))
+			for i, s := range ss {
+				out[i] = l.Scrub(s)
+			}
+			return slog.Any(a.Key, out)
+		}
+	}
+	return a
+}
+
+// Scrub removes known secrets and key-shaped text from s.
+func (l *Logger) Scrub(s string) string {
+	if l == nil {
+		return s
+	}
+	for _, secret := range l.secrets {
+		s = strings.ReplaceAll(s, secret, Redacted)
+	}
+	return secretShape.ReplaceAllString(s, Redacted)
+}
+
+// SecretsFromEnv returns the values of environment variables that hold
+// credentials (names ending in _KEY, _TOKEN, _SECRET or _PASSWORD).
+func SecretsFromEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || v == "" {
+			continue
+		}
+		up := strings.ToUpper(k)
+		for _, suffix := range []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD"} {
+			if strings.HasSuffix(up, suffix) {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Record is one decoded log line.
+type Record map[string]any
+
+// Read decodes every record of the log at path, in order. A missing file
+// has no records.
+func Read(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open audit log: %w", err)
+	}
+	defer f.Close()
+	var out []Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("audit log %s line %d: %w", path, n, err)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read audit log: %w", err)
+	}
+	return out, nil
+}

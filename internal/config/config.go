@@ -1,0 +1,238 @@
+// Package config loads azero's settings from TOML files.
+//
+// Two files are read, the later overriding the earlier key by key:
+//
+//  1. the user's file, $XDG_CONFIG_HOME/azero/config.toml (~/.config/azero/config.toml);
+//  2. the repository's file, .azero/config.toml (or azero.toml at the root).
+//
+// Decoding is strict: an unknown key is an error naming the key, its line
+// and the file, so a typo never silently disables a setting. API keys are
+// refused in the repository's file, which is usually committed.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is everything azero can be configured with.
+type Config struct {
+	Models    Models           `toml:"models"`
+	Providers Providers        `toml:"providers"`
+	Prices    map[string]Price `toml:"prices"`
+	Implement Implement        `toml:"implement"`
+	Issue     Issue            `toml:"issue"`
+	Mock      Mock             `toml:"mock"`
+}
+
+// Models names the model used for each role as "provider:model".
+type Models struct {
+	Drafter  string `toml:"drafter"`
+	Reviewer string `toml:"reviewer"`
+	Coder    string `toml:"coder"`
+}
+
+// Providers holds per-provider connection settings. Keys are better kept in
+// the environment; a key here is only accepted from the user's file.
+type Providers struct {
+	Anthropic Provider `toml:"anthropic"`
+	Gemini    Provider `toml:"gemini"`
+	OpenAI    Provider `toml:"openai"`
+}
+
+// Provider is one provider's connection settings.
+type Provider struct {
+	APIKey  string `toml:"api_key"`
+	BaseURL string `toml:"base_url"`
+}
+
+// Price overrides or adds a model's price, in USD per million tokens.
+type Price struct {
+	Input  float64 `toml:"input"`
+	Output float64 `toml:"output"`
+}
+
+// Implement configures `azero implement`.
+type Implement struct {
+	Runner  string   `toml:"runner"`   // "pytest" or "go"
+	TestCmd string   `toml:"test_cmd"` // overrides the runner's command
+	Budget  *float64 `toml:"budget"`   // USD per run; nil or 0 means no budget
+}
+
+// Issue configures `azero issue`.
+type Issue struct {
+	Tracker   string `toml:"tracker"`    // "github" or "local"
+	Repo      string `toml:"repo"`       // OWNER/NAME on GitHub
+	AuditDir  string `toml:"audit_dir"`  // default docs/audit
+	IssuesDir string `toml:"issues_dir"` // local tracker, default docs/issues
+}
+
+// Mock configures the offline scripted model.
+type Mock struct {
+	Script string `toml:"script"` // path to a reply script
+}
+
+// Source is a file that was read.
+type Source struct {
+	Path string
+	Repo bool
+}
+
+// Files returns the candidate files in the order they are applied:
+// the user's file, then the repository's. userConfigDir is typically
+// os.UserConfigDir(); repoRoot may be empty outside a repository.
+func Files(userConfigDir, repoRoot string) []Source {
+	var out []Source
+	if userConfigDir != "" {
+		out = append(out, Source{Path: filepath.Join(userConfigDir, "azero", "config.toml")})
+	}
+	if repoRoot != "" {
+		out = append(out,
+			Source{Path: filepath.Join(repoRoot, ".azero", "config.toml"), Repo: true},
+			Source{Path: filepath.Join(repoRoot, "azero.toml"), Repo: true})
+	}
+	return out
+}
+
+// Load reads the files that exist among Files(userConfigDir, repoRoot) and
+// returns the merged configuration and the files read.
+func Load(userConfigDir, repoRoot string) (Config, []Source, error) {
+	var (
+		cfg      Config
+		read     []Source
+		repoFile string
+	)
+	for _, src := range Files(userConfigDir, repoRoot) {
+		data, err := os.ReadFile(src.Path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Config{}, nil, fmt.Errorf("read config: %w", err)
+		}
+		if src.Repo {
+			if repoFile != "" {
+				return Config{}, nil, fmt.Errorf("config: both %s and %s exist; keep one", repoFile, src.Path)
+			}
+			repoFile = src.Path
+		}
+		if err := decode(&cfg, data, src); err != nil {
+			return Config{}, nil, err
+		}
+		read = append(read, src)
+	}
+	return cfg, read, nil
+}
+
+// Parse decodes one file's content strictly into a fresh Config.
+func Parse(data []byte, src Source) (Config, error) {
+	var cfg Config
+	err := decode(&cfg, data, src)
+	return cfg, err
+}
+
+func decode(cfg *Config, data []byte, src Source) error {
+	// Decode into a fresh value first, so the repository check sees only
+	// this file's keys, then overlay it.
+	var one Config
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&one); err != nil {
+		return describe(err, src.Path)
+	}
+	if src.Repo {
+		for name, p := range map[string]Provider{"anthropic": one.Providers.Anthropic, "gemini": one.Providers.Gemini, "openai": one.Providers.OpenAI} {
+			if p.APIKey != "" {
+				return fmt.Errorf("config %s: providers.%s.api_key: API keys must not be kept in the repository; set the environment variable or use your user config", src.Path, name)
+			}
+		}
+	}
+	if err := one.validate(); err != nil {
+		return fmt.Errorf("config %s: %w", src.Path, err)
+	}
+	overlay(cfg, one)
+	return nil
+}
+
+func describe(err error, path string) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		keys := make([]string, 0, len(strict.Errors))
+		for _, e := range strict.Errors {
+			row, _ := e.Position()
+			keys = append(keys, fmt.Sprintf("%s (line %d)", strings.Join(e.Key(), "."), row))
+		}
+		return fmt.Errorf("config %s: unknown key %s", path, strings.Join(keys, ", "))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("config %s:%d:%d: %s", path, row, col, de.Error())
+	}
+	return fmt.Errorf("config %s: %w", path, err)
+}
+
+func (c Config) validate() error {
+	switch c.Implement.Runner {
+	case "", "pytest", "go":
+	default:
+		return fmt.Errorf("implement.runner %q: must be \"pytest\" or \"go\"", c.Implement.Runner)
+	}
+	switch c.Issue.Tracker {
+	case "", "github", "local":
+	default:
+		return fmt.Errorf("issue.tracker %q: must be \"github\" or \"local\"", c.Issue.Tracker)
+	}
+	if b := c.Implement.Budget; b != nil && *b < 0 {
+		return fmt.Errorf("implement.budget %v: must not be negative", *b)
+	}
+	for name, p := range c.Prices {
+		if p.Input < 0 || p.Output < 0 {
+			return fmt.Errorf("prices.%q: prices must not be negative", name)
+		}
+	}
+	return nil
+}
+
+// overlay copies the values set in src onto dst, so the user's settings
+// survive a repository file that does not mention them.
+func overlay(dst *Config, src Config) {
+	set := func(d *string, s string) {
+		if s != "" {
+			*d = s
+		}
+	}
+	set(&dst.Models.Drafter, src.Models.Drafter)
+	set(&dst.Models.Reviewer, src.Models.Reviewer)
+	set(&dst.Models.Coder, src.Models.Coder)
+	for _, p := range []struct{ d, s *Provider }{
+		{&dst.Providers.Anthropic, &src.Providers.Anthropic},
+		{&dst.Providers.Gemini, &src.Providers.Gemini},
+		{&dst.Providers.OpenAI, &src.Providers.OpenAI},
+	} {
+		set(&p.d.APIKey, p.s.APIKey)
+		set(&p.d.BaseURL, p.s.BaseURL)
+	}
+	for k, v := range src.Prices {
+		if dst.Prices == nil {
+			dst.Prices = map[string]Price{}
+		}
+		dst.Prices[k] = v
+	}
+	set(&dst.Implement.Runner, src.Implement.Runner)
+	set(&dst.Implement.TestCmd, src.Implement.TestCmd)
+	if src.Implement.Budget != nil {
+		dst.Implement.Budget = src.Implement.Budget
+	}
+	set(&dst.Issue.Tracker, src.Issue.Tracker)
+	set(&dst.Issue.Repo, src.Issue.Repo)
+	set(&dst.Issue.AuditDir, src.Issue.AuditDir)
+	set(&dst.Issue.IssuesDir, src.Issue.IssuesDir)
+	set(&dst.Mock.Script, src.Mock.Script)
+}

@@ -1,0 +1,434 @@
+package flow_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/prompt"
+	"github.com/azero-dev/azero/internal/store"
+)
+
+type counter struct {
+	N      int      `json:"n"`
+	Trail  []string `json:"trail"`
+	Answer string   `json:"answer"`
+}
+
+func openStore(t testing.TB, path string, opts store.Options) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newEngine(t testing.TB) *flow.Engine {
+	return &flow.Engine{Store: openStore(t, filepath.Join(t.TempDir(), "azero.db"), store.Options{})}
+}
+
+// loopGraph counts to limit, then ends.
+func loopGraph(limit int) *flow.Graph[counter] {
+	return flow.New[counter]("count", "inc").
+		Node("inc", func(ctx context.Context, s *counter) (string, error) {
+			s.N++
+			s.Trail = append(s.Trail, fmt.Sprintf("inc%d", s.N))
+			if s.N >= limit {
+				return "last", nil
+			}
+			return "inc", nil
+		}, "inc", "last").
+		Node("last", func(ctx context.Context, s *counter) (string, error) {
+			s.Trail = append(s.Trail, "last")
+			return flow.End, nil
+		}, flow.End)
+}
+
+func TestDriveToEnd(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	g := loopGraph(3)
+	id, err := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := flow.Drive(t.Context(), e, g, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(s.Trail, ","), "inc1,inc2,inc3,last"; got != want {
+		t.Errorf("trail = %s, want %s", got, want)
+	}
+	r, err := e.Store.GetRun(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != store.StatusDone || r.Node != flow.End || r.Steps != 4 || r.Visits["inc"] != 3 {
+		t.Errorf("run = %+v, want done at END after 4 steps, 3 visits of inc", r)
+	}
+	hist, err := e.Store.History(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outcomes []string
+	for _, h := range hist {
+		outcomes = append(outcomes, h.Node+":"+h.Outcome)
+	}
+	if got, want := strings.Join(outcomes, " "), "inc:started inc:ok inc:ok inc:ok last:ok END:done"; got != want {
+		t.Errorf("history = %s, want %s", got, want)
+	}
+	if _, err := flow.Drive(t.Context(), e, g, id); !errors.Is(err, flow.ErrFinished) {
+		t.Errorf("driving a done run: err = %v, want ErrFinished", err)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		graph *flow.Graph[counter]
+		want  error
+	}{
+		{"step limit", loopGraph(100).MaxSteps(10), flow.ErrStepLimit},
+		{"visit limit", loopGraph(100).MaxVisits("inc", 3), flow.ErrLoopLimit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t)
+			id, err := flow.Create(t.Context(), e, tt.graph, &counter{}, flow.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = flow.Drive(t.Context(), e, tt.graph, id)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			r, _ := e.Store.GetRun(t.Context(), id)
+			if r.Status != store.StatusFailed {
+				t.Errorf("status = %s, want failed", r.Status)
+			}
+		})
+	}
+}
+
+func TestUndeclaredNextFails(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	g := flow.New[counter]("bad", "a").
+		Node("a", func(ctx context.Context, s *counter) (string, error) { return "b", nil }, flow.End).
+		Node("b", func(ctx context.Context, s *counter) (string, error) { return flow.End, nil }, flow.End)
+	// b is unreachable by declaration, so the graph itself is invalid.
+	if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("Validate = %v, want unreachable error", err)
+	}
+	g2 := flow.New[counter]("bad2", "a").
+		Node("a", func(ctx context.Context, s *counter) (string, error) { return "nowhere", nil }, flow.End)
+	id, err := flow.Create(t.Context(), e, g2, &counter{}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = flow.Drive(t.Context(), e, g2, id)
+	if err == nil || !strings.Contains(err.Error(), "not one of its declared next nodes") {
+		t.Fatalf("err = %v, want undeclared next", err)
+	}
+}
+
+// gateGraph asks a question at "ask"; answers come from the closure.
+func gateGraph(answer func() (string, error)) *flow.Graph[counter] {
+	return flow.New[counter]("gate", "before").
+		Node("before", func(ctx context.Context, s *counter) (string, error) {
+			s.Trail = append(s.Trail, "before")
+			return "ask", nil
+		}, "ask").
+		Gate("ask", func(ctx context.Context, s *counter) (string, error) {
+			s.Trail = append(s.Trail, "asked") // discarded when the gate cannot ask
+			a, err := answer()
+			if err != nil {
+				return "", err
+			}
+			s.Answer = a
+			if a == "reject" {
+				return "", fmt.Errorf("human said no: %w", flow.ErrAborted)
+			}
+			return "after", nil
+		}, "after").
+		Node("after", func(ctx context.Context, s *counter) (string, error) {
+			s.Trail = append(s.Trail, "after")
+			return flow.End, nil
+		}, flow.End)
+}
+
+func TestGateWaitsWithoutTerminalThenResumes(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	id, err := flow.Create(t.Context(), e, gateGraph(nil), &counter{}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noTTY := gateGraph(func() (string, error) { return "", prompt.ErrNoTerminal })
+	_, err = flow.Drive(t.Context(), e, noTTY, id)
+	var we *flow.WaitingError
+	if !errors.As(err, &we) || !errors.Is(err, flow.ErrWaiting) || we.Node != "ask" {
+		t.Fatalf("err = %v, want WaitingError at ask", err)
+	}
+	if !strings.Contains(err.Error(), "azero resume "+id) {
+		t.Errorf("waiting error %q does not say how to resume", err)
+	}
+	r, _ := e.Store.GetRun(t.Context(), id)
+	if r.Status != store.StatusWaiting || r.Node != "ask" {
+		t.Fatalf("run = %s at %s, want waiting at ask", r.Status, r.Node)
+	}
+	if strings.Contains(string(r.State), "asked") {
+		t.Errorf("state kept a change made by the gate that could not ask: %s", r.State)
+	}
+
+	yes := gateGraph(func() (string, error) { return "approve", nil })
+	s, err := flow.Drive(t.Context(), e, yes, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Trail, ","); got != "before,asked,after" || s.Answer != "approve" {
+		t.Errorf("trail = %s answer = %s", got, s.Answer)
+	}
+}
+
+func TestGateRejectAborts(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	g := gateGraph(func() (string, error) { return "reject", nil })
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	_, err := flow.Drive(t.Context(), e, g, id)
+	if !errors.Is(err, flow.ErrAborted) {
+		t.Fatalf("err = %v, want ErrAborted", err)
+	}
+	r, _ := e.Store.GetRun(t.Context(), id)
+	if r.Status != store.StatusAborted {
+		t.Errorf("status = %s, want aborted", r.Status)
+	}
+	if _, err := flow.Drive(t.Context(), e, g, id); !errors.Is(err, flow.ErrFinished) {
+		t.Errorf("resuming an aborted run: %v, want ErrFinished", err)
+	}
+}
+
+func TestFailedNodeResumesThere(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	calls := 0
+	g := flow.New[counter]("flaky", "a").
+		Node("a", func(ctx context.Context, s *counter) (string, error) { s.N++; return "b", nil }, "b").
+		Node("b", func(ctx context.Context, s *counter) (string, error) {
+			calls++
+			if calls == 1 {
+				return "", errors.New("disk on fire")
+			}
+			s.N += 10
+			return flow.End, nil
+		}, flow.End)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	_, err := flow.Drive(t.Context(), e, g, id)
+	var ne *flow.NodeError
+	if !errors.As(err, &ne) || ne.Node != "b" {
+		t.Fatalf("err = %v, want NodeError at b", err)
+	}
+	r, _ := e.Store.GetRun(t.Context(), id)
+	if r.Status != store.StatusFailed || r.Node != "b" || !strings.Contains(r.Error, "disk on fire") {
+		t.Fatalf("run = %s at %s (%s)", r.Status, r.Node, r.Error)
+	}
+	s, err := flow.Drive(t.Context(), e, g, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.N != 11 {
+		t.Errorf("N = %d, want 11 (a once, b once)", s.N)
+	}
+}
+
+func TestCancelInterrupts(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	g := flow.New[counter]("slow", "a").
+		Node("a", func(ctx context.Context, s *counter) (string, error) {
+			cancel()
+			<-ctx.Done()
+			return "", ctx.Err()
+		}, flow.End)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	_, err := flow.Drive(ctx, e, g, id)
+	if !errors.Is(err, flow.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	r, _ := e.Store.GetRun(t.Context(), id)
+	if r.Status != store.StatusInterrupted || r.Node != "a" || r.Lease.Token != "" {
+		t.Errorf("run = %s at %s lease %q, want interrupted at a, lease released", r.Status, r.Node, r.Lease.Token)
+	}
+}
+
+func TestSecondDriverRefused(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	g := flow.New[counter]("hold", "a").
+		Node("a", func(ctx context.Context, s *counter) (string, error) {
+			close(entered)
+			<-release
+			return flow.End, nil
+		}, flow.End)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	done := make(chan error, 1)
+	go func() { _, err := flow.Drive(t.Context(), e, g, id); done <- err }()
+	<-entered
+	_, err := flow.Drive(t.Context(), e, g, id)
+	var held *store.LeaseHeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("second driver: err = %v, want LeaseHeldError", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDeadDriverLeaseIsTakenOver(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "azero.db")
+	dead := openStore(t, path, store.Options{Alive: func(int) bool { return false }})
+	live := openStore(t, path, store.Options{})
+	g := loopGraph(1)
+	id, err := flow.Create(t.Context(), &flow.Engine{Store: live}, g, &counter{}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A lease held by this (live) process for a long time...
+	if err := live.Acquire(t.Context(), id, store.Lease{Token: "other", PID: 1 << 30}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	// ...is refused by a store that sees the process alive,
+	if _, err := flow.Drive(t.Context(), &flow.Engine{Store: openStore(t, path, store.Options{Alive: func(int) bool { return true }})}, g, id); err == nil {
+		t.Fatal("drive over a live lease succeeded")
+	}
+	// ...and taken over by one that sees it dead (killed with SIGKILL).
+	if _, err := flow.Drive(t.Context(), &flow.Engine{Store: dead}, g, id); err != nil {
+		t.Fatalf("drive over a dead lease: %v", err)
+	}
+}
+
+func TestManyConcurrentRunsOneStore(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "azero.db")
+	const runs = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, runs)
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// One store handle per run, as separate processes would have.
+			st, err := store.Open(context.Background(), path, store.Options{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer st.Close()
+			e := &flow.Engine{Store: st}
+			g := loopGraph(5 + i%5)
+			id, err := flow.Create(context.Background(), e, g, &counter{}, flow.CreateOptions{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			if _, err := flow.Drive(context.Background(), e, g, id); err != nil {
+				errs <- fmt.Errorf("run %d: %w", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	st := openStore(t, path, store.Options{})
+	done, err := st.ListRuns(t.Context(), store.Filter{Status: store.StatusDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != runs {
+		t.Errorf("%d runs done, want %d", len(done), runs)
+	}
+}
+
+func TestPathAvoiding(t *testing.T) {
+	t.Parallel()
+	noop := func(ctx context.Context, s *counter) (string, error) { return flow.End, nil }
+	g := flow.New[counter]("walk", "a").
+		Node("a", noop, "gate", "b").
+		Node("b", noop, "gate").
+		Gate("gate", noop, "commit", "a").
+		Node("commit", noop, flow.End)
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p := g.PathAvoiding("commit", "gate"); p != nil {
+		t.Errorf("found path %v to commit avoiding gate", p)
+	}
+	if p := g.PathAvoiding("commit", "b"); strings.Join(p, ",") != "a,gate,commit" {
+		t.Errorf("path avoiding b = %v", p)
+	}
+	if !g.IsGate("gate") || g.IsGate("a") {
+		t.Error("IsGate wrong")
+	}
+}
+
+// BenchmarkCheckpoint measures the engine's overhead per node: each
+// iteration is one full cycle of a trivial node, so its time is the
+// engine's bookkeeping (state encoding, one transaction writing state and
+// history, audit). It reports the median, the target being < 2 ms.
+func BenchmarkCheckpoint(b *testing.B) {
+	e := &flow.Engine{Store: openStore(b, filepath.Join(b.TempDir(), "azero.db"), store.Options{})}
+	step := make(chan bool)
+	entered := make(chan struct{})
+	g := flow.New[counter]("bench", "inc").
+		Node("inc", func(ctx context.Context, s *counter) (string, error) {
+			entered <- struct{}{}
+			if !<-step {
+				return flow.End, nil
+			}
+			s.N++
+			s.Trail = append(s.Trail[:0], strings.Repeat("x", 1024)) // a realistic kilobyte of state
+			return "inc", nil
+		}, "inc", flow.End).
+		MaxSteps(1 << 40)
+	id, err := flow.Create(context.Background(), e, g, &counter{}, flow.CreateOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := flow.Drive(context.Background(), e, g, id); done <- err }()
+	<-entered
+	var times []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		step <- true
+		<-entered
+		times = append(times, time.Since(t0))
+	}
+	b.StopTimer()
+	step <- false
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms/node")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms/node")
+}

@@ -1,0 +1,291 @@
+package prompt_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/prompt"
+)
+
+// terminal is a real pseudo-terminal: the prompter reads and writes the
+// tty end, the test types into and reads from the master end.
+type terminal struct {
+	master *os.File
+	mu     sync.Mutex
+	screen bytes.Buffer
+}
+
+func newTerminal(t *testing.T) (*terminal, *iostreams.IOStreams) {
+	t.Helper()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close(); tty.Close() })
+	term := &terminal{master: master}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			term.mu.Lock()
+			term.screen.Write(buf[:n])
+			term.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	s := &iostreams.IOStreams{In: tty, Out: io.Discard, ErrOut: tty}
+	s.SetTTY(true, false, true)
+	s.SetColor(false)
+	return term, s
+}
+
+func (term *terminal) typeLine(t *testing.T, line string) {
+	t.Helper()
+	if _, err := term.master.Write([]byte(line + "\r")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (term *terminal) waitFor(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		term.mu.Lock()
+		ok := strings.Contains(term.screen.String(), text)
+		term.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	t.Fatalf("terminal never showed %q; screen:\n%s", text, term.screen.String())
+}
+
+func noEnv(string) string { return "" }
+
+func TestApproveNeedsTheWholeWord(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		answers []string
+		want    bool
+		reasks  int
+	}{
+		{"approve", []string{"approve"}, true, 0},
+		{"upper case", []string{"APPROVE"}, true, 0},
+		{"reject", []string{"reject"}, false, 0},
+		{"bare enter then approve", []string{"", "approve"}, true, 1},
+		{"abbreviations never pass", []string{"a", "y", "yes", "approv", "reject"}, false, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			term, io := newTerminal(t)
+			p := prompt.New(io, noEnv, exec.LookPath)
+			type result struct {
+				ok  bool
+				err error
+			}
+			res := make(chan result, 1)
+			go func() {
+				ok, err := p.Approve(t.Context(), "Commit these changes?", "approve", "reject")
+				res <- result{ok, err}
+			}()
+			term.waitFor(t, "Type 'approve' to proceed")
+			for _, a := range tt.answers {
+				term.typeLine(t, a)
+			}
+			select {
+			case r := <-res:
+				if r.err != nil || r.ok != tt.want {
+					t.Fatalf("Approve = %v, %v; want %v", r.ok, r.err, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Approve did not return")
+			}
+			// The screen may lag behind the answer; give it a moment.
+			var got int
+			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				term.mu.Lock()
+				got = strings.Count(term.screen.String(), "in full")
+				term.mu.Unlock()
+				if got >= tt.reasks {
+					break
+				}
+			}
+			if got != tt.reasks {
+				t.Errorf("asked again %d times, want %d", got, tt.reasks)
+			}
+		})
+	}
+}
+
+func TestNoTerminalNeverAsks(t *testing.T) {
+	t.Parallel()
+	io, in, _, errOut := iostreams.Test()
+	in.WriteString("approve\nS\nhello\n")
+	p := prompt.New(io, noEnv, exec.LookPath)
+	ctx := t.Context()
+	checks := map[string]error{}
+	_, checks["Approve"] = p.Approve(ctx, "q", "approve", "reject")
+	_, checks["Choose"] = p.Choose(ctx, "q", []prompt.Choice{{Key: "S", Label: "Send"}})
+	_, checks["Input"] = p.Input(ctx, "q", true)
+	_, checks["Paragraph"] = p.Paragraph(ctx, "q")
+	checks["Edit"] = p.Edit(ctx, "f")
+	for name, err := range checks {
+		if !errors.Is(err, prompt.ErrNoTerminal) {
+			t.Errorf("%s without terminal: %v, want ErrNoTerminal", name, err)
+		}
+		var nh interface{ NeedsHuman() bool }
+		if !errors.As(err, &nh) || !nh.NeedsHuman() {
+			t.Errorf("%s error does not report NeedsHuman", name)
+		}
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("something was shown without a terminal: %q", errOut.String())
+	}
+}
+
+func TestEndOfInputIsNoAnswer(t *testing.T) {
+	t.Parallel()
+	io, in, _, _ := iostreams.Test()
+	io.SetTTY(true, false, true) // a terminal that hangs up
+	in.WriteString("maybe\n")
+	p := prompt.New(io, noEnv, exec.LookPath)
+	ok, err := p.Approve(t.Context(), "q", "approve", "reject")
+	if ok || !errors.Is(err, prompt.ErrNoAnswer) {
+		t.Fatalf("Approve at EOF = %v, %v; want false, ErrNoAnswer", ok, err)
+	}
+}
+
+func TestChooseMenu(t *testing.T) {
+	t.Parallel()
+	choices := []prompt.Choice{{Key: "S", Label: "Send"}, {Key: "R", Label: "Revise"}, {Key: "M", Label: "Manual"}}
+	tests := []struct {
+		name    string
+		answers string
+		want    string
+	}{
+		{"letter", "s\n", "S"},
+		{"word", "Revise\n", "R"},
+		{"empty and junk ask again", "\nx\nm\n", "M"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			io, in, _, errOut := iostreams.Test()
+			io.SetTTY(true, false, true)
+			in.WriteString(tt.answers)
+			p := prompt.New(io, noEnv, exec.LookPath)
+			got, err := p.Choose(t.Context(), "Iteration 1 | Draft #1", choices)
+			if err != nil || got != tt.want {
+				t.Fatalf("Choose = %q, %v; want %q", got, err, tt.want)
+			}
+			if !strings.Contains(errOut.String(), "[S]end / [R]evise / [M]anual? ") {
+				t.Errorf("menu not shown as [S]end / [R]evise / [M]anual: %q", errOut.String())
+			}
+		})
+	}
+}
+
+func TestParagraph(t *testing.T) {
+	t.Parallel()
+	io, in, _, _ := iostreams.Test()
+	io.SetTTY(true, false, true)
+	in.WriteString("\nfirst line\nsecond line\n\nnot read\n")
+	p := prompt.New(io, noEnv, exec.LookPath)
+	got, err := p.Paragraph(t.Context(), "Feedback:")
+	if err != nil || got != "first line\nsecond line" {
+		t.Fatalf("Paragraph = %q, %v", got, err)
+	}
+}
+
+func TestEditorCommandOrder(t *testing.T) {
+	t.Parallel()
+	found := func(names ...string) func(string) (string, error) {
+		return func(n string) (string, error) {
+			for _, x := range names {
+				if x == n {
+					return "/usr/bin/" + n, nil
+				}
+			}
+			return "", exec.ErrNotFound
+		}
+	}
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	tests := []struct {
+		name string
+		env  map[string]string
+		path []string
+		want string
+	}{
+		{"visual first", map[string]string{"VISUAL": "nano", "EDITOR": "ed"}, nil, "nano"},
+		{"editor next", map[string]string{"EDITOR": "emacs -nw"}, nil, "emacs -nw"},
+		{"code --wait", nil, []string{"code", "vi"}, "code --wait"},
+		{"vi last", nil, []string{"vi"}, "vi"},
+	}
+	for _, tt := range tests {
+		p := prompt.New(&iostreams.IOStreams{}, env(tt.env), found(tt.path...))
+		got, err := p.EditorCommand()
+		if err != nil || got != tt.want {
+			t.Errorf("%s: EditorCommand = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+	p := prompt.New(&iostreams.IOStreams{}, noEnv, found())
+	if _, err := p.EditorCommand(); !errors.Is(err, prompt.ErrNoEditor) {
+		t.Errorf("no editor at all: %v, want ErrNoEditor", err)
+	}
+	p = prompt.New(&iostreams.IOStreams{}, env(map[string]string{"EDITOR": "no-such-editor --wait"}), exec.LookPath)
+	if _, err := p.CheckEditor(); err == nil || !strings.Contains(err.Error(), "no-such-editor") {
+		t.Errorf("CheckEditor with a missing program: %v", err)
+	}
+}
+
+func TestEditWaitsForTheEditor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "my editor.sh")
+	// The editor takes its time, then appends to every file it was given.
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.2\nfor f in \"$@\"; do echo edited >> \"$f\"; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "draft one.md"), filepath.Join(dir, "verdict.md")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, []byte("text\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, io := newTerminal(t)
+	editor := "'" + script + "' --wait"
+	p := prompt.New(io, func(k string) string {
+		if k == "EDITOR" {
+			return editor
+		}
+		return ""
+	}, exec.LookPath)
+	if err := p.Edit(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{a, b} {
+		got, _ := os.ReadFile(f)
+		if string(got) != "text\nedited\n" {
+			t.Errorf("%s = %q: Edit returned before the editor finished", f, got)
+		}
+	}
+}

@@ -1,0 +1,549 @@
+// Package store keeps azero's runs in one SQLite file.
+//
+// The file is opened in WAL mode with a busy timeout, and every write
+// transaction begins IMMEDIATE, so many processes can drive runs against one
+// store without "database is locked" errors: writers queue instead of
+// failing on a lock upgrade. Schema changes are embedded migrations applied
+// on open.
+//
+// Invariant: a run's state, its current node and the history row recording
+// how it got there change together in one transaction (Checkpoint), and
+// only the holder of the run's lease can make that change.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the store's name inside the state directory.
+const FileName = "azero.db"
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Status is where a run stands.
+type Status string
+
+// Run statuses.
+const (
+	StatusRunning     Status = "running"     // a process is driving it (or was, until killed)
+	StatusWaiting     Status = "waiting"     // stopped at a gate until a human answers
+	StatusInterrupted Status = "interrupted" // stopped by SIGINT/SIGTERM; resumable
+	StatusDone        Status = "done"
+	StatusFailed      Status = "failed" // stopped by an error; resumable
+	StatusAborted     Status = "aborted"
+)
+
+// Finished reports whether a run with this status can no longer resume.
+func (s Status) Finished() bool { return s == StatusDone || s == StatusAborted }
+
+// Errors returned by the store.
+var (
+	ErrNotFound  = errors.New("run not found")
+	ErrLeaseLost = errors.New("lease lost: another process took over this run")
+)
+
+// Store is an open store.
+type Store struct {
+	db    *sql.DB
+	path  string
+	now   func() time.Time
+	alive func(pid int) bool
+	host  string
+}
+
+// Options tune a Store; the zero value is right for production.
+type Options struct {
+	Now   func() time.Time   // clock; time.Now by default
+	Alive func(pid int) bool // whether a local process lives; signal 0 by default
+}
+
+// Open opens (creating if needed) the store at path and migrates it.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create state directory: %w", err)
+	}
+	dsn := "file:" + escapePath(path) +
+		"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=foreign_keys(ON)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	s := &Store{db: db, path: path, now: opts.Now, alive: opts.Alive}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.alive == nil {
+		s.alive = processAlive
+	}
+	s.host, _ = os.Hostname()
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// escapePath protects the characters SQLite's URI parser treats specially.
+func escapePath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+}
+
+// Path returns the store's file name.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(names) {
+		return fmt.Errorf("store schema version %d is newer than this azero (%d): upgrade azero", version, len(names))
+	}
+	for i := version; i < len(names); i++ {
+		body, err := migrations.ReadFile(names[i])
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			return fmt.Errorf("%s: %w", names[i], err)
+		}
+	}
+	if version != len(names) {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(names))); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Run is one execution of a workflow.
+type Run struct {
+	ID        string            `json:"id"`
+	Workflow  string            `json:"workflow"`
+	Key       string            `json:"key,omitempty"`
+	Status    Status            `json:"status"`
+	Node      string            `json:"node"`
+	State     json.RawMessage   `json:"-"`
+	Steps     int               `json:"steps"`
+	Visits    map[string]int    `json:"visits,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Meta      map[string]string `json:"meta,omitempty"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+	Lease     Lease             `json:"-"`
+}
+
+// Lease records which process drives a run, until when.
+type Lease struct {
+	Token string
+	PID   int
+	Host  string
+	Until time.Time
+}
+
+// LeaseHeldError reports that another live process drives the run.
+type LeaseHeldError struct {
+	RunID string
+	PID   int
+	Host  string
+}
+
+func (e *LeaseHeldError) Error() string {
+	return fmt.Sprintf("run %s is being driven by another azero process (pid %d on %s); wait for it to finish or stop it first", e.RunID, e.PID, e.Host)
+}
+
+// NewID returns a fresh run id: the date and six random characters, such as
+// "261122-k3x9qa": sortable, short enough to type.
+func NewID(now time.Time) string {
+	const alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return now.UTC().Format("060102") + "-" + string(b)
+}
+
+// CreateRun inserts a new run. ID, Workflow, Node and State are required.
+func (s *Store) CreateRun(ctx context.Context, r Run) error {
+	if r.ID == "" || r.Workflow == "" || r.Node == "" {
+		return errors.New("create run: id, workflow and node are required")
+	}
+	if r.Status == "" {
+		r.Status = StatusRunning
+	}
+	visits, meta, err := encodeMaps(r.Visits, r.Meta)
+	if err != nil {
+		return err
+	}
+	now := s.now().UnixNano()
+	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, workflow, run_key, status, node, state, visits, meta, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Workflow, r.Key, string(r.Status), r.Node, []byte(r.State), visits, meta, now, now)
+	if err != nil {
+		return fmt.Errorf("create run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+func encodeMaps(visits map[string]int, meta map[string]string) (string, string, error) {
+	if visits == nil {
+		visits = map[string]int{}
+	}
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	v, err := json.Marshal(visits)
+	if err != nil {
+		return "", "", err
+	}
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return "", "", err
+	}
+	return string(v), string(m), nil
+}
+
+const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, created_at, updated_at, lease_token, lease_pid, lease_host, lease_until`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRun(sc scanner) (Run, error) {
+	var (
+		r                           Run
+		status, visits, meta        string
+		created, updated, leaseTill int64
+		state                       []byte
+	)
+	err := sc.Scan(&r.ID, &r.Workflow, &r.Key, &status, &r.Node, &state, &r.Steps, &visits, &r.Error, &meta,
+		&created, &updated, &r.Lease.Token, &r.Lease.PID, &r.Lease.Host, &leaseTill)
+	if err != nil {
+		return Run{}, err
+	}
+	r.Status = Status(status)
+	r.State = state
+	r.CreatedAt = time.Unix(0, created)
+	r.UpdatedAt = time.Unix(0, updated)
+	if leaseTill != 0 {
+		r.Lease.Until = time.Unix(0, leaseTill)
+	}
+	if err := json.Unmarshal([]byte(visits), &r.Visits); err != nil {
+		return Run{}, fmt.Errorf("run %s visits: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(meta), &r.Meta); err != nil {
+		return Run{}, fmt.Errorf("run %s meta: %w", r.ID, err)
+	}
+	return r, nil
+}
+
+// GetRun returns the run with exactly this id.
+func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("%w: %s (list runs with `azero runs`)", ErrNotFound, id)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("load run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// FindRun returns the run whose id is ref or uniquely starts with ref.
+func (s *Store) FindRun(ctx context.Context, ref string) (Run, error) {
+	if r, err := s.GetRun(ctx, ref); err == nil || !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	if ref == "" {
+		return Run{}, fmt.Errorf("%w: empty run id", ErrNotFound)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM runs WHERE substr(id, 1, ?) = ? LIMIT 3`, len(ref), ref)
+	if err != nil {
+		return Run{}, fmt.Errorf("find run %s: %w", ref, err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return Run{}, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	switch len(ids) {
+	case 0:
+		return Run{}, fmt.Errorf("%w: %s (list runs with `azero runs`)", ErrNotFound, ref)
+	case 1:
+		return s.GetRun(ctx, ids[0])
+	default:
+		return Run{}, fmt.Errorf("run id %q is ambiguous (%s, ...): type more of it", ref, strings.Join(ids, ", "))
+	}
+}
+
+// Filter selects runs; zero fields match everything.
+type Filter struct {
+	Workflow string
+	Key      string
+	Status   Status
+	Limit    int
+}
+
+// ListRuns returns matching runs, newest first.
+func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
+	q := `SELECT ` + runColumns + ` FROM runs WHERE 1=1`
+	var args []any
+	if f.Workflow != "" {
+		q += ` AND workflow = ?`
+		args = append(args, f.Workflow)
+	}
+	if f.Key != "" {
+		q += ` AND run_key = ?`
+		args = append(args, f.Key)
+	}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, string(f.Status))
+	}
+	q += ` ORDER BY created_at DESC, id DESC`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// LeaseLive reports whether r's lease is held by a process that still runs.
+// A lease of a process on this host that no longer exists is dead even
+// before it expires, so a run killed with SIGKILL can resume at once.
+func (s *Store) LeaseLive(r Run) bool {
+	if r.Lease.Token == "" || !s.now().Before(r.Lease.Until) {
+		return false
+	}
+	if r.Lease.Host == s.host && r.Lease.PID > 0 && !s.alive(r.Lease.PID) {
+		return false
+	}
+	return true
+}
+
+// Acquire takes the run's lease for ttl, unless a live process holds it.
+func (s *Store) Acquire(ctx context.Context, runID string, l Lease, ttl time.Duration) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("acquire run %s: %w", runID, err)
+	}
+	defer tx.Rollback()
+	r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %s", ErrNotFound, runID)
+	}
+	if err != nil {
+		return fmt.Errorf("acquire run %s: %w", runID, err)
+	}
+	if r.Lease.Token != l.Token && s.LeaseLive(r) {
+		return &LeaseHeldError{RunID: runID, PID: r.Lease.PID, Host: r.Lease.Host}
+	}
+	if l.Host == "" {
+		l.Host = s.host
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET lease_token = ?, lease_pid = ?, lease_host = ?, lease_until = ? WHERE id = ?`,
+		l.Token, l.PID, l.Host, s.now().Add(ttl).UnixNano(), runID)
+	if err != nil {
+		return fmt.Errorf("acquire run %s: %w", runID, err)
+	}
+	return tx.Commit()
+}
+
+// Renew extends a held lease. It fails with ErrLeaseLost if the lease is
+// no longer held with token.
+func (s *Store) Renew(ctx context.Context, runID, token string, ttl time.Duration) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET lease_until = ? WHERE id = ? AND lease_token = ?`,
+		s.now().Add(ttl).UnixNano(), runID, token)
+	if err != nil {
+		return fmt.Errorf("renew lease of run %s: %w", runID, err)
+	}
+	return expectOne(res, runID)
+}
+
+// Release gives the lease up.
+func (s *Store) Release(ctx context.Context, runID, token string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET lease_token = '', lease_pid = 0, lease_host = '', lease_until = 0
+		WHERE id = ? AND lease_token = ?`, runID, token)
+	if err != nil {
+		return fmt.Errorf("release run %s: %w", runID, err)
+	}
+	return nil
+}
+
+func expectOne(res sql.Result, runID string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("run %s: %w", runID, ErrLeaseLost)
+	}
+	return nil
+}
+
+// Checkpoint records the outcome of one node.
+type Checkpoint struct {
+	RunID    string
+	Token    string // the lease token; the write fails unless it is held
+	Node     string // the node that ran
+	Next     string // where the run now stands (the next node, or Node when stopped at it)
+	Status   Status
+	State    json.RawMessage // nil keeps the stored state
+	Steps    int
+	Visits   map[string]int
+	Error    string
+	Outcome  string // history outcome: ok, waiting, failed, interrupted, aborted, done
+	Started  time.Time
+	Finished time.Time
+}
+
+// Checkpoint writes the run's new position, state and a history row in one
+// transaction.
+func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
+	visits, _, err := encodeMaps(cp.Visits, nil)
+	if err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
+	}
+	defer tx.Rollback()
+	q := `UPDATE runs SET status = ?, node = ?, steps = ?, visits = ?, error = ?, updated_at = ?`
+	args := []any{string(cp.Status), cp.Next, cp.Steps, visits, cp.Error, s.now().UnixNano()}
+	if cp.State != nil {
+		q += `, state = ?`
+		args = append(args, []byte(cp.State))
+	}
+	q += ` WHERE id = ? AND lease_token = ?`
+	args = append(args, cp.RunID, cp.Token)
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
+	}
+	if err := expectOne(res, cp.RunID); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO history (run_id, node, next, outcome, error, started_at, finished_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		cp.RunID, cp.Node, cp.Next, cp.Outcome, cp.Error, cp.Started.UnixNano(), cp.Finished.UnixNano())
+	if err != nil {
+		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
+	}
+	return nil
+}
+
+// UpdateMeta merges keys into the run's metadata.
+func (s *Store) UpdateMeta(ctx context.Context, runID string, meta map[string]string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var raw string
+	if err := tx.QueryRowContext(ctx, `SELECT meta FROM runs WHERE id = ?`, runID).Scan(&raw); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %s", ErrNotFound, runID)
+		}
+		return err
+	}
+	m := map[string]string{}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return err
+	}
+	for k, v := range meta {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET meta = ? WHERE id = ?`, string(b), runID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Step is one history row.
+type Step struct {
+	Node     string        `json:"node"`
+	Next     string        `json:"next,omitempty"`
+	Outcome  string        `json:"outcome"`
+	Error    string        `json:"error,omitempty"`
+	Started  time.Time     `json:"started_at"`
+	Finished time.Time     `json:"finished_at"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// History returns the run's history, oldest first.
+func (s *Store) History(ctx context.Context, runID string) ([]Step, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT node, next, outcome, error, started_at, finished_at
+		FROM history WHERE run_id = ? ORDER BY id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("history of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []Step
+	for rows.Next() {
+		var st Step
+		var started, finished int64
+		if err := rows.Scan(&st.Node, &st.Next, &st.Outcome, &st.Error, &started, &finished); err != nil {
+			return nil, err
+		}
+		st.Started, st.Finished = time.Unix(0, started), time.Unix(0, finished)
+		st.Duration = st.Finished.Sub(st.Started)
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
