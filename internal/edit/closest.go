@@ -1,0 +1,109 @@
+package edit
+
+// NumberedLine is a line of the file with its 1-based line number.
+type NumberedLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+const (
+	closestContext = 2  // lines shown above and below the best guess
+	closestMax     = 40 // never show more lines than this
+	minAlignScore  = 4  // characters of matching lines that make a guess
+)
+
+// closest returns the lines of the file a FIND that matched nowhere was
+// most likely meant to match, so the error can show a model what the file
+// really says there. The guess is where the most FIND lines (weighted by
+// length) occur at the same offsets; failing that, the line most similar
+// to FIND's longest line.
+func (t *text) closest(find []string) []NumberedLine {
+	core, _, _ := trimBlankEdges(find)
+	if len(t.body) == 0 || len(core) == 0 {
+		return nil
+	}
+	start, ok := t.bestAlignment(core)
+	if !ok {
+		start = t.bestSimilar(core)
+	}
+	start = min(max(0, start), len(t.body)-1)
+	from := max(0, start-closestContext)
+	to := min(len(t.body), start+len(core)+closestContext, from+closestMax)
+	lines := make([]NumberedLine, 0, to-from)
+	for i := from; i < to; i++ {
+		lines = append(lines, NumberedLine{Line: i + 1, Text: t.body[i]})
+	}
+	return lines
+}
+
+// bestAlignment returns the start offset at which the most FIND lines,
+// weighted by their length, equal the file's lines (whitespace ignored).
+func (t *text) bestAlignment(core []string) (start int, ok bool) {
+	t.needNorm()
+	at := make(map[uint64][]int) // normalised hash -> FIND line indexes
+	for j, l := range core {
+		if normLen(l) > 0 {
+			h := t.normHash(l)
+			at[h] = append(at[h], j)
+		}
+	}
+	score := make(map[int]int)
+	best, bestScore := 0, 0
+	for i, h := range t.norm {
+		for _, j := range at[h] {
+			s := i - j
+			score[s] += normLen(core[j])
+			if score[s] > bestScore || (score[s] == bestScore && s < best) {
+				best, bestScore = s, score[s]
+			}
+		}
+	}
+	return best, bestScore >= minAlignScore
+}
+
+// bestSimilar returns the start offset that puts FIND's longest line on
+// the file line sharing the most character pairs with it.
+func (t *text) bestSimilar(core []string) int {
+	a := longest(core, normLen)
+	want := newBigrams(string(appendNormalized(nil, core[a])))
+	best, bestScore := 0, -1.0
+	var buf []byte
+	for i, l := range t.body {
+		buf = appendNormalized(buf[:0], l)
+		if s := want.similarity(buf); s > bestScore {
+			best, bestScore = i, s
+		}
+	}
+	return best - a
+}
+
+// bigrams is the set of adjacent byte pairs of a string.
+type bigrams struct {
+	set [1 << 16 / 64]uint64
+	n   int
+}
+
+func newBigrams(s string) *bigrams {
+	b := &bigrams{}
+	for i := 0; i+1 < len(s); i++ {
+		k := uint16(s[i])<<8 | uint16(s[i+1])
+		b.set[k/64] |= 1 << (k % 64)
+		b.n++
+	}
+	return b
+}
+
+// similarity is the Dice coefficient of s's pairs against the set, in [0, 1].
+func (b *bigrams) similarity(s []byte) float64 {
+	if len(s) < 2 || b.n == 0 {
+		return 0
+	}
+	hits := 0
+	for i := 0; i+1 < len(s); i++ {
+		k := uint16(s[i])<<8 | uint16(s[i+1])
+		if b.set[k/64]&(1<<(k%64)) != 0 {
+			hits++
+		}
+	}
+	return min(1, 2*float64(hits)/float64(b.n+len(s)-1))
+}

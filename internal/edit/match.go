@@ -1,0 +1,125 @@
+package edit
+
+import (
+	"hash/maphash"
+	"strings"
+)
+
+// MatchKind says how a block's FIND was found.
+type MatchKind int
+
+const (
+	// Exact: the FIND lines equal the file's lines (line endings aside).
+	Exact MatchKind = iota + 1
+	// Whitespace: the FIND lines equal the file's lines once each line
+	// is normalised: leading and trailing spaces and tabs removed, every
+	// inner run of spaces and tabs counted as one space, and blank lines
+	// at the start and end of FIND ignored. Used only when no exact
+	// match exists; the replacement is then re-indented to the file.
+	Whitespace
+)
+
+func (k MatchKind) String() string {
+	switch k {
+	case Exact:
+		return "exact"
+	case Whitespace:
+		return "whitespace"
+	}
+	return "unknown"
+}
+
+// MarshalText makes a MatchKind appear as "exact" or "whitespace" in JSON.
+func (k MatchKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// exactMatches returns the 0-based start of every run of lines equal to
+// find. It scans the line hashes for the longest FIND line, the one least
+// likely to occur by chance, and compares strings only where it occurs.
+func (t *text) exactMatches(find []string) []int {
+	a := longest(find, func(s string) int { return len(s) })
+	h := t.hashOf(find[a])
+	var starts []int
+	for i, x := range t.exact {
+		if x != h {
+			continue
+		}
+		if s := i - a; s >= 0 && s+len(find) <= len(t.body) && equalLines(t.body[s:s+len(find)], find) {
+			starts = append(starts, s)
+		}
+	}
+	return starts
+}
+
+// normMatches is exactMatches with whitespace normalised.
+func (t *text) normMatches(find []string) []int {
+	t.needNorm()
+	a := longest(find, normLen)
+	h := t.normHash(find[a])
+	var starts []int
+	for i, x := range t.norm {
+		if x != h {
+			continue
+		}
+		if s := i - a; s >= 0 && s+len(find) <= len(t.body) && normEqualLines(t.body[s:s+len(find)], find) {
+			starts = append(starts, s)
+		}
+	}
+	return starts
+}
+
+// hashOf hashes s as newText and splice hash the file's lines.
+func (t *text) hashOf(s string) uint64 { return maphash.String(t.seed, s) }
+
+// longest returns the index of the line with the greatest size.
+func longest(lines []string, size func(string) int) int {
+	best, bestSize := 0, -1
+	for i, l := range lines {
+		if n := size(l); n > bestSize {
+			best, bestSize = i, n
+		}
+	}
+	return best
+}
+
+// normLen is the length of a line without its whitespace, a cheap measure
+// of how distinctive it is.
+func normLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+func equalLines(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func normEqualLines(a, b []string) bool {
+	for i := range a {
+		if !normEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// trimBlankEdges returns lines without blank lines at either end and how
+// many it dropped from each.
+func trimBlankEdges(lines []string) (core []string, lead, trail int) {
+	for lead < len(lines) && strings.TrimSpace(lines[lead]) == "" {
+		lead++
+	}
+	end := len(lines)
+	for end > lead && strings.TrimSpace(lines[end-1]) == "" {
+		end--
+	}
+	return lines[lead:end], lead, len(lines) - end
+}

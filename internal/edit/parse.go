@@ -1,0 +1,368 @@
+package edit
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Block is one edit: replace the whole lines Find with the whole lines
+// Replace. Find and Replace hold whole lines, each ending in "\n" (the
+// reply's line endings do not matter); an empty Replace deletes the lines.
+type Block struct {
+	// N is the block's 1-based position in the reply. Errors name blocks
+	// by N because that is how the model can find them again.
+	N int `json:"n"`
+	// Description is the text of the "### CHANGE n: ..." heading, if any.
+	Description string `json:"description,omitempty"`
+	// Path is the file name written before a SEARCH/REPLACE block, if
+	// any. Callers that apply a reply to one file can check it.
+	Path    string `json:"path,omitempty"`
+	Find    string `json:"find"`
+	Replace string `json:"replace"`
+	// Line is the 1-based line of the reply where the block starts.
+	Line int `json:"line"`
+}
+
+// ParseError says why a reply could not be read as edit blocks. Block is
+// the 1-based number the malformed block would have had (0 when the reply
+// holds no blocks at all) and Line the 1-based reply line where the problem
+// was seen.
+type ParseError struct {
+	Block  int
+	Line   int
+	Reason string
+}
+
+func (e *ParseError) Error() string {
+	if e.Block == 0 {
+		return "parse edit blocks: " + e.Reason
+	}
+	return fmt.Sprintf("parse edit block %d (reply line %d): %s", e.Block, e.Line, e.Reason)
+}
+
+const noBlocksReason = "no edit blocks found; write each change as " +
+	"\"### CHANGE n: description\", then \"FIND:\" and a fenced code block, " +
+	"then \"REPLACE WITH:\" and a fenced code block"
+
+// headingRE matches "### CHANGE 2: description" and bold "**Change 2 -
+// description**". A heading needs a "#" or "**" so that prose such as
+// "Change 3 of these calls" is not taken for one.
+var headingRE = regexp.MustCompile(`(?i)^[ \t]*(?:#{1,6}[ \t]*(?:\*\*)?|\*\*)[ \t]*change[ \t]*#?[ \t]*\d+[ \t]*(?:\*\*)?[ \t]*[:.)\-–—]?(.*)$`)
+
+// Parse reads a model's reply into edit blocks, in reply order. It accepts
+// the spec's format
+//
+//	### CHANGE 1: description
+//	FIND:
+//	```go
+//	exact lines from the file
+//	```
+//	REPLACE WITH:
+//	```go
+//	new lines
+//	```
+//
+// (any heading level, any fence language, fences of ``` or ~~~ of any
+// length) and the widespread
+//
+//	<<<<<<< SEARCH
+//	exact lines from the file
+//	=======
+//	new lines
+//	>>>>>>> REPLACE
+//
+// optionally inside a code fence and after a file-name line. A reply may
+// mix both formats. Prose between blocks is ignored. A malformed reply is a
+// *ParseError; Parse never returns a partial list.
+func Parse(reply string) ([]Block, error) {
+	p := &parser{lines: splitReply(reply)}
+	if err := p.run(); err != nil {
+		return nil, err
+	}
+	if len(p.blocks) == 0 {
+		return nil, &ParseError{Reason: noBlocksReason}
+	}
+	return p.blocks, nil
+}
+
+// parser walks the reply's lines once. Fences outside blocks are treated as
+// prose, so a SEARCH/REPLACE block wrapped in ```python ... ``` is found.
+type parser struct {
+	lines   []string
+	i       int // index of the next line to read
+	blocks  []Block
+	heading *pendingHeading
+}
+
+// pendingHeading is a CHANGE heading still waiting for its FIND.
+type pendingHeading struct {
+	line int
+	desc string
+}
+
+func (p *parser) run() error {
+	for p.i < len(p.lines) {
+		line := p.lines[p.i]
+		var err error
+		switch {
+		case isSearchMarker(line):
+			err = p.searchBlock()
+		case isFindLabel(line):
+			err = p.findBlock()
+		case isReplaceLabel(line):
+			return p.errorf(p.i, "REPLACE WITH: has no FIND: before it; every change needs FIND: then REPLACE WITH:")
+		case isReplaceMarker(line):
+			return p.errorf(p.i, ">>>>>>> REPLACE has no <<<<<<< SEARCH before it")
+		case headingRE.MatchString(line):
+			err = p.startHeading(line)
+		default:
+			p.i++
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if p.heading != nil {
+		return p.danglingHeading()
+	}
+	return nil
+}
+
+// next is the number the next block will have.
+func (p *parser) next() int { return len(p.blocks) + 1 }
+
+// errorf builds a *ParseError for the next block at 0-based line idx.
+func (p *parser) errorf(idx int, format string, args ...any) error {
+	return &ParseError{Block: p.next(), Line: idx + 1, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) startHeading(line string) error {
+	if p.heading != nil {
+		return p.danglingHeading()
+	}
+	desc := headingRE.FindStringSubmatch(line)[1]
+	desc = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(desc), "**"))
+	p.heading = &pendingHeading{line: p.i, desc: desc}
+	p.i++
+	return nil
+}
+
+// danglingHeading reports a CHANGE heading that no FIND followed, the shape
+// of a reply cut off after its last heading.
+func (p *parser) danglingHeading() error {
+	return p.errorf(p.heading.line, "CHANGE heading has no FIND: section after it (was the reply cut off?)")
+}
+
+// takeHeading returns the description of the pending heading and the
+// 0-based line the block starts at.
+func (p *parser) takeHeading(labelAt int) (desc string, start int) {
+	if p.heading == nil {
+		return "", labelAt
+	}
+	h := p.heading
+	p.heading = nil
+	return h.desc, h.line
+}
+
+// findBlock reads FIND: ```...``` [prose] REPLACE WITH: ```...```.
+func (p *parser) findBlock() error {
+	labelAt := p.i
+	p.i++
+	find, err := p.fencedAfter(labelAt, "FIND:")
+	if err != nil {
+		return err
+	}
+	if err := p.seekReplaceLabel(labelAt, find); err != nil {
+		return err
+	}
+	replaceAt := p.i
+	p.i++
+	replace, err := p.fencedAfter(replaceAt, "REPLACE WITH:")
+	if err != nil {
+		return err
+	}
+	if isBlank(find) {
+		return p.errorf(labelAt, "FIND: is empty; copy the exact lines to change from the file")
+	}
+	desc, start := p.takeHeading(labelAt)
+	p.blocks = append(p.blocks, Block{
+		N: p.next(), Description: desc, Line: start + 1,
+		Find: joinLines(find), Replace: joinLines(replace),
+	})
+	return nil
+}
+
+// seekReplaceLabel moves to the REPLACE WITH: that belongs to the FIND at
+// labelAt, skipping prose, and fails if another block starts first.
+func (p *parser) seekReplaceLabel(labelAt int, find []string) error {
+	for ; p.i < len(p.lines); p.i++ {
+		line := p.lines[p.i]
+		if isReplaceLabel(line) {
+			return nil
+		}
+		if isFindLabel(line) || isSearchMarker(line) || headingRE.MatchString(line) {
+			break
+		}
+	}
+	for _, l := range find {
+		if isReplaceLabel(l) {
+			return p.errorf(labelAt, "the code fence after FIND: is not closed before REPLACE WITH:")
+		}
+	}
+	return p.errorf(labelAt, "FIND: has no REPLACE WITH: section after it")
+}
+
+// fencedAfter reads the fenced code block that must follow the label at
+// labelAt, skipping blank lines.
+func (p *parser) fencedAfter(labelAt int, label string) ([]string, error) {
+	for p.i < len(p.lines) && strings.TrimSpace(p.lines[p.i]) == "" {
+		p.i++
+	}
+	if p.i == len(p.lines) {
+		return nil, p.errorf(labelAt, "%s is not followed by a fenced code block (was the reply cut off?)", label)
+	}
+	f, ok := openFence(p.lines[p.i])
+	if !ok {
+		return nil, p.errorf(p.i, "%s must be followed by a fenced code block starting with ```", label)
+	}
+	body, closeAt, ok := readFence(p.lines, p.i, f)
+	if !ok {
+		return nil, p.errorf(p.i, "unterminated %s fence after %s (was the reply cut off?)",
+			strings.Repeat(string(f.char), f.size), label)
+	}
+	p.i = closeAt + 1
+	return body, nil
+}
+
+// searchBlock reads <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE.
+func (p *parser) searchBlock() error {
+	markerAt := p.i
+	path := p.pathBefore(markerAt)
+	var find, replace []string
+	for p.i++; ; p.i++ {
+		if p.i == len(p.lines) || isSearchMarker(p.lines[p.i]) || isReplaceMarker(p.lines[p.i]) {
+			return p.errorf(markerAt, "<<<<<<< SEARCH has no ======= line after it")
+		}
+		if isDivider(p.lines[p.i]) {
+			break
+		}
+		find = append(find, p.lines[p.i])
+	}
+	for p.i++; ; p.i++ {
+		if p.i == len(p.lines) || isSearchMarker(p.lines[p.i]) {
+			return p.errorf(markerAt, "SEARCH block has no >>>>>>> REPLACE line to end it (was the reply cut off?)")
+		}
+		if isReplaceMarker(p.lines[p.i]) {
+			break
+		}
+		replace = append(replace, p.lines[p.i])
+	}
+	p.i++
+	if isBlank(find) {
+		return p.errorf(markerAt, "SEARCH section is empty; copy the exact lines to change from the file")
+	}
+	desc, start := p.takeHeading(markerAt)
+	p.blocks = append(p.blocks, Block{
+		N: p.next(), Description: desc, Path: path, Line: start + 1,
+		Find: joinLines(find), Replace: joinLines(replace),
+	})
+	return nil
+}
+
+// pathBefore returns the file name written just before the SEARCH marker
+// at idx (possibly with a fence opener between), or "".
+func (p *parser) pathBefore(idx int) string {
+	j := p.prevNonBlank(idx - 1)
+	if j >= 0 {
+		if _, ok := openFence(p.lines[j]); ok {
+			j = p.prevNonBlank(j - 1)
+		}
+	}
+	if j < 0 {
+		return ""
+	}
+	return pathLike(p.lines[j])
+}
+
+func (p *parser) prevNonBlank(j int) int {
+	for j >= 0 && strings.TrimSpace(p.lines[j]) == "" {
+		j--
+	}
+	return j
+}
+
+// pathLike returns line as a file name if it looks like one: a single
+// word with a dot or a slash, perhaps in backticks or bold.
+func pathLike(line string) string {
+	s := strings.TrimSpace(line)
+	s = strings.Trim(s, "*`")
+	s = strings.TrimSuffix(s, ":")
+	if s == "" || len(s) > 255 || strings.ContainsAny(s, " \t<>=#`*\"'") {
+		return ""
+	}
+	if !strings.ContainsAny(s, "./") {
+		return ""
+	}
+	return s
+}
+
+// label normalises a label line: "**FIND:**", "#### Find:", "FIND" all
+// become "FIND". colon reports whether the label ended in a colon.
+func label(line string) (name string, colon bool) {
+	s := strings.TrimSpace(line)
+	if len(s) > 40 {
+		return "", false
+	}
+	s = strings.TrimLeft(s, "# \t")
+	s = strings.Trim(s, "*_ \t")
+	colon = strings.HasSuffix(s, ":")
+	s = strings.TrimSpace(strings.TrimSuffix(s, ":"))
+	return strings.Join(strings.Fields(strings.ToUpper(s)), " "), colon
+}
+
+func isFindLabel(line string) bool {
+	name, _ := label(line)
+	return name == "FIND"
+}
+
+func isReplaceLabel(line string) bool {
+	name, colon := label(line)
+	return name == "REPLACE WITH" || (name == "REPLACE" && colon)
+}
+
+// The SEARCH/REPLACE markers accept 5 to 9 marker characters, as models
+// miscount them.
+func isSearchMarker(line string) bool {
+	return markerLine(line, '<', "SEARCH")
+}
+
+func isReplaceMarker(line string) bool {
+	return markerLine(line, '>', "REPLACE")
+}
+
+func isDivider(line string) bool {
+	return markerLine(line, '=', "")
+}
+
+func markerLine(line string, c byte, word string) bool {
+	n := runOf(line, c)
+	if n < 5 || n > 9 {
+		return false
+	}
+	rest := strings.TrimRight(line[n:], " \t")
+	if word == "" {
+		return rest == ""
+	}
+	return strings.TrimLeft(rest, " ") == word
+}
+
+// isBlank reports whether every line is empty or whitespace.
+func isBlank(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}

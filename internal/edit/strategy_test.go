@@ -1,0 +1,99 @@
+package edit_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/edit"
+)
+
+func TestIsLarge(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content string
+		want    bool
+	}{
+		{"empty", "", false},
+		{"500 lines", strings.Repeat("x\n", 500), false},
+		{"501 lines", strings.Repeat("x\n", 501), true},
+		{"500 lines and a blank one", strings.Repeat("x\n", 500) + "\n", true},
+		{"501st line without newline", strings.Repeat("x\n", 500) + "x", true},
+		{"15000 bytes", strings.Repeat("x", 14999) + "\n", false},
+		{"15001 bytes", strings.Repeat("x", 15000) + "\n", true},
+		{"15001 bytes of CRLF lines", strings.Repeat(strings.Repeat("y", 28)+"\r\n", 500) + "z", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := edit.IsLarge([]byte(tt.content)); got != tt.want {
+				t.Errorf("IsLarge(%d bytes) = %v, want %v", len(tt.content), got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseChangeType(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want edit.ChangeType
+		ok   bool
+	}{
+		{"Add", edit.Add, true},
+		{"MODIFY", edit.Modify, true},
+		{" delete ", edit.Delete, true},
+		{"Rename", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := edit.ParseChangeType(tt.in)
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("ParseChangeType(%q) = %v, %v; want %v, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "Add, Modify or Delete") {
+			t.Errorf("error %q does not say what is allowed", err)
+		}
+	}
+}
+
+func TestSelectStrategy(t *testing.T) {
+	t.Parallel()
+	small := []byte(strings.Repeat("x\n", 500))
+	large := []byte(strings.Repeat("x\n", 501))
+	wide := []byte(strings.Repeat("x", 15001))
+	tests := []struct {
+		name     string
+		change   edit.ChangeType
+		existing []byte
+		want     edit.Strategy
+	}{
+		{"add nothing", edit.Add, nil, edit.FullFile},
+		{"add over existing large content", edit.Add, large, edit.FullFile},
+		{"modify small", edit.Modify, small, edit.FullFile},
+		{"modify many lines", edit.Modify, large, edit.Blocks},
+		{"modify long lines", edit.Modify, wide, edit.Blocks},
+		{"delete", edit.Delete, large, edit.FullFile},
+	}
+	for _, tt := range tests {
+		if got := edit.SelectStrategy(tt.change, tt.existing); got != tt.want {
+			t.Errorf("%s: SelectStrategy = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestKindsMarshalAsWords(t *testing.T) {
+	t.Parallel()
+	got, err := json.Marshal(struct {
+		R edit.Result
+		S edit.Strategy
+	}{edit.Result{Block: 1, Match: edit.Whitespace, StartLine: 3, EndLine: 4}, edit.Blocks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"R":{"block":1,"match":"whitespace","start_line":3,"end_line":4},"S":"blocks"}`
+	if string(got) != want {
+		t.Errorf("json = %s, want %s", got, want)
+	}
+}
