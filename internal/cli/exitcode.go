@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/azero-dev/azero/internal/flow"
+)
+
+// Exit codes, the contract of every azero command (DESIGN.md).
+const (
+	ExitOK          = 0   // success (or approved)
+	ExitError       = 1   // error, including edits that cannot be applied and paths refused
+	ExitUsage       = 2   // usage error
+	ExitNeedsHuman  = 3   // human approval needed but nobody can be asked; run checkpointed
+	ExitRejected    = 4   // rejected or aborted by the human at a gate
+	ExitTestsFailed = 5   // tests failed where they had to pass
+	ExitInterrupted = 130 // SIGINT/SIGTERM; run checkpointed
+)
+
+// exitCodes documents the codes for --help, in order.
+var exitCodes = []struct {
+	code int
+	text string
+}{
+	{ExitOK, "success (or approved)"},
+	{ExitError, "error (including edits that cannot be applied, paths refused)"},
+	{ExitUsage, "usage error"},
+	{ExitNeedsHuman, "human approval needed but nobody can be asked (no TTY); run is checkpointed"},
+	{ExitRejected, "rejected or aborted by the human at a gate"},
+	{ExitTestsFailed, "tests failed where they had to pass"},
+	{ExitInterrupted, "interrupted (SIGINT/SIGTERM), run checkpointed"},
+}
+
+// UsageError marks a mistake in how azero was called.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usagef returns a UsageError.
+func usagef(format string, args ...any) error {
+	return &UsageError{Err: errorf(format, args...)}
+}
+
+// TestsFailedError reports tests that had to pass and did not.
+type TestsFailedError interface{ TestsFailed() bool }
+
+// ExitCode maps an error to the process exit code. It is the only place
+// that does.
+func ExitCode(err error) int {
+	var (
+		usage *UsageError
+		tf    TestsFailedError
+	)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &usage), isCobraUsage(err):
+		return ExitUsage
+	case errors.Is(err, flow.ErrInterrupted), errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, flow.ErrWaiting), flow.NeedsHuman(err):
+		return ExitNeedsHuman
+	case errors.Is(err, flow.ErrAborted):
+		return ExitRejected
+	case errors.As(err, &tf) && tf.TestsFailed():
+		return ExitTestsFailed
+	default:
+		return ExitError
+	}
+}
+
+// isCobraUsage recognises the few usage errors cobra creates itself
+// before any of our code runs.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "unknown flag: ", "unknown shorthand flag: ", "flag needs an argument: ", "invalid argument ", "required flag(s) ", "accepts ", "requires at least ", "requires at most ", "if any flags in the group "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}

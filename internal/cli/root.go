@@ -1,0 +1,154 @@
+// Package cli is azero's command line: one file per verb, each a thin layer
+// over a library or workflow. Errors become exit codes in one place
+// (ExitCode); data goes to stdout, everything for humans to stderr.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs azero with the process's arguments and environment and returns
+// the exit code.
+func Main(version string) int {
+	f, err := NewFactory(version)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "azero:", err)
+		return ExitError
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		fmt.Fprintln(f.IO.ErrOut, "\nazero: interrupted; saving the run (press Ctrl-C again to quit at once)")
+		cancel()
+		<-sigs
+		os.Exit(ExitInterrupted)
+	}()
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes one command line and returns its exit code, printing the
+// error, if any, to stderr.
+func Run(ctx context.Context, f *Factory, args []string) int {
+	defer f.Close()
+	root := NewRootCommand(f)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	code := ExitCode(err)
+	if err != nil {
+		fmt.Fprintln(f.IO.ErrOut, "azero:", err)
+		if code == ExitUsage {
+			fmt.Fprintln(f.IO.ErrOut, "Run 'azero --help' for usage.")
+		}
+	}
+	return code
+}
+
+// NewRootCommand builds the command tree.
+func NewRootCommand(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "azero",
+		Short: "Let AI models write software under human governance",
+		Long: trimLines(`
+  azero is a referee between AI models and your repository. Models draft issues,
+  write tests and code; azero runs the real test runner and routes on its exit
+  code, keeps every change in an isolated git worktree, refuses to overwrite or
+  gut files without approval, shows every diff before a commit and demands a
+  typed 'approve', and records every decision in an audit log.
+
+  State (runs, lineage, audit log) lives in $AZERO_STATE_DIR
+  (default $XDG_STATE_HOME/azero, or ~/.local/state/azero).`),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       f.Version,
+	}
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetIn(f.IO.In)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.CompletionOptions.HiddenDefaultCmd = false
+
+	root.AddCommand(
+		newVersionCommand(f),
+		newRunsCommand(f),
+		newResumeCommand(f),
+	)
+
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		defaultHelp(c, args)
+		fmt.Fprint(c.OutOrStdout(), exitCodeHelp(c))
+	})
+	return root
+}
+
+// exitCodeHelp renders the exit codes a command can return. A command
+// lists them in its "exitcodes" annotation ("0,1,3"); without one all
+// codes are shown.
+func exitCodeHelp(c *cobra.Command) string {
+	want := map[int]bool{}
+	if list := c.Annotations["exitcodes"]; list != "" {
+		for _, s := range strings.Split(list, ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+				want[n] = true
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\nExit codes:\n")
+	for _, ec := range exitCodes {
+		if len(want) == 0 || want[ec.code] {
+			fmt.Fprintf(&b, "  %3d  %s\n", ec.code, ec.text)
+		}
+	}
+	return b.String()
+}
+
+// exitCodesAnnotation builds the annotation exitCodeHelp reads.
+func exitCodesAnnotation(codes ...int) map[string]string {
+	sort.Ints(codes)
+	s := make([]string, len(codes))
+	for i, c := range codes {
+		s[i] = strconv.Itoa(c)
+	}
+	return map[string]string{"exitcodes": strings.Join(s, ",")}
+}
+
+// writeJSON prints one JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args)
+	}
+	return nil
+}
+
+// exactArgs requires n positional arguments, as a usage error.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s needs %s", cmd.CommandPath(), names)
+		}
+		return nil
+	}
+}

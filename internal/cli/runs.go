@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/store"
+)
+
+// RunsOptions are the inputs of `azero runs`.
+type RunsOptions struct {
+	Workflow string
+	Status   string
+	Limit    int
+	JSON     bool
+}
+
+func newRunsCommand(f *Factory) *cobra.Command {
+	opts := &RunsOptions{}
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List workflow runs",
+		Long: trimLines(`
+  List runs, newest first: id, workflow, status, the node where the run stands,
+  and age. Status is one of running, waiting (stopped at a gate until a human
+  answers), interrupted (stopped by a signal or a killed process; resumable),
+  done, failed (resumable after fixing the cause) and aborted.`),
+		Example:     "  azero runs\n  azero runs --status waiting --json\n  azero runs show 261122-k3x9qa",
+		Args:        noArgs,
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runsRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Workflow, "workflow", "", "only runs of this workflow")
+	cmd.Flags().StringVar(&opts.Status, "status", "", "only runs with this status")
+	cmd.Flags().IntVar(&opts.Limit, "limit", 50, "at most this many runs (0: all)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	cmd.AddCommand(newRunsShowCommand(f))
+	return cmd
+}
+
+// runView is a run as `azero runs` reports it.
+type runView struct {
+	ID        string            `json:"id"`
+	Workflow  string            `json:"workflow"`
+	Key       string            `json:"key,omitempty"`
+	Status    store.Status      `json:"status"`
+	Node      string            `json:"node"`
+	Steps     int               `json:"steps"`
+	Error     string            `json:"error,omitempty"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+	AgeSecs   int64             `json:"age_seconds"`
+	Meta      map[string]string `json:"meta,omitempty"`
+}
+
+// effectiveStatus reports a run whose driver died as interrupted: its
+// stored status still says running, but nobody is running it.
+func effectiveStatus(st *store.Store, r store.Run) store.Status {
+	if r.Status == store.StatusRunning && !st.LeaseLive(r) {
+		return store.StatusInterrupted
+	}
+	return r.Status
+}
+
+func viewOf(st *store.Store, r store.Run, now time.Time) runView {
+	return runView{ID: r.ID, Workflow: r.Workflow, Key: r.Key, Status: effectiveStatus(st, r), Node: r.Node,
+		Steps: r.Steps, Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		AgeSecs: int64(now.Sub(r.CreatedAt).Seconds()), Meta: r.Meta}
+}
+
+func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
+	switch s := store.Status(opts.Status); s {
+	case "", store.StatusRunning, store.StatusWaiting, store.StatusInterrupted, store.StatusDone, store.StatusFailed, store.StatusAborted:
+	default:
+		return usagef("unknown status %q: use running, waiting, interrupted, done, failed or aborted", opts.Status)
+	}
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	filter := store.Filter{Workflow: opts.Workflow, Limit: opts.Limit}
+	// interrupted runs are stored as running with a dead driver.
+	if s := store.Status(opts.Status); s != "" && s != store.StatusInterrupted && s != store.StatusRunning {
+		filter.Status = s
+	}
+	runs, err := st.ListRuns(ctx, filter)
+	if err != nil {
+		return err
+	}
+	now := f.Now()
+	views := make([]runView, 0, len(runs))
+	for _, r := range runs {
+		v := viewOf(st, r, now)
+		if opts.Status != "" && string(v.Status) != opts.Status {
+			continue
+		}
+		views = append(views, v)
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, map[string]any{"runs": views})
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No runs yet. Try: azero demo")
+		return nil
+	}
+	cs := f.IO.ColorSchemeOut()
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
+	for _, v := range views {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs.Enabled(), v.Status), v.Node, age(now.Sub(v.CreatedAt)), v.Key)
+	}
+	return tw.Flush()
+}
+
+func colorStatus(on bool, s store.Status) string {
+	if !on {
+		return string(s)
+	}
+	code := map[store.Status]string{store.StatusDone: "32", store.StatusFailed: "31", store.StatusAborted: "31",
+		store.StatusWaiting: "33", store.StatusInterrupted: "33", store.StatusRunning: "36"}[s]
+	return "\x1b[" + code + "m" + string(s) + "\x1b[0m"
+}
+
+// age renders a duration the way people say it: 45s, 12m, 3h, 2d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+func newRunsShowCommand(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:         "show RUN",
+		Short:       "Show a run's history, model calls and cost",
+		Long:        "Show one run: where it stands, every node it ran with outcome and duration,\nthe tokens and cost of its model calls per node, and where its lineage is kept.\nRUN may be any unique prefix of the id.",
+		Args:        exactArgs(1, "a run id (see `azero runs`)"),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runsShowRun(cmd.Context(), f, args[0], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+// nodeCost sums the model calls made by one node.
+type nodeCost struct {
+	Node         string  `json:"node"`
+	Calls        int     `json:"calls"`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+type runDetail struct {
+	Run        runView      `json:"run"`
+	History    []store.Step `json:"history"`
+	Calls      []store.Call `json:"calls"`
+	CostByNode []nodeCost   `json:"cost_by_node"`
+	TotalUSD   float64      `json:"total_cost_usd"`
+	LineageDir string       `json:"lineage_dir,omitempty"`
+}
+
+func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON bool) error {
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := st.FindRun(ctx, ref)
+	if err != nil {
+		return err
+	}
+	hist, err := st.History(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	calls, err := st.Calls(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	d := runDetail{Run: viewOf(st, r, f.Now()), History: hist, Calls: calls}
+	byNode := map[string]*nodeCost{}
+	for _, c := range calls {
+		nc := byNode[c.Node]
+		if nc == nil {
+			nc = &nodeCost{Node: c.Node}
+			byNode[c.Node] = nc
+		}
+		nc.Calls++
+		nc.InputTokens += c.InputTokens
+		nc.OutputTokens += c.OutputTokens
+		nc.CostUSD += c.CostUSD
+		d.TotalUSD += c.CostUSD
+	}
+	for _, nc := range byNode {
+		d.CostByNode = append(d.CostByNode, *nc)
+	}
+	sort.Slice(d.CostByNode, func(i, j int) bool { return d.CostByNode[i].Node < d.CostByNode[j].Node })
+	if dir, err := f.RunDir(r.ID); err == nil {
+		if _, err := os.Stat(dir); err == nil {
+			d.LineageDir = dir
+		}
+	}
+	if asJSON {
+		return writeJSON(f.IO.Out, d)
+	}
+	out := f.IO.Out
+	fmt.Fprintf(out, "Run %s (%s): %s at %s\n", d.Run.ID, d.Run.Workflow, d.Run.Status, d.Run.Node)
+	if d.Run.Key != "" {
+		fmt.Fprintf(out, "Key:      %s\n", d.Run.Key)
+	}
+	fmt.Fprintf(out, "Created:  %s\nUpdated:  %s\n", d.Run.CreatedAt.Format(time.RFC3339), d.Run.UpdatedAt.Format(time.RFC3339))
+	keys := make([]string, 0, len(d.Run.Meta))
+	for k := range d.Run.Meta {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(out, "%-9s %s\n", k+":", d.Run.Meta[k])
+	}
+	if d.Run.Error != "" {
+		fmt.Fprintf(out, "Error:    %s\n", d.Run.Error)
+	}
+	fmt.Fprintln(out, "\nHistory:")
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\tNODE\tOUTCOME\tDURATION\tNEXT\tERROR")
+	for i, h := range hist {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", i+1, h.Node, h.Outcome, h.Duration.Round(time.Millisecond), h.Next, firstLine(h.Error))
+	}
+	tw.Flush()
+	if len(d.CostByNode) > 0 {
+		fmt.Fprintln(out, "\nModel calls by node:")
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NODE\tCALLS\tTOKENS IN\tTOKENS OUT\tCOST USD")
+		for _, c := range d.CostByNode {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%.4f\n", c.Node, c.Calls, c.InputTokens, c.OutputTokens, c.CostUSD)
+		}
+		fmt.Fprintf(tw, "  total\t%d\t\t\t%.4f\n", len(calls), d.TotalUSD)
+		tw.Flush()
+	}
+	if d.LineageDir != "" {
+		fmt.Fprintf(out, "\nLineage: %s\n", d.LineageDir)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if len(line) > 100 {
+		line = line[:97] + "..."
+	}
+	return line
+}
