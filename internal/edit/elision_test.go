@@ -46,12 +46,12 @@ func TestIsPlaceholder(t *testing.T) {
 		}
 	}
 	ordinary := []string{
-		"...",                           // Python Ellipsis
-		"    ...",                       // Ellipsis as a body
-		"def f(*args): ...",             // stub
-		"\tfmt.Println(args...)",        // Go variadic call
-		"func f(xs ...int) {}",          // Go variadic parameter
-		"x = y[...]",                    // NumPy
+		"...",                    // Python Ellipsis
+		"    ...",                // Ellipsis as a body
+		"def f(*args): ...",      // stub
+		"\tfmt.Println(args...)", // Go variadic call
+		"func f(xs ...int) {}",   // Go variadic parameter
+		"x = y[...]",             // NumPy
 		"// Rest of the file handles parsing.",
 		"# rest of the tests",
 		"// other helpers",

@@ -6,17 +6,29 @@ import "strings"
 // so it lines up with the file: find and file are the FIND lines and the
 // file lines they matched, pair by pair.
 //
-// When one indentation prefix explains every pair (the model dropped or
-// added the same leading whitespace on each line, the usual case), that
-// prefix is added to or removed from each replacement line, which keeps
-// the bytes the model wrote. Otherwise the styles differ (spaces in the
-// reply, tabs in the file, or another width) and each line is rebuilt in
-// the file's style from its nesting level.
+// When reply and file indent alike (both tabs or both spaces) and one
+// indentation prefix explains every pair (the model dropped or added the
+// same leading whitespace on each line, the usual case), that prefix is
+// added to or removed from each replacement line, which keeps the bytes
+// the model wrote. Otherwise (spaces in the reply and tabs in the file, or
+// another width) each line is rebuilt in the file's style from its
+// nesting level.
 func (t *text) reindent(find, file, repl []string) []string {
-	if add, remove, ok := prefixShift(find, file); ok {
-		return shiftByPrefix(repl, add, remove)
+	if !t.styleDiffers(find, file, repl) {
+		if add, remove, ok := prefixShift(find, file); ok {
+			return shiftByPrefix(repl, add, remove)
+		}
 	}
 	return t.shiftByLevel(find, file, repl)
+}
+
+// styleDiffers reports whether the reply indents with tabs where the file
+// uses spaces or the other way round. Then even a FIND whose lines are
+// not indented at all (so that no prefix is missing) gets its
+// replacement rebuilt in the file's style.
+func (t *text) styleDiffers(find, file, repl []string) bool {
+	model, ok := detectUnit(append(append([]string(nil), find...), repl...))
+	return ok && model.tabs != t.unitOf(file).tabs
 }
 
 // prefixShift finds the one prefix that, added to (add) or removed from
@@ -78,6 +90,13 @@ func (u unit) level(indent string) (level, rem int) {
 		level = runOf(indent, '\t')
 		return level, len(indent) - level
 	}
+	w := max(u.width, 1) // never divide by zero, whatever the input
+	cols := u.columns(indent)
+	return cols / w, cols % w
+}
+
+// columns is the width of an indentation, a tab counting as one unit.
+func (u unit) columns(indent string) int {
 	cols := 0
 	for _, c := range []byte(indent) {
 		if c == '\t' {
@@ -86,7 +105,7 @@ func (u unit) level(indent string) (level, rem int) {
 			cols++
 		}
 	}
-	return cols / u.width, cols % u.width
+	return cols
 }
 
 func (u unit) indent(level, rem int) string {
@@ -101,9 +120,9 @@ func (u unit) indent(level, rem int) string {
 // line is written at its own level plus that offset in the file's unit.
 func (t *text) shiftByLevel(find, file, repl []string) []string {
 	fileUnit := t.unitOf(file)
+	modelUnit := modelUnitOf(find, file, repl, fileUnit)
 	first := firstNonBlank(find)
 	fileLevel, _ := fileUnit.level(indentOf(file[first]))
-	modelUnit := modelUnitOf(find, repl, indentOf(find[first]), fileLevel, fileUnit)
 	findLevel, _ := modelUnit.level(indentOf(find[first]))
 	offset := fileLevel - findLevel
 	out := make([]string, len(repl))
@@ -144,19 +163,50 @@ func (t *text) fileUnit() (unit, bool) {
 	return t.unit, t.unitOK
 }
 
-// modelUnitOf returns the reply's indentation style. With spaces, the step
-// between consecutive lines gives the width; failing that, the first FIND
-// line's width divided by the file's level there; failing that, the file's.
-func modelUnitOf(find, repl []string, firstIndent string, fileLevel int, fileUnit unit) unit {
-	lines := append(append([]string(nil), find...), repl...)
-	if u, ok := detectUnit(lines); ok && (u.tabs || stepFound(lines)) {
+// maxStep bounds the indentation widths considered.
+const maxStep = 16
+
+// modelUnitOf works out the reply's indentation unit. If the reply indents
+// with tabs, it is a tab. With spaces, consecutive FIND lines at different
+// levels in the file give it directly (width difference over level
+// difference), which is robust to a reply that is also shifted. When all
+// FIND lines sit at one level: the first line's width over its level in
+// the file, then the most common step between the reply's own lines, then
+// the file's width.
+func modelUnitOf(find, file, repl []string, fileUnit unit) unit {
+	if u, ok := detectUnit(append(append([]string(nil), find...), repl...)); ok && u.tabs {
 		return u
 	}
-	if w := len(firstIndent); w > 0 && fileLevel > 0 && w%fileLevel == 0 && !strings.Contains(firstIndent, "\t") {
-		return unit{width: w / fileLevel}
+	spaces := unit{width: 4} // how a stray tab in a space-indented reply is counted
+	var votes [maxStep + 1]int
+	prevW, prevL := -1, -1
+	for i, f := range find {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		w := spaces.columns(indentOf(f))
+		l, _ := fileUnit.level(indentOf(file[i]))
+		if dw, dl := w-prevW, l-prevL; prevW >= 0 && dl != 0 && dw*dl > 0 && dw%dl == 0 && dw/dl <= maxStep {
+			votes[dw/dl]++
+		}
+		prevW, prevL = w, l
+	}
+	if u := mostVoted(votes); u > 0 {
+		return unit{width: u}
+	}
+	first := firstNonBlank(find)
+	w := spaces.columns(indentOf(find[first]))
+	if l, _ := fileUnit.level(indentOf(file[first])); w > 0 && l > 0 && w%l == 0 && w/l <= maxStep {
+		return unit{width: w / l}
+	}
+	votes = [maxStep + 1]int{}
+	stepVotes(find, &votes)
+	stepVotes(repl, &votes)
+	if u := mostVoted(votes); u > 0 {
+		return unit{width: u}
 	}
 	if fileUnit.tabs {
-		return unit{width: 4}
+		return spaces
 	}
 	return fileUnit
 }
@@ -181,33 +231,37 @@ func detectUnit(lines []string) (unit, bool) {
 	if tabs > spaces {
 		return unit{tabs: true}, true
 	}
-	if w := commonStep(lines); w > 0 {
+	var votes [maxStep + 1]int
+	stepVotes(lines, &votes)
+	if w := mostVoted(votes); w > 0 {
 		return unit{width: w}, true
 	}
 	return unit{width: 4}, true
 }
 
-func stepFound(lines []string) bool { return commonStep(lines) > 0 }
-
-// commonStep is the most frequent positive difference in indentation
-// width between consecutive non-blank space-indented lines; 0 if none.
-func commonStep(lines []string) int {
-	var counts [17]int
+// stepVotes counts the positive differences in indentation width between
+// consecutive non-blank space-indented lines.
+func stepVotes(lines []string, votes *[maxStep + 1]int) {
 	prev := -1
 	for _, l := range lines {
 		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "\t") {
 			continue
 		}
 		w := runOf(l, ' ')
-		if d := w - prev; prev >= 0 && d > 0 && d < len(counts) {
-			counts[d]++
+		if d := w - prev; prev >= 0 && d > 0 && d <= maxStep {
+			votes[d]++
 		}
 		prev = w
 	}
+}
+
+// mostVoted returns the index with the most votes (the smallest on a
+// tie), or 0 when there are none.
+func mostVoted(votes [maxStep + 1]int) int {
 	best := 0
-	for d := 1; d < len(counts); d++ {
-		if counts[d] > counts[best] {
-			best = d
+	for i := 1; i <= maxStep; i++ {
+		if votes[i] > votes[best] {
+			best = i
 		}
 	}
 	return best

@@ -1,0 +1,266 @@
+package edit_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/edit"
+)
+
+// FuzzParse checks that Parse never panics, that its errors are
+// well-formed *ParseErrors, and that the blocks it returns survive being
+// written out in the spec's format and parsed again.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"### CHANGE 1: x\nFIND:\n```go\na\n```\nREPLACE WITH:\n```go\nb\n```\n",
+		"FIND:\n````\n```\nx\n```\n````\nREPLACE WITH:\n~~~\n~~~\n",
+		"file.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n",
+		"<<<<<<< SEARCH\na\n=======\n",
+		"**CHANGE 2**\nFIND:\n```\n",
+		"REPLACE WITH:\n```\nx\n```\n",
+		"### CHANGE 1\r\nFIND:\r\n```\r\na\r\n```\r\nREPLACE:\r\n```\r\n```\r\n",
+		"   ```\nFIND:\n   ```\n   x\n   ```\nREPLACE WITH:\n```\ny",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		blocks, err := edit.Parse(reply)
+		lines := strings.Count(reply, "\n") + 1
+		if err != nil {
+			checkParseError(t, err, lines)
+			return
+		}
+		if len(blocks) == 0 {
+			t.Fatal("no blocks and no error")
+		}
+		prevLine := 0
+		for i, b := range blocks {
+			if b.N != i+1 || b.Line <= prevLine || b.Line > lines {
+				t.Fatalf("block %d: N=%d Line=%d (previous %d, %d lines)", i, b.N, b.Line, prevLine, lines)
+			}
+			prevLine = b.Line
+			if strings.TrimSpace(b.Find) == "" || !strings.HasSuffix(b.Find, "\n") {
+				t.Fatalf("block %d: FIND %q is blank or not whole lines", b.N, b.Find)
+			}
+			if b.Replace != "" && !strings.HasSuffix(b.Replace, "\n") {
+				t.Fatalf("block %d: REPLACE %q is not whole lines", b.N, b.Replace)
+			}
+		}
+		again, err := edit.Parse(render(blocks))
+		if err != nil {
+			t.Fatalf("rendered blocks do not parse: %v\n%s", err, render(blocks))
+		}
+		if len(again) != len(blocks) {
+			t.Fatalf("%d blocks became %d", len(blocks), len(again))
+		}
+		for i := range blocks {
+			if again[i].Find != blocks[i].Find || again[i].Replace != blocks[i].Replace {
+				t.Fatalf("block %d changed in a round trip: %+v became %+v", i+1, blocks[i], again[i])
+			}
+		}
+	})
+}
+
+func checkParseError(t *testing.T, err error, lines int) {
+	t.Helper()
+	var pe *edit.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %T %v, want *edit.ParseError", err, err)
+	}
+	if pe.Reason == "" || pe.Block < 0 || pe.Line < 0 || pe.Line > lines {
+		t.Fatalf("malformed ParseError %+v for a %d-line reply", pe, lines)
+	}
+	if (pe.Block == 0) != (pe.Line == 0) {
+		t.Fatalf("ParseError %+v: only the no-blocks error may lack a block and a line", pe)
+	}
+	if pe.Block > 0 && !strings.Contains(err.Error(), fmt.Sprintf("edit block %d ", pe.Block)) {
+		t.Fatalf("error %q does not name block %d", err, pe.Block)
+	}
+}
+
+// render writes blocks in the spec's format, each fence longer than any
+// backtick run in its content so that the content cannot close it.
+func render(blocks []edit.Block) string {
+	var b strings.Builder
+	for _, bl := range blocks {
+		fmt.Fprintf(&b, "### CHANGE %d: %s\nFIND:\n", bl.N, "x")
+		writeBlockFence(&b, bl.Find)
+		b.WriteString("\nREPLACE WITH:\n")
+		writeBlockFence(&b, bl.Replace)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func writeBlockFence(b *strings.Builder, body string) {
+	longest, run := 0, 0
+	for _, c := range body {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	b.WriteString(f + "\n" + body + f + "\n")
+}
+
+// FuzzApplyRoundTrip builds a block from the file itself (its FIND is a
+// run of the file's lines, made unique by growing it) and checks that
+// Apply produces exactly the bytes of an independent splice, keeps line
+// endings and the missing final newline, and that FIND == REPLACE is the
+// identity.
+func FuzzApplyRoundTrip(f *testing.F) {
+	f.Add("a\nb\nc\n", false, false, uint16(1), uint16(0), "B\nB2")
+	f.Add("a\nb\nc", true, false, uint16(2), uint16(0), "")
+	f.Add("x\nx\ny\nx\n", false, true, uint16(0), uint16(1), "z")
+	f.Add("\tfunc() {\n\t\treturn ü\n\t}\n", true, true, uint16(1), uint16(1), "\t\treturn 日本\n\t\t// x\n")
+	f.Add("\n\n\n", false, false, uint16(0), uint16(2), "q\n")
+	f.Fuzz(func(t *testing.T, content string, crlf, withBOM bool, start, count uint16, replace string) {
+		content = clean(content)
+		replace = clean(replace)
+		if crlf {
+			content = strings.ReplaceAll(content, "\n", "\r\n")
+		}
+		if withBOM {
+			content = "\uFEFF" + content
+		}
+		lines := fileLines(content)
+		if len(lines) == 0 {
+			return
+		}
+		s := int(start) % len(lines)
+		n := 1 + int(count)%min(len(lines)-s, 20)
+		for n < len(lines)-s && occurrences(lines, lines[s:s+n]) > 1 {
+			n++
+		}
+		if occurrences(lines, lines[s:s+n]) > 1 {
+			return
+		}
+		find := make([]string, n)
+		for i, l := range lines[s : s+n] {
+			find[i] = l.body
+		}
+		block := edit.Block{Find: strings.Join(find, "\n") + "\n", Replace: replace}
+
+		got, results, err := edit.Apply(content, []edit.Block{block})
+		if blankLines(find) {
+			if !errors.Is(err, edit.ErrEmptyFind) || got != content {
+				t.Fatalf("blank FIND: got %v", err)
+			}
+			return
+		}
+		var ee *edit.ElisionError
+		if errors.As(err, &ee) {
+			if got != content || edit.CheckElision([]edit.Block{block}) == nil {
+				t.Fatalf("elision error inconsistent: %v", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if want := splice(content, lines, s, n, replace); got != want {
+			t.Fatalf("Apply =\n%q\nwant\n%q\n(lines %d-%d)", got, want, s+1, s+n)
+		}
+		if r := results[0]; r.Match != edit.Exact || r.StartLine != s+1 || r.EndLine != s+n {
+			t.Fatalf("result %+v, want exact at %d-%d", r, s+1, s+n)
+		}
+
+		same, _, err := edit.Apply(content, []edit.Block{{Find: block.Find, Replace: block.Find}})
+		if err != nil || same != content {
+			t.Fatalf("FIND == REPLACE changed the file (%v):\n%q", err, same)
+		}
+	})
+}
+
+// clean removes the bytes whose meaning the round trip sets explicitly:
+// carriage returns (line endings come from crlf) and byte-order marks.
+func clean(s string) string {
+	return strings.NewReplacer("\r", "", "\uFEFF", "").Replace(s)
+}
+
+// fileLine is one line of a file with the byte offsets of its start and of
+// the start of the next line.
+type fileLine struct {
+	body       string
+	start, end int
+}
+
+func fileLines(content string) []fileLine {
+	var lines []fileLine
+	pos := 0
+	if strings.HasPrefix(content, "\uFEFF") {
+		pos = len("\uFEFF")
+	}
+	for pos < len(content) {
+		end := strings.IndexByte(content[pos:], '\n')
+		next := len(content)
+		if end >= 0 {
+			next = pos + end + 1
+		}
+		body := strings.TrimSuffix(strings.TrimSuffix(content[pos:next], "\n"), "\r")
+		lines = append(lines, fileLine{body: body, start: pos, end: next})
+		pos = next
+	}
+	return lines
+}
+
+// occurrences counts the places where run occurs in lines, naively.
+func occurrences(lines, run []fileLine) int {
+	count := 0
+	for i := 0; i+len(run) <= len(lines); i++ {
+		match := true
+		for j := range run {
+			if lines[i+j].body != run[j].body {
+				match = false
+				break
+			}
+		}
+		if match {
+			count++
+		}
+	}
+	return count
+}
+
+// splice is the expected result, computed on bytes: the lines before and
+// after the run untouched, the replacement lines with the file's line
+// ending ("\n" if it has none), and no final newline if the file had none
+// and the run was last.
+func splice(content string, lines []fileLine, s, n int, replace string) string {
+	nl := "\n"
+	if strings.Contains(content, "\r\n") {
+		nl = "\r\n"
+	}
+	before, after := content[:lines[s].start], content[lines[s+n-1].end:]
+	lastNoNewline := s+n == len(lines) && !strings.HasSuffix(content, "\n")
+	var repl []string
+	if replace != "" {
+		repl = strings.Split(strings.TrimSuffix(replace, "\n"), "\n")
+	}
+	if len(repl) == 0 {
+		if lastNoNewline {
+			before = strings.TrimSuffix(before, nl)
+		}
+		return before + after
+	}
+	middle := strings.Join(repl, nl)
+	if !lastNoNewline {
+		middle += nl
+	}
+	return before + middle + after
+}
+
+func blankLines(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
