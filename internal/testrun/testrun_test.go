@@ -1,0 +1,234 @@
+package testrun_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/testrun"
+)
+
+const calc = "def add(a, b):\n    return a + b\n"
+
+func TestPytestOutcomes(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	tests := []struct {
+		name     string
+		files    map[string]string
+		testCmd  string
+		code     int
+		want     testrun.Outcome
+		passed   int
+		failedTs []string
+	}{
+		{"pass", map[string]string{"calc.py": calc, "test_calc.py": "from calc import add\ndef test_add():\n    assert add(1, 2) == 3\n"},
+			"", 0, testrun.Pass, 1, nil},
+		{"assertion fails", map[string]string{"calc.py": calc, "test_calc.py": "from calc import add\ndef test_add():\n    assert add(1, 2) == 4\ndef test_ok():\n    assert True\n"},
+			"", 1, testrun.Fail, 1, []string{"test_calc.py::test_add"}},
+		{"syntax error in test", map[string]string{"calc.py": calc, "test_calc.py": "def test_add(:\n    pass\n"},
+			"", 2, testrun.Broken, 0, []string{"test_calc.py"}},
+		{"import error in test", map[string]string{"test_calc.py": "from nowhere import add\ndef test_add():\n    assert add(1, 2) == 3\n"},
+			"", 2, testrun.Broken, 0, []string{"test_calc.py"}},
+		{"no tests", map[string]string{"calc.py": calc},
+			"", 5, testrun.NoTests, 0, nil},
+		{"usage error", map[string]string{"calc.py": calc, "test_calc.py": "def test_a():\n    pass\n"},
+			"pytest --no-such-option", 4, testrun.Broken, 0, nil},
+		{"internal error", map[string]string{"conftest.py": "def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom')\n", "test_a.py": "def test_a():\n    pass\n"},
+			"", 3, testrun.Error, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			r, err := testrun.New("pytest", testrun.Options{TestCmd: tt.testCmd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != tt.code || res.Outcome != tt.want {
+				t.Fatalf("exit %d outcome %s, want %d %s\n%s", res.ExitCode, res.Outcome, tt.code, tt.want, res.Output)
+			}
+			if res.Passed != tt.passed || strings.Join(res.FailedTests, ",") != strings.Join(tt.failedTs, ",") {
+				t.Errorf("passed %d failed %v, want %d %v", res.Passed, res.FailedTests, tt.passed, tt.failedTs)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".pytest_cache")); err == nil {
+				t.Error("the run left .pytest_cache in the project")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "__pycache__")); err == nil {
+				t.Error("the run left __pycache__ in the project")
+			}
+		})
+	}
+}
+
+func TestGoTestOutcomes(t *testing.T) {
+	t.Parallel()
+	mod := "module example.com/calc\n\ngo 1.22\n"
+	code := "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  testrun.Outcome
+	}{
+		{"pass", map[string]string{"go.mod": mod, "calc.go": code,
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n"}, testrun.Pass},
+		{"assertion fails", map[string]string{"go.mod": mod, "calc.go": code,
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 4 {\n\t\tt.Fatal(\"want 4\")\n\t}\n}\n"}, testrun.Fail},
+		{"test does not compile", map[string]string{"go.mod": mod, "calc.go": code,
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 2) != 1 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n"}, testrun.Broken},
+		{"code does not compile", map[string]string{"go.mod": mod, "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + }\n",
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\n"}, testrun.Broken},
+		{"no test files", map[string]string{"go.mod": mod, "calc.go": code}, testrun.NoTests},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			r, _ := testrun.New("go", testrun.Options{})
+			res, err := r.Run(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want {
+				t.Fatalf("outcome %s (exit %d), want %s\n%s", res.Outcome, res.ExitCode, tt.want, res.Output)
+			}
+			if tt.want == testrun.Fail && (len(res.FailedTests) != 1 || !strings.Contains(res.Output, "want 4")) {
+				t.Errorf("failed tests %v; output lacks the failure message:\n%s", res.FailedTests, res.Output)
+			}
+		})
+	}
+}
+
+func TestTimeoutKillsTheProcessGroup(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	// The test starts a grandchild that would outlive a kill of pytest alone.
+	testenv.WriteFiles(t, dir, map[string]string{"test_slow.py": `import subprocess, time
+def test_slow():
+    p = subprocess.Popen(["sleep", "60"])
+    open("child.pid", "w").write(str(p.pid))
+    time.sleep(60)
+`})
+	r, _ := testrun.New("pytest", testrun.Options{Timeout: 2 * time.Second})
+	start := time.Now()
+	res, err := r.Run(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Outcome != testrun.Error || time.Since(start) > 20*time.Second {
+		t.Fatalf("timed out %v outcome %s after %s", res.TimedOut, res.Outcome, time.Since(start))
+	}
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for _, c := range strings.TrimSpace(string(raw)) {
+		pid = pid*10 + int(c-'0')
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d survived the timeout", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestCredentialsNotPassedToTests(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"test_env.py": `import os
+def test_env():
+    assert "ANTHROPIC_API_KEY" not in os.environ
+    assert "GH_TOKEN" not in os.environ
+    assert os.environ.get("KEEP_ME") == "yes"
+`})
+	env := append(os.Environ(), "ANTHROPIC_API_KEY=sk-ant-secret", "GH_TOKEN=ghp_x", "KEEP_ME=yes")
+	r, _ := testrun.New("pytest", testrun.Options{Environ: env})
+	res, err := r.Run(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != testrun.Pass {
+		t.Fatalf("outcome %s\n%s", res.Outcome, res.Output)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		files map[string]string
+		want  string
+	}{
+		{map[string]string{"go.mod": "module x\n"}, "go"},
+		{map[string]string{"pyproject.toml": ""}, "pytest"},
+		{map[string]string{"tests/test_a.py": ""}, "pytest"},
+		{map[string]string{"README": ""}, ""},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		testenv.WriteFiles(t, dir, tt.files)
+		got, err := testrun.Detect(dir)
+		if got != tt.want || (tt.want == "") != (err != nil) {
+			t.Errorf("Detect(%v) = %q, %v; want %q", tt.files, got, err, tt.want)
+		}
+	}
+}
+
+func TestLint(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "python3")
+	tests := []struct {
+		name  string
+		kind  string
+		files map[string]string
+		lint  []string
+		pass  bool
+	}{
+		{"python ok", "pytest", map[string]string{"a.py": "x = 1\n"}, []string{"a.py"}, true},
+		{"python syntax", "pytest", map[string]string{"a.py": "def f(:\n"}, []string{"a.py"}, false},
+		{"go vet ok", "go", map[string]string{"go.mod": "module x\n\ngo 1.22\n", "a.go": "package x\n\nfunc F() int { return 1 }\n"}, nil, true},
+		{"go vet finds printf misuse", "go", map[string]string{"go.mod": "module x\n\ngo 1.22\n", "a.go": "package x\n\nimport \"fmt\"\n\nfunc F() { fmt.Printf(\"%d\", \"s\") }\n"}, nil, false},
+	}
+	if _, err := exec.LookPath("pyflakes3"); err == nil {
+		tests = append(tests, struct {
+			name  string
+			kind  string
+			files map[string]string
+			lint  []string
+			pass  bool
+		}{"pyflakes unused import", "pytest", map[string]string{"a.py": "import os\n"}, []string{"a.py"}, false})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			res, err := testrun.Lint(t.Context(), dir, tt.kind, tt.lint, testrun.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Passed != tt.pass {
+				t.Fatalf("passed = %v, want %v\n%s", res.Passed, tt.pass, res.Output)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "__pycache__")); err == nil {
+				t.Error("lint left __pycache__ in the project")
+			}
+		})
+	}
+}
