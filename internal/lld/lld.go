@@ -1,0 +1,323 @@
+// Package lld reads a design document (LLD) and checks it mechanically.
+//
+// The document's "Files Changed" table says which files the implementation
+// may touch and how (Add, Modify, Delete). Before any model sees the
+// document, Check verifies the table against the repository (spec #324,
+// section 2.1.1): Modify and Delete targets exist, Add targets have an
+// existing parent directory, and no path starts with an invented src/, lib/
+// or app/ directory the repository does not have. A document failing these
+// checks is blocked before review or implementation.
+package lld
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/azero-dev/azero/internal/edit"
+)
+
+// FileChange is one row of the Files Changed table.
+type FileChange struct {
+	Path        string          `json:"path"` // slash-separated, relative to the repository root
+	Change      edit.ChangeType `json:"-"`
+	ChangeName  string          `json:"change"`
+	Description string          `json:"description,omitempty"`
+	Inferred    bool            `json:"inferred,omitempty"` // no Change Type column: Add or Modify was inferred
+	Line        int             `json:"line"`               // line of the row in the document
+}
+
+// IsTest reports whether the file is a test file: the scaffold step writes
+// these, the implementation step the others.
+func (f FileChange) IsTest() bool { return IsTestPath(f.Path) }
+
+// IsTestPath reports whether p names a test file (Go or Python conventions).
+func IsTestPath(p string) bool {
+	base := path.Base(p)
+	switch {
+	case strings.HasSuffix(base, "_test.go"):
+		return true
+	case strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"):
+		return true
+	}
+	return false
+}
+
+// Doc is a parsed design document.
+type Doc struct {
+	Title string       `json:"title"`
+	Issue string       `json:"issue,omitempty"` // the issue number the document names, if any
+	Files []FileChange `json:"files"`
+	Text  string       `json:"-"`
+}
+
+// ErrNoFilesTable is returned when the document has no Files Changed table.
+var ErrNoFilesTable = errors.New(`the design document has no "Files Changed" table: add a section "Files Changed" with a table | File | Change Type | Description | listing every file to add, modify or delete`)
+
+var (
+	headingRe = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	issueRe   = regexp.MustCompile(`(?i)(?:issue[:*\s]*#|^#\s*)(\d+)\b`)
+	tickRe    = regexp.MustCompile("`([^`]+)`")
+)
+
+// Parse reads the document's title, issue number and Files Changed table.
+func Parse(text string) (Doc, error) {
+	doc := Doc{Text: text}
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	tableAt := -1
+	for i, l := range lines {
+		m := headingRe.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if doc.Title == "" {
+			doc.Title = m[1]
+		}
+		if tableAt < 0 && strings.Contains(strings.ToLower(m[1]), "files changed") {
+			tableAt = i + 1
+		}
+	}
+	for _, l := range lines[:min(len(lines), 40)] {
+		if m := issueRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			doc.Issue = m[1]
+			break
+		}
+	}
+	if tableAt < 0 {
+		return doc, ErrNoFilesTable
+	}
+	files, err := parseTable(lines, tableAt)
+	if err != nil {
+		return doc, err
+	}
+	doc.Files = files
+	return doc, nil
+}
+
+// parseTable reads the first table from line start on, stopping at the
+// next heading.
+func parseTable(lines []string, start int) ([]FileChange, error) {
+	i := start
+	for ; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if headingRe.MatchString(t) && !strings.HasPrefix(t, "####") {
+			return nil, ErrNoFilesTable
+		}
+		if strings.HasPrefix(t, "|") {
+			break
+		}
+	}
+	if i+1 >= len(lines) {
+		return nil, ErrNoFilesTable
+	}
+	header := splitRow(lines[i])
+	fileCol, changeCol, descCol := -1, -1, -1
+	for c, h := range header {
+		h = strings.ToLower(h)
+		switch {
+		case fileCol < 0 && (strings.Contains(h, "file") || strings.Contains(h, "path")):
+			fileCol = c
+		case changeCol < 0 && (strings.Contains(h, "change") || strings.Contains(h, "type") || strings.Contains(h, "action")):
+			changeCol = c
+		case descCol < 0 && strings.Contains(h, "desc"):
+			descCol = c
+		}
+	}
+	if fileCol < 0 {
+		return nil, fmt.Errorf("line %d: the Files Changed table has no File column (header %q)", i+1, strings.TrimSpace(lines[i]))
+	}
+	var out []FileChange
+	for j := i + 1; j < len(lines); j++ {
+		t := strings.TrimSpace(lines[j])
+		if !strings.HasPrefix(t, "|") {
+			break
+		}
+		cells := splitRow(t)
+		if isDelimiterRow(cells) {
+			continue
+		}
+		cell := func(c int) string {
+			if c < 0 || c >= len(cells) {
+				return ""
+			}
+			return cells[c]
+		}
+		p := cleanPath(cell(fileCol))
+		if p == "" {
+			return nil, fmt.Errorf("line %d: a Files Changed row has no file path", j+1)
+		}
+		fc := FileChange{Path: p, Description: cell(descCol), Line: j + 1}
+		if changeCol >= 0 {
+			name := strings.Trim(cell(changeCol), "*_ `")
+			ct, err := edit.ParseChangeType(name)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %s: change type %q: use Add, Modify or Delete", j+1, p, name)
+			}
+			fc.Change, fc.ChangeName = ct, canonical(ct)
+		} else {
+			fc.Inferred = true
+		}
+		out = append(out, fc)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("line %d: the Files Changed table has no rows", i+1)
+	}
+	return out, nil
+}
+
+func canonical(ct edit.ChangeType) string {
+	switch ct {
+	case edit.Add:
+		return "Add"
+	case edit.Modify:
+		return "Modify"
+	case edit.Delete:
+		return "Delete"
+	}
+	return ""
+}
+
+// splitRow splits a markdown table row on unescaped pipes outside code
+// spans.
+func splitRow(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	row = strings.TrimSuffix(row, "|")
+	var cells []string
+	var cur strings.Builder
+	inCode := false
+	for i := 0; i < len(row); i++ {
+		c := row[i]
+		switch {
+		case c == '\\' && i+1 < len(row) && row[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case c == '`':
+			inCode = !inCode
+			cur.WriteByte(c)
+		case c == '|' && !inCode:
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
+}
+
+func isDelimiterRow(cells []string) bool {
+	for _, c := range cells {
+		if strings.Trim(c, ":- ") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanPath takes the path out of a table cell: the first code span if
+// there is one, else the cell without markdown emphasis.
+func cleanPath(cell string) string {
+	if m := tickRe.FindStringSubmatch(cell); m != nil {
+		cell = m[1]
+	}
+	cell = strings.Trim(cell, "*_ ")
+	cell = strings.ReplaceAll(cell, `\`, "/")
+	return strings.TrimPrefix(cell, "./")
+}
+
+// Problem is one failed mechanical check.
+type Problem struct {
+	Path    string `json:"path"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	Line    int    `json:"line"`
+}
+
+// CheckError lists every problem found; the document is blocked.
+type CheckError struct{ Problems []Problem }
+
+func (e *CheckError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the design document's Files Changed table failed %d mechanical check(s):", len(e.Problems))
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n  line %d: %s: %s (%s)", p.Line, p.Path, p.Message, p.Rule)
+	}
+	return b.String()
+}
+
+// placeholderDirs are prefixes models invent for projects that have no
+// such directory.
+var placeholderDirs = []string{"src", "lib", "app"}
+
+// Check verifies the table against the repository at root and resolves
+// inferred change types. It returns the checked files, or a *CheckError
+// listing every problem.
+func Check(doc Doc, root string) ([]FileChange, error) {
+	var problems []Problem
+	files := make([]FileChange, 0, len(doc.Files))
+	for _, f := range doc.Files {
+		bad := func(rule, msg string) { problems = append(problems, Problem{Path: f.Path, Rule: rule, Message: msg, Line: f.Line}) }
+		clean := path.Clean(f.Path)
+		switch {
+		case path.IsAbs(f.Path) || filepath.IsAbs(f.Path):
+			bad("relative-path", "paths must be relative to the repository root")
+			continue
+		case clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(f.Path, "/../"):
+			bad("inside-repository", "the path leaves the repository")
+			continue
+		case clean == ".git" || strings.HasPrefix(clean, ".git/"):
+			bad("inside-repository", "files inside .git cannot be changed")
+			continue
+		}
+		full := filepath.Join(root, filepath.FromSlash(clean))
+		info, err := os.Stat(full)
+		exists := err == nil
+		if exists && info.IsDir() {
+			bad("is-file", "this is a directory; list the files in it")
+			continue
+		}
+		if f.Inferred {
+			f.Change = edit.Add
+			if exists {
+				f.Change = edit.Modify
+			}
+			f.ChangeName = canonical(f.Change)
+		}
+		first, _, nested := strings.Cut(clean, "/")
+		if nested {
+			for _, d := range placeholderDirs {
+				if first == d && !dirExists(filepath.Join(root, d)) {
+					bad("no-placeholder-prefix", fmt.Sprintf("the repository has no %s/ directory; use the real path", d))
+				}
+			}
+		}
+		switch f.Change {
+		case edit.Modify, edit.Delete:
+			if !exists {
+				bad("must-exist", fmt.Sprintf("%s target does not exist in the repository", f.ChangeName))
+			}
+		case edit.Add:
+			if exists {
+				bad("must-not-exist", "Add target already exists; use Modify")
+			}
+			if parent := filepath.Dir(full); !dirExists(parent) {
+				bad("parent-exists", fmt.Sprintf("Add target's directory %s/ does not exist", path.Dir(clean)))
+			}
+		}
+		f.Path = clean
+		files = append(files, f)
+	}
+	if len(problems) > 0 {
+		return nil, &CheckError{Problems: problems}
+	}
+	return files, nil
+}
+
+func dirExists(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}

@@ -1,0 +1,213 @@
+package lld_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/edit"
+	"github.com/azero-dev/azero/internal/lld"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+// The five specification documents are real LLDs in three table styles.
+func TestParseSpecDocuments(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file      string
+		issue     string
+		files     int
+		first     string
+		change    string
+		inferred  bool
+		testFiles int
+	}{
+		{"000_6e2e7f7365390b1d.txt", "171", 6, "src/codegen_lab/workflows/nodes/diff_review_gate.py", "Add", false, 2},
+		{"001_1ea1e88aba183f37.txt", "173", 10, "src/codegen/agents/tdd/nodes/safe_file_write.py", "Add", false, 3},
+		// nodes/test_gates.py is named like a test module: pytest would collect it.
+		{"002_af8765d1f7e35e56.txt", "87", 15, "agentos/workflows/implementation/__init__.py", "", true, 1},
+		{"003_4793202e1eaad449.txt", "62", 13, "assemblyzero/graphs/governance.py", "Add", false, 0},
+		{"004_6b2bd81f41c202dd.txt", "324", 2, "assemblyzero/workflows/testing/nodes/implement_code.py", "Modify", false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			raw, err := os.ReadFile(filepath.Join("testdata", "spec", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := lld.Parse(string(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Issue != tt.issue || len(doc.Files) != tt.files {
+				t.Fatalf("issue %q files %d, want %q %d: %+v", doc.Issue, len(doc.Files), tt.issue, tt.files, doc.Files)
+			}
+			f := doc.Files[0]
+			if f.Path != tt.first || f.ChangeName != tt.change || f.Inferred != tt.inferred {
+				t.Errorf("first row = %+v", f)
+			}
+			n := 0
+			for _, f := range doc.Files {
+				if f.IsTest() {
+					n++
+				}
+			}
+			if n != tt.testFiles {
+				t.Errorf("%d test files, want %d", n, tt.testFiles)
+			}
+		})
+	}
+}
+
+const doc = `# 42 - Feature: slugify
+
+## 2. Proposed Changes
+
+### 2.1 Files Changed
+
+| File | Change Type | Description |
+|------|-------------|-------------|
+| ` + "`slug/slug.go`" + ` | Modify | implement Slugify |
+| ` + "`slug/slug_test.go`" + ` | **Add** | tests |
+| ` + "`docs/a\\|b.md`" + ` | Add | escaped pipe in a name |
+
+### 2.2 Dependencies
+`
+
+func TestParseTable(t *testing.T) {
+	t.Parallel()
+	d, err := lld.Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Issue != "42" || d.Title != "42 - Feature: slugify" {
+		t.Errorf("issue %q title %q", d.Issue, d.Title)
+	}
+	var got []string
+	for _, f := range d.Files {
+		got = append(got, f.Path+":"+f.ChangeName)
+	}
+	if want := "slug/slug.go:Modify slug/slug_test.go:Add docs/a|b.md:Add"; strings.Join(got, " ") != want {
+		t.Errorf("files = %s, want %s", strings.Join(got, " "), want)
+	}
+	if d.Files[0].IsTest() || !d.Files[1].IsTest() {
+		t.Error("test detection")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, text, want string }{
+		{"no table section", "# Title\n\nSome text\n", "no \"Files Changed\" table"},
+		{"section without table", "# T\n## Files Changed\n\nnone yet\n## Next\n| a | b |\n", "no \"Files Changed\" table"},
+		{"bad change type", "# T\n## Files Changed\n| File | Change Type |\n|--|--|\n| `a.go` | Rewrite |\n", "change type \"Rewrite\""},
+		{"empty path", "# T\n## Files Changed\n| File | Change Type |\n|--|--|\n|  | Add |\n", "no file path"},
+		{"no file column", "# T\n## Files Changed\n| Name | Change |\n|--|--|\n| a | Add |\n", "no File column"},
+	}
+	for _, tt := range tests {
+		if _, err := lld.Parse(tt.text); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := lld.Parse("# x"); !errors.Is(err, lld.ErrNoFilesTable) {
+		t.Errorf("want ErrNoFilesTable, got %v", err)
+	}
+}
+
+func table(rows ...string) string {
+	return "# 7 - T\n## Files Changed\n| File | Change Type | Description |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	testenv.WriteFiles(t, root, map[string]string{"pkg/a.go": "package pkg\n", "lib/x.py": "", "README.md": ""})
+	tests := []struct {
+		name  string
+		rows  []string
+		rules []string
+	}{
+		{"valid", []string{"| `pkg/a.go` | Modify | |", "| `pkg/a_test.go` | Add | |", "| `lib/y.py` | Add | real lib/ |", "| `README.md` | Delete | |"}, nil},
+		{"modify missing", []string{"| `pkg/nope.go` | Modify | |"}, []string{"must-exist"}},
+		{"delete missing", []string{"| `gone.txt` | Delete | |"}, []string{"must-exist"}},
+		{"add without parent", []string{"| `newpkg/b.go` | Add | |"}, []string{"parent-exists"}},
+		{"add existing", []string{"| `pkg/a.go` | Add | |"}, []string{"must-not-exist"}},
+		{"invented src", []string{"| `src/pkg/a.go` | Modify | |"}, []string{"no-placeholder-prefix", "must-exist"}},
+		{"invented app", []string{"| `app/main.py` | Add | |"}, []string{"no-placeholder-prefix", "parent-exists"}},
+		{"traversal", []string{"| `../etc/passwd` | Modify | |"}, []string{"inside-repository"}},
+		{"absolute", []string{"| `/etc/passwd` | Modify | |"}, []string{"relative-path"}},
+		{"git dir", []string{"| `.git/config` | Modify | |"}, []string{"inside-repository"}},
+		{"directory", []string{"| `pkg` | Modify | |"}, []string{"is-file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := lld.Parse(table(tt.rows...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := lld.Check(d, root)
+			var ce *lld.CheckError
+			if tt.rules == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(files) != len(tt.rows) {
+					t.Errorf("%d files checked", len(files))
+				}
+				return
+			}
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want CheckError", err)
+			}
+			var rules []string
+			for _, p := range ce.Problems {
+				rules = append(rules, p.Rule)
+			}
+			if strings.Join(rules, ",") != strings.Join(tt.rules, ",") {
+				t.Errorf("rules = %v, want %v (%v)", rules, tt.rules, err)
+			}
+		})
+	}
+}
+
+func TestCheckInfersChangeWithoutColumn(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	testenv.WriteFiles(t, root, map[string]string{"a.py": ""})
+	d, err := lld.Parse("# T\n## Files Changed\n| File Path | Description |\n|--|--|\n| `a.py` | x |\n| `b.py` | y |\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := lld.Check(d, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files[0].Change != edit.Modify || files[1].Change != edit.Add {
+		t.Errorf("inferred = %v %v", files[0].ChangeName, files[1].ChangeName)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(doc)
+	f.Add(table("| `a` | Add | |"))
+	f.Add("## Files Changed\n|")
+	f.Add("## Files Changed\n| `x|y` | \\| |\n|-|\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		d, err := lld.Parse(text)
+		if err != nil {
+			return
+		}
+		for _, fc := range d.Files {
+			if fc.Path == "" {
+				t.Fatalf("empty path accepted from %q", text)
+			}
+			if !fc.Inferred && fc.Change == 0 {
+				t.Fatalf("row without change type accepted: %+v", fc)
+			}
+		}
+	})
+}
