@@ -1,0 +1,237 @@
+// Package contextload decides which files may be sent to a model as
+// context, and loads them.
+//
+// Every rule is checked before any model call (spec #87, N0): a context
+// path must stay inside the repository (no ".." component, no symlink that
+// leads out); secret-looking files are refused (.env*, *.pem, *.key,
+// id_rsa*, *secret*, credentials files); each file must be at most 100 KB
+// and text; the whole context must stay under 200,000 tokens. A refusal is
+// a *RefusedError naming the file and the rule. Directories are expanded to
+// the files inside them, skipping .git.
+package contextload
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Limits from the specification.
+const (
+	MaxFileBytes   = 100 << 10
+	MaxTotalTokens = 200_000
+)
+
+// Rules a path can break.
+const (
+	RuleTraversal = "no-parent-traversal"
+	RuleOutside   = "inside-repository"
+	RuleSecret    = "no-secret-files"
+	RuleSize      = "max-100KB-per-file"
+	RuleTokens    = "max-200k-tokens-total"
+	RuleBinary    = "text-only"
+	RuleMissing   = "must-exist"
+)
+
+// RefusedError reports a context path that may not be sent.
+type RefusedError struct {
+	Path   string
+	Rule   string
+	Detail string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("context %s refused (%s): %s", e.Path, e.Rule, e.Detail)
+}
+
+// File is one loaded context file.
+type File struct {
+	Rel     string `json:"path"` // slash-separated, relative to the root
+	Content string `json:"-"`
+	Bytes   int    `json:"bytes"`
+	Tokens  int    `json:"tokens"`
+}
+
+// Options tune the loader.
+type Options struct {
+	// CountTokens estimates tokens; required.
+	CountTokens func(string) int
+	// Reserved tokens already used by other parts of the prompt (the design
+	// document), counted against the total.
+	Reserved int
+}
+
+// Load checks and reads the context paths (relative to root or absolute
+// inside it). It returns every file in a stable order, or the first
+// refusal.
+func Load(root string, paths []string, opts Options) ([]File, error) {
+	if opts.CountTokens == nil {
+		return nil, errors.New("contextload: no token counter")
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("repository root %s: %w", root, err)
+	}
+	var files []File
+	seen := map[string]bool{}
+	total := opts.Reserved
+	for _, p := range paths {
+		rels, err := expand(realRoot, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, rel := range rels {
+			if seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			f, err := load(realRoot, rel)
+			if err != nil {
+				return nil, err
+			}
+			f.Tokens = opts.CountTokens(f.Content)
+			total += f.Tokens
+			if total > MaxTotalTokens {
+				return nil, &RefusedError{Path: rel, Rule: RuleTokens,
+					Detail: fmt.Sprintf("the context would reach %d tokens (limit %d); send fewer or smaller files", total, MaxTotalTokens)}
+			}
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// Check applies the path rules to one path without reading it. It returns
+// the path relative to root.
+func Check(root, p string) (string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("repository root %s: %w", root, err)
+	}
+	return checkPath(realRoot, p)
+}
+
+func checkPath(realRoot, p string) (string, error) {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return "", &RefusedError{Path: p, Rule: RuleOutside, Detail: "empty path or NUL byte"}
+	}
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == filepath.Separator }) {
+		if part == ".." {
+			return "", &RefusedError{Path: p, Rule: RuleTraversal, Detail: "paths with .. are not accepted; name the file inside the repository"}
+		}
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(realRoot, p)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", &RefusedError{Path: p, Rule: RuleMissing, Detail: "no such file in the repository"}
+	}
+	if err != nil {
+		return "", &RefusedError{Path: p, Rule: RuleOutside, Detail: err.Error()}
+	}
+	rel, err := filepath.Rel(realRoot, resolved)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", &RefusedError{Path: p, Rule: RuleOutside, Detail: "it resolves to " + resolved + ", outside the repository"}
+	}
+	rel = filepath.ToSlash(rel)
+	if rule := secretRule(rel); rule != "" {
+		return "", &RefusedError{Path: p, Rule: RuleSecret, Detail: "it looks like a secret (" + rule + "); secrets are never sent to a model"}
+	}
+	first, _, _ := strings.Cut(rel, "/")
+	if first == ".git" {
+		return "", &RefusedError{Path: p, Rule: RuleOutside, Detail: "files inside .git are not context"}
+	}
+	return rel, nil
+}
+
+// secretPatterns match file names that usually hold credentials.
+var secretPatterns = []string{
+	".env*", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*secret*",
+	"credentials", "credentials.*", "*credentials*", ".netrc", ".pypirc", ".npmrc", "*.p12", "*.pfx", "*.keystore",
+}
+
+// secretRule returns the pattern rel matches, checking every component so
+// that a file inside secrets/ or .env.d/ is refused too.
+func secretRule(rel string) string {
+	for _, part := range strings.Split(rel, "/") {
+		lower := strings.ToLower(part)
+		for _, pat := range secretPatterns {
+			if ok, _ := path.Match(pat, lower); ok {
+				return pat
+			}
+		}
+	}
+	return ""
+}
+
+// expand checks p and, for a directory, lists the files below it.
+func expand(realRoot, p string) ([]string, error) {
+	rel, err := checkPath(realRoot, p)
+	if err != nil {
+		return nil, err
+	}
+	full := filepath.Join(realRoot, filepath.FromSlash(rel))
+	info, err := os.Stat(full)
+	if err != nil {
+		return nil, &RefusedError{Path: p, Rule: RuleMissing, Detail: err.Error()}
+	}
+	if !info.IsDir() {
+		return []string{rel}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(full, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		r, err := filepath.Rel(realRoot, fp)
+		if err != nil {
+			return err
+		}
+		// Every file found is checked like a named one, symlinks included.
+		checked, err := checkPath(realRoot, filepath.ToSlash(r))
+		if err != nil {
+			return err
+		}
+		out = append(out, checked)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func load(realRoot, rel string) (File, error) {
+	full := filepath.Join(realRoot, filepath.FromSlash(rel))
+	info, err := os.Stat(full)
+	if err != nil {
+		return File{}, &RefusedError{Path: rel, Rule: RuleMissing, Detail: err.Error()}
+	}
+	if info.Size() > MaxFileBytes {
+		return File{}, &RefusedError{Path: rel, Rule: RuleSize,
+			Detail: fmt.Sprintf("%d bytes, over the %d-byte limit; pass the relevant part only", info.Size(), MaxFileBytes)}
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return File{}, fmt.Errorf("read context %s: %w", rel, err)
+	}
+	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		return File{}, &RefusedError{Path: rel, Rule: RuleBinary, Detail: "binary files cannot be sent as context"}
+	}
+	return File{Rel: rel, Content: string(data), Bytes: len(data)}, nil
+}
