@@ -39,6 +39,7 @@ const (
 	KindBadRequest     ErrorKind = "bad_request"      // HTTP 400, 422 and other 4xx
 	KindContextTooLong ErrorKind = "context_too_long" // the prompt does not fit the context window
 	KindNotFound       ErrorKind = "model_not_found"  // HTTP 404
+	KindQuota          ErrorKind = "quota_exceeded"   // out of credit (OpenAI's 429 insufficient_quota)
 	KindOther          ErrorKind = "other"            // an unexpected reply
 )
 
@@ -125,6 +126,8 @@ func kindText(k ErrorKind) string {
 		return "prompt too long for the model's context window"
 	case KindNotFound:
 		return "model or endpoint not found"
+	case KindQuota:
+		return "quota exceeded"
 	}
 	return "unexpected reply"
 }
@@ -139,6 +142,8 @@ func hint(provider string, k ErrorKind) string {
 		return "shorten the input or choose a model with a larger context window"
 	case KindNotFound:
 		return "check the model name and the base URL (`azero models` shows them)"
+	case KindQuota:
+		return "check the account's plan and billing with the provider"
 	case KindNetwork:
 		if v := BaseURLVar(provider); v != "" {
 			return "check the network, or that the server named by " + v + " is running"
@@ -151,12 +156,16 @@ func hint(provider string, k ErrorKind) string {
 // transport failure (connection refused or reset, a body cut short) that no provider
 // classified. Context cancellation is never transient.
 func IsTransient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil {
 		return false
 	}
+	// A ProviderError decides, even when it wraps a context error (an attempt's own timeout).
 	var pe *ProviderError
 	if errors.As(err, &pe) {
 		return pe.Transient()
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
 	}
 	return isTransportFailure(err)
 }

@@ -1,0 +1,290 @@
+package gemini
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/llm/llmtest"
+)
+
+const (
+	testKey = "AIzaSyTEST-0123456789abcdefghijklmnopq"
+	path    = "/v1beta/models/gemini-2.5-pro:generateContent"
+)
+
+func request() llm.Request {
+	temp := 0.5
+	return llm.Request{
+		System: "You review issue drafts against the 0701c checklist.",
+		Messages: []llm.Message{
+			{Role: llm.SpeakerUser, Text: "Review this draft."},
+			{Role: llm.SpeakerAssistant, Text: "Send the draft."},
+			{Role: llm.SpeakerUser, Text: "# Add --budget"},
+		},
+		MaxTokens:   2048,
+		Temperature: &temp,
+		Purpose:     "review",
+	}
+}
+
+func ok(file string) llmtest.Exchange {
+	return llmtest.Exchange{Method: http.MethodPost, Path: path, BodyFile: "testdata/" + file}
+}
+
+func fail(status int, file string, header map[string]string) llmtest.Exchange {
+	return llmtest.Exchange{Method: http.MethodPost, Path: path, Status: status, BodyFile: "testdata/" + file, Header: header}
+}
+
+const blocked = "**Verdict:** BLOCKED\n\n## Tier 1\n- The acceptance criteria do not say what happens when the budget is 0."
+
+func TestGenerate(t *testing.T) {
+	t.Parallel()
+	normal := llm.Response{Text: blocked, Stop: llm.StopEnd, InputTokens: 3120, OutputTokens: 41 + 602,
+		Model: "gemini:gemini-2.5-pro", CostUSD: (3120*1.25 + 643*10.0) / 1e6}
+	tests := []struct {
+		name      string
+		exchanges []llmtest.Exchange
+		want      llm.Response
+		wantKind  llm.ErrorKind
+		wantMsg   string
+		wantWaits []time.Duration
+	}{
+		{name: "normal reply, thinking tokens billed as output", exchanges: []llmtest.Exchange{ok("content.json")}, want: normal},
+		{
+			name:      "truncated reply",
+			exchanges: []llmtest.Exchange{ok("truncated.json")},
+			want: llm.Response{Text: "**Verdict:** APPROVED\n\n## Tier 2\n- Consider naming the", Stop: llm.StopMaxTokens,
+				InputTokens: 3120, OutputTokens: 32, Model: "gemini:gemini-2.5-pro", CostUSD: (3120*1.25 + 32*10.0) / 1e6},
+		},
+		{
+			name:      "safety stop",
+			exchanges: []llmtest.Exchange{ok("safety.json")},
+			want:      llm.Response{Stop: llm.StopRefused, InputTokens: 3120, Model: "gemini:gemini-2.5-pro", CostUSD: 3120 * 1.25 / 1e6},
+		},
+		{
+			name:      "prompt blocked",
+			exchanges: []llmtest.Exchange{ok("prompt_blocked.json")},
+			want:      llm.Response{Stop: llm.StopRefused, InputTokens: 3120, Model: "gemini:gemini-2.5-pro", CostUSD: 3120 * 1.25 / 1e6},
+		},
+		{
+			name: "429 with retry-after header, then success",
+			exchanges: []llmtest.Exchange{
+				fail(429, "error_429.json", map[string]string{"Retry-After": "5"}),
+				ok("content.json"),
+			},
+			want:      normal,
+			wantWaits: []time.Duration{5 * time.Second},
+		},
+		{
+			name: "429 with only RetryInfo in the body, then success",
+			exchanges: []llmtest.Exchange{
+				fail(429, "error_429.json", nil),
+				ok("content.json"),
+			},
+			want:      normal,
+			wantWaits: []time.Duration{37 * time.Second},
+		},
+		{
+			name:      "500 then success",
+			exchanges: []llmtest.Exchange{fail(500, "error_500.json", nil), ok("content.json")},
+			want:      normal,
+			wantWaits: []time.Duration{llm.DefaultBaseDelay},
+		},
+		{
+			name:      "503 overloaded then success",
+			exchanges: []llmtest.Exchange{fail(503, "error_503.json", nil), ok("content.json")},
+			want:      normal,
+			wantWaits: []time.Duration{llm.DefaultBaseDelay},
+		},
+		{
+			name:      "401 fails at once",
+			exchanges: []llmtest.Exchange{fail(401, "error_401.json", nil)},
+			wantKind:  llm.KindAuth,
+			wantMsg:   "Request had invalid authentication credentials",
+		},
+		{
+			name:      "invalid key (400 API_KEY_INVALID) fails at once",
+			exchanges: []llmtest.Exchange{fail(400, "error_400_key.json", nil)},
+			wantKind:  llm.KindAuth,
+			wantMsg:   "API key not valid. Please pass a valid API key.",
+		},
+		{
+			name:      "input too long fails at once",
+			exchanges: []llmtest.Exchange{fail(400, "error_400_too_long.json", nil)},
+			wantKind:  llm.KindContextTooLong,
+			wantMsg:   "The input token count (1245678) exceeds the maximum number of tokens allowed (1048576).",
+		},
+		{
+			name:      "unknown model fails at once",
+			exchanges: []llmtest.Exchange{fail(404, "error_404.json", nil)},
+			wantKind:  llm.KindNotFound,
+			wantMsg:   "is not found for API version v1beta",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t, tt.exchanges...)
+			m, err := New(Options{Model: "gemini-2.5-pro", APIKey: testKey, BaseURL: srv.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sleeper := &llmtest.Sleeper{}
+			got, err := llm.WithRetry(m, llmtest.Policy(sleeper, 3)).Generate(t.Context(), request())
+			if tt.wantKind != "" {
+				var pe *llm.ProviderError
+				if !errors.As(err, &pe) || pe.Kind != tt.wantKind || pe.Provider != llm.ProviderGemini {
+					t.Fatalf("error = %v, want gemini %s", err, tt.wantKind)
+				}
+				if !strings.Contains(err.Error(), tt.wantMsg) {
+					t.Errorf("error %q lacks Google's message %q", err, tt.wantMsg)
+				}
+				if strings.Contains(err.Error(), testKey) {
+					t.Errorf("error %q contains the key", err)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("Generate: %v", err)
+				}
+				got.Latency = 0
+				if !sameResponse(got, tt.want) {
+					t.Errorf("response = %+v\nwant %+v", got, tt.want)
+				}
+			}
+			if w := sleeper.Waits(); !equalDurations(w, tt.wantWaits) {
+				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != len(tt.exchanges) {
+				t.Fatalf("server saw %d requests, want %d", len(reqs), len(tt.exchanges))
+			}
+			for _, r := range reqs {
+				assertRequest(t, r)
+			}
+		})
+	}
+}
+
+func assertRequest(t *testing.T, r llmtest.Request) {
+	t.Helper()
+	if got := r.Header.Get("x-goog-api-key"); got != testKey {
+		t.Errorf("x-goog-api-key = %q", got)
+	}
+	if strings.Contains(r.Query, testKey) {
+		t.Errorf("the key is in the URL query: %q", r.Query)
+	}
+	var body struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"contents"`
+		SystemInstruction *struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"systemInstruction"`
+		GenerationConfig struct {
+			MaxOutputTokens int      `json:"maxOutputTokens"`
+			Temperature     *float64 `json:"temperature"`
+		} `json:"generationConfig"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatalf("request body: %v\n%s", err, r.Body)
+	}
+	if body.SystemInstruction == nil || len(body.SystemInstruction.Parts) != 1 ||
+		body.SystemInstruction.Parts[0].Text != "You review issue drafts against the 0701c checklist." {
+		t.Errorf("systemInstruction = %+v", body.SystemInstruction)
+	}
+	if body.GenerationConfig.MaxOutputTokens != 2048 {
+		t.Errorf("maxOutputTokens = %d, want 2048", body.GenerationConfig.MaxOutputTokens)
+	}
+	if tp := body.GenerationConfig.Temperature; tp == nil || *tp != 0.5 {
+		t.Errorf("temperature = %v, want 0.5", tp)
+	}
+	want := []struct{ role, text string }{
+		{"user", "Review this draft."},
+		{"model", "Send the draft."},
+		{"user", "# Add --budget"},
+	}
+	if len(body.Contents) != len(want) {
+		t.Fatalf("contents = %+v", body.Contents)
+	}
+	for i, w := range want {
+		c := body.Contents[i]
+		if c.Role != w.role || len(c.Parts) != 1 || c.Parts[0].Text != w.text {
+			t.Errorf("content %d = %+v, want %s %q", i, c, w.role, w.text)
+		}
+	}
+}
+
+func TestNewNeedsKey(t *testing.T) {
+	t.Parallel()
+	_, err := New(Options{Model: "gemini-2.5-pro"})
+	var mk *llm.MissingKeyError
+	if !errors.As(err, &mk) || !strings.Contains(err.Error(), "GEMINI_API_KEY") || !strings.Contains(err.Error(), "GOOGLE_API_KEY") {
+		t.Fatalf("error = %v, want a missing-key error naming GEMINI_API_KEY and GOOGLE_API_KEY", err)
+	}
+}
+
+func TestStopReason(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]llm.StopReason{
+		"STOP": llm.StopEnd, "MAX_TOKENS": llm.StopMaxTokens, "SAFETY": llm.StopRefused,
+		"RECITATION": llm.StopRefused, "PROHIBITED_CONTENT": llm.StopRefused, "BLOCKLIST": llm.StopRefused,
+		"SPII": llm.StopRefused, "MALFORMED_FUNCTION_CALL": llm.StopOther, "OTHER": llm.StopOther, "": llm.StopOther,
+	} {
+		if got := StopReason(in); got != want {
+			t.Errorf("StopReason(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestDetails(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		details    []map[string]any
+		wantReason string
+		wantDelay  time.Duration
+	}{
+		{"none", nil, "", 0},
+		{"string delay", []map[string]any{{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1.5s"}}, "", 1500 * time.Millisecond},
+		{"object delay", []map[string]any{{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": map[string]any{"seconds": "3", "nanos": 5e8}}}, "", 3500 * time.Millisecond},
+		{"garbage delay", []map[string]any{{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon"}}, "", 0},
+		{"reason", []map[string]any{{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}}, "API_KEY_INVALID", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			reason, delay := details(tt.details)
+			if reason != tt.wantReason || delay != tt.wantDelay {
+				t.Errorf("details = %q, %v; want %q, %v", reason, delay, tt.wantReason, tt.wantDelay)
+			}
+		})
+	}
+}
+
+func sameResponse(a, b llm.Response) bool {
+	d := a.CostUSD - b.CostUSD
+	a.CostUSD, b.CostUSD = 0, 0
+	return a == b && d < 1e-12 && d > -1e-12
+}
+
+func equalDurations(a, b []time.Duration) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,164 @@
+// Package llmtest helps test model providers: an HTTP server that plays recorded exchanges in
+// order and fails the test on any request it did not expect, and a sleeper that records
+// retry waits instead of waiting.
+package llmtest
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/llm"
+)
+
+// Exchange is one expected request and its recorded reply.
+type Exchange struct {
+	// Method and Path the request must have (Path excludes the query).
+	Method, Path string
+	// Status of the reply; 0 means 200.
+	Status int
+	// Header holds reply headers; Content-Type defaults to application/json.
+	Header map[string]string
+	// BodyFile is a file (relative to the test's directory) holding the reply body; Body is
+	// used when BodyFile is empty.
+	BodyFile string
+	Body     string
+	// Hang makes the handler wait for the request's context to end instead of replying.
+	Hang bool
+}
+
+// Request is a request the server received.
+type Request struct {
+	Method, Path string
+	Query        string
+	Header       http.Header
+	Body         []byte
+}
+
+// Server plays exchanges in order.
+type Server struct {
+	*httptest.Server
+	t testing.TB
+
+	mu        sync.Mutex
+	exchanges []Exchange
+	next      int
+	requests  []Request
+}
+
+// NewServer starts a server that expects exactly the given exchanges, in order. At cleanup it
+// fails the test if any exchange was not used.
+func NewServer(t testing.TB, exchanges ...Exchange) *Server {
+	t.Helper()
+	s := &Server{t: t, exchanges: exchanges}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(func() {
+		s.Close()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.next < len(s.exchanges) {
+			t.Errorf("llmtest: %d of %d expected requests were not made", len(s.exchanges)-s.next, len(s.exchanges))
+		}
+	})
+	return s
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+	if s.next >= len(s.exchanges) {
+		s.mu.Unlock()
+		s.t.Errorf("llmtest: unexpected request %s %s (all %d expected requests were made)", r.Method, r.URL.Path, len(s.exchanges))
+		http.Error(w, `{"error":"unexpected request"}`, http.StatusTeapot)
+		return
+	}
+	ex := s.exchanges[s.next]
+	s.next++
+	s.mu.Unlock()
+
+	if r.Method != ex.Method || r.URL.Path != ex.Path {
+		s.t.Errorf("llmtest: request %s %s, want %s %s", r.Method, r.URL.Path, ex.Method, ex.Path)
+		http.Error(w, `{"error":"wrong request"}`, http.StatusTeapot)
+		return
+	}
+	if ex.Hang {
+		<-r.Context().Done()
+		return
+	}
+	payload := []byte(ex.Body)
+	if ex.BodyFile != "" {
+		b, err := os.ReadFile(ex.BodyFile)
+		if err != nil {
+			s.t.Errorf("llmtest: read recorded body: %v", err)
+			http.Error(w, "no body", http.StatusInternalServerError)
+			return
+		}
+		payload = b
+	}
+	w.Header().Set("Content-Type", "application/json")
+	for k, v := range ex.Header {
+		w.Header().Set(k, v)
+	}
+	status := ex.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(payload)
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Sleeper records the waits a retry policy asks for and returns at once.
+type Sleeper struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+// Sleep records d; it fails only when ctx is already done.
+func (s *Sleeper) Sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.waits = append(s.waits, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+// Waits returns the recorded waits.
+func (s *Sleeper) Waits() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.waits...)
+}
+
+// Policy returns a retry policy that sleeps through s and takes the full backoff ceiling as
+// its jitter, so waits are predictable.
+func Policy(s *Sleeper, attempts int) llm.RetryPolicy {
+	return llm.RetryPolicy{
+		MaxAttempts: attempts,
+		Sleep:       s.Sleep,
+		Jitter:      func(max time.Duration) time.Duration { return max },
+	}
+}
+
+// Contains reports whether any of the texts contains secret; tests use it to prove a key
+// leaked nowhere.
+func Contains(secret string, texts ...string) bool {
+	for _, t := range texts {
+		if secret != "" && strings.Contains(t, secret) {
+			return true
+		}
+	}
+	return false
+}
