@@ -68,7 +68,7 @@ func (t *text) apply(n int, b Block) (Result, error) {
 	switch starts := t.normMatches(core); len(starts) {
 	case 1:
 		s := starts[0]
-		t.replace(s, core, repl, t.reindent(core, t.body[s:s+len(core)], repl))
+		t.replace(s, core, repl, t.reindent(core, t.lines(s, s+len(core)), repl))
 		return result(n, Whitespace, s, len(core)), nil
 	case 0:
 		return Result{}, &NotFoundError{Block: n, Find: b.Find, Closest: t.closest(find)}

@@ -19,19 +19,19 @@ const (
 // to FIND's longest line.
 func (t *text) closest(find []string) []NumberedLine {
 	core, _, _ := trimBlankEdges(find)
-	if len(t.body) == 0 || len(core) == 0 {
+	if t.len() == 0 || len(core) == 0 {
 		return nil
 	}
 	start, ok := t.bestAlignment(core)
 	if !ok {
 		start = t.bestSimilar(core)
 	}
-	start = min(max(0, start), len(t.body)-1)
+	start = min(max(0, start), t.len()-1)
 	from := max(0, start-closestContext)
-	to := min(len(t.body), start+len(core)+closestContext, from+closestMax)
+	to := min(t.len(), start+len(core)+closestContext, from+closestMax)
 	lines := make([]NumberedLine, 0, to-from)
 	for i := from; i < to; i++ {
-		lines = append(lines, NumberedLine{Line: i + 1, Text: t.body[i]})
+		lines = append(lines, NumberedLine{Line: i + 1, Text: t.line(i)})
 	}
 	return lines
 }
@@ -49,7 +49,7 @@ func (t *text) bestAlignment(core []string) (start int, ok bool) {
 	}
 	score := make(map[int]int)
 	best, bestScore := 0, 0
-	for i, h := range t.norm {
+	for i, h := range t.norm.hash {
 		for _, j := range at[h] {
 			s := i - j
 			score[s] += normLen(core[j])
@@ -68,8 +68,8 @@ func (t *text) bestSimilar(core []string) int {
 	want := newBigrams(string(appendNormalized(nil, core[a])))
 	best, bestScore := 0, -1.0
 	var buf []byte
-	for i, l := range t.body {
-		buf = appendNormalized(buf[:0], l)
+	for i := range t.len() {
+		buf = appendNormalized(buf[:0], t.line(i))
 		if s := want.similarity(buf); s > bestScore {
 			best, bestScore = i, s
 		}

@@ -157,7 +157,7 @@ func (t *text) unitOf(lines []string) unit {
 // fileUnit detects the whole file's indentation style once per Apply.
 func (t *text) fileUnit() (unit, bool) {
 	if !t.unitDone {
-		t.unit, t.unitOK = detectUnit(t.body)
+		t.unit, t.unitOK = detectUnit(t.lines(0, t.len()))
 		t.unitDone = true
 	}
 	return t.unit, t.unitOK

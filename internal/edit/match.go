@@ -33,38 +33,32 @@ func (k MatchKind) String() string {
 func (k MatchKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // exactMatches returns the 0-based start of every run of lines equal to
-// find. It scans the line hashes for the longest FIND line, the one least
-// likely to occur by chance, and compares strings only where it occurs.
+// find. Lines are compared by hash first (see lineIndex.runs), scanning
+// for FIND's longest line as the one least likely to be common, and
+// strings are compared only where all hashes agree.
 func (t *text) exactMatches(find []string) []int {
-	a := longest(find, func(s string) int { return len(s) })
-	h := t.hashOf(find[a])
-	var starts []int
-	for i, x := range t.exact {
-		if x != h {
-			continue
+	anchor := longest(find, func(s string) int { return len(s) })
+	return t.exact.runs(t.hashAll(find, t.hashOf), anchor, func(s int) bool {
+		for j, f := range find {
+			if t.line(s+j) != f {
+				return false
+			}
 		}
-		if s := i - a; s >= 0 && s+len(find) <= len(t.body) && equalLines(t.body[s:s+len(find)], find) {
-			starts = append(starts, s)
-		}
-	}
-	return starts
+		return true
+	})
 }
 
 // normMatches is exactMatches with whitespace normalised.
 func (t *text) normMatches(find []string) []int {
 	t.needNorm()
-	a := longest(find, normLen)
-	h := t.normHash(find[a])
-	var starts []int
-	for i, x := range t.norm {
-		if x != h {
-			continue
+	return t.norm.runs(t.hashAll(find, t.normHash), longest(find, normLen), func(s int) bool {
+		for j, f := range find {
+			if !normEqual(t.line(s+j), f) {
+				return false
+			}
 		}
-		if s := i - a; s >= 0 && s+len(find) <= len(t.body) && normEqualLines(t.body[s:s+len(find)], find) {
-			starts = append(starts, s)
-		}
-	}
-	return starts
+		return true
+	})
 }
 
 // hashOf hashes s as newText and splice hash the file's lines.
@@ -91,24 +85,6 @@ func normLen(s string) int {
 		}
 	}
 	return n
-}
-
-func equalLines(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func normEqualLines(a, b []string) bool {
-	for i := range a {
-		if !normEqual(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // trimBlankEdges returns lines without blank lines at either end and how

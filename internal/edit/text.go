@@ -31,12 +31,18 @@ func (e eol) String() string {
 // FIND is located by comparing integers, not by rescanning strings. The
 // normalised hashes are computed the first time a block needs them and
 // kept up to date by splice after that.
+//
+// The lines themselves live in pool, never moved; the text is order, a
+// list of indexes into pool. A splice then shifts plain integers, not
+// strings, which the garbage collector would have to watch (write
+// barriers made shifting []string the largest cost of Apply).
 type text struct {
 	bom   bool
-	body  []string // each line without its ending
+	pool  []string // every line seen, without its ending: the file's, then inserted ones
+	order []int32  // the text's lines, as indexes into pool
 	ends  []eol
-	exact []uint64 // hash of body[i]
-	norm  []uint64 // hash of normalize(body[i]); nil until needed
+	exact *lineIndex // hashes of body
+	norm  *lineIndex // hashes of the normalised body; nil until needed
 	style eol      // ending given to inserted lines
 	seed  maphash.Seed
 	buf   []byte // scratch for normalising
@@ -51,7 +57,7 @@ func newText(content string) *text {
 		t.bom, content = true, rest
 	}
 	n := strings.Count(content, "\n") + 1
-	t.body = make([]string, 0, n)
+	t.pool = make([]string, 0, n)
 	t.ends = make([]eol, 0, n)
 	crlf, lf := 0, 0
 	for content != "" {
@@ -66,7 +72,7 @@ func newText(content string) *text {
 				lf++
 			}
 		}
-		t.body = append(t.body, line)
+		t.pool = append(t.pool, line)
 		t.ends = append(t.ends, end)
 		content = rest
 	}
@@ -76,26 +82,42 @@ func newText(content string) *text {
 	if crlf > lf {
 		t.style = eolCRLF
 	}
-	t.exact = make([]uint64, len(t.body))
-	for i, l := range t.body {
-		t.exact[i] = t.hashOf(l)
+	t.order = make([]int32, len(t.pool))
+	for i := range t.order {
+		t.order[i] = int32(i)
 	}
+	t.exact = &lineIndex{hash: t.hashAll(t.pool, t.hashOf)}
 	return t
+}
+
+// len is the number of lines.
+func (t *text) len() int { return len(t.order) }
+
+// line returns line i (0-based) without its ending.
+func (t *text) line(i int) string { return t.pool[t.order[i]] }
+
+// lines returns lines [start, end) as a new slice.
+func (t *text) lines(start, end int) []string {
+	out := make([]string, end-start)
+	for i := range out {
+		out[i] = t.line(start + i)
+	}
+	return out
 }
 
 // String reassembles the file, byte for byte where nothing was replaced.
 func (t *text) String() string {
 	size := len(bom)
-	for _, l := range t.body {
-		size += len(l) + 2
+	for _, i := range t.order {
+		size += len(t.pool[i]) + 2
 	}
 	var b strings.Builder
 	b.Grow(size)
 	if t.bom {
 		b.WriteString(bom)
 	}
-	for i, l := range t.body {
-		b.WriteString(l)
+	for i, p := range t.order {
+		b.WriteString(t.pool[p])
 		b.WriteString(t.ends[i].String())
 	}
 	return b.String()
@@ -112,10 +134,15 @@ func (t *text) needNorm() {
 	if t.norm != nil {
 		return
 	}
-	t.norm = make([]uint64, len(t.body), cap(t.body))
-	for i, l := range t.body {
-		t.norm[i] = t.normHash(l)
+	t.norm = &lineIndex{hash: t.hashAll(t.lines(0, t.len()), t.normHash)}
+}
+
+func (t *text) hashAll(lines []string, hash func(string) uint64) []uint64 {
+	hashes := make([]uint64, len(lines))
+	for i, l := range lines {
+		hashes[i] = hash(l)
 	}
+	return hashes
 }
 
 // splice replaces lines [start, end) with lines. New lines end in the
@@ -126,7 +153,7 @@ func (t *text) splice(start, end int, lines []string) {
 	for i := range ends {
 		ends[i] = t.style
 	}
-	atEOF := end == len(t.body)
+	atEOF := end == t.len()
 	switch {
 	case atEOF && len(lines) > 0 && end > start:
 		ends[len(ends)-1] = t.ends[end-1]
@@ -138,19 +165,16 @@ func (t *text) splice(start, end int, lines []string) {
 	case atEOF && len(lines) == 0 && end > start && start > 0 && t.ends[end-1] == eolNone:
 		t.ends[start-1] = eolNone
 	}
-	exact := make([]uint64, len(lines))
+	idx := make([]int32, len(lines))
 	for i, l := range lines {
-		exact[i] = t.hashOf(l)
+		idx[i] = int32(len(t.pool))
+		t.pool = append(t.pool, l)
 	}
-	t.body = slices.Replace(t.body, start, end, lines...)
+	t.order = slices.Replace(t.order, start, end, idx...)
 	t.ends = slices.Replace(t.ends, start, end, ends...)
-	t.exact = slices.Replace(t.exact, start, end, exact...)
+	t.exact.replace(start, end, t.hashAll(lines, t.hashOf))
 	if t.norm != nil {
-		norm := make([]uint64, len(lines))
-		for i, l := range lines {
-			norm[i] = t.normHash(l)
-		}
-		t.norm = slices.Replace(t.norm, start, end, norm...)
+		t.norm.replace(start, end, t.hashAll(lines, t.normHash))
 	}
 }
 
@@ -163,18 +187,16 @@ func isSpace(c byte) bool {
 // appendNormalized appends s without leading and trailing whitespace and
 // with every inner run of whitespace turned into one space.
 func appendNormalized(dst []byte, s string) []byte {
-	space := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isSpace(c) {
-			space = true
-			continue
+	i := skipSpace(s, 0)
+	for i < len(s) {
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
 		}
-		if space && len(dst) > 0 {
+		dst = append(dst, s[i:j]...)
+		if i = skipSpace(s, j); i < len(s) {
 			dst = append(dst, ' ')
 		}
-		space = false
-		dst = append(dst, c)
 	}
 	return dst
 }

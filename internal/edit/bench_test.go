@@ -1,0 +1,110 @@
+package edit_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/edit"
+)
+
+// benchFile returns a Go file of at least lines lines made of small
+// functions, and n blocks spread evenly through it, each changing the body
+// of one function (whitespace-damaged, tabs written as spaces, if spaces).
+func benchFile(lines, n int, spaces bool) (string, []edit.Block) {
+	var b strings.Builder
+	funcs := (lines + 11) / 12
+	b.WriteString("package bench\n\n")
+	for i := range funcs {
+		fmt.Fprintf(&b, "// fn%d does step %d of the pipeline.\n", i, i)
+		fmt.Fprintf(&b, "func fn%d(ctx context.Context, in []int) (int, error) {\n", i)
+		b.WriteString("\ttotal := 0\n\tfor i, v := range in {\n")
+		fmt.Fprintf(&b, "\t\ttotal += v*%d + i\n", i)
+		b.WriteString("\t}\n\tif total < 0 {\n")
+		fmt.Fprintf(&b, "\t\treturn 0, fmt.Errorf(\"fn%d: negative total %%d\", total)\n", i)
+		b.WriteString("\t}\n\treturn total, nil\n}\n\n")
+	}
+	blocks := make([]edit.Block, n)
+	for k := range n {
+		i := k * funcs / n
+		find := fmt.Sprintf("\ttotal := 0\n\tfor i, v := range in {\n\t\ttotal += v*%d + i\n\t}\n\tif total < 0 {\n", i)
+		repl := fmt.Sprintf("\ttotal := 0\n\tfor i, v := range in {\n\t\ttotal += v*%d + i*2\n\t\tcheck(ctx, total)\n\t}\n\tif total < 0 {\n", i)
+		if spaces {
+			find = strings.ReplaceAll(find, "\t", "    ")
+			repl = strings.ReplaceAll(repl, "\t", "    ")
+		}
+		blocks[k] = edit.Block{N: k + 1, Find: find, Replace: repl}
+	}
+	return b.String(), blocks
+}
+
+func BenchmarkApply50Blocks20kLines(b *testing.B) {
+	content, blocks := benchFile(20000, 50, false)
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, _, err := edit.Apply(content, blocks); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkApply50Blocks20kLinesWhitespace is the slow path: every FIND
+// misses exactly, matches with whitespace normalised, and is re-indented
+// from spaces to the file's tabs.
+func BenchmarkApply50Blocks20kLinesWhitespace(b *testing.B) {
+	content, blocks := benchFile(20000, 50, true)
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, _, err := edit.Apply(content, blocks); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParse50Blocks(b *testing.B) {
+	_, blocks := benchFile(20000, 50, false)
+	reply := render(blocks)
+	b.SetBytes(int64(len(reply)))
+	for b.Loop() {
+		if _, err := edit.Parse(reply); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNotFound20kLines measures the failure path, which searches the
+// file for the closest lines to show.
+func BenchmarkNotFound20kLines(b *testing.B) {
+	content, _ := benchFile(20000, 1, false)
+	block := edit.Block{Find: "\ttotal := 1\n\tfor j, v := range out {\n\t\ttotal += v*99999 + j\n", Replace: "x\n"}
+	for b.Loop() {
+		if _, _, err := edit.Apply(content, []edit.Block{block}); err == nil {
+			b.Fatal("want an error")
+		}
+	}
+}
+
+// TestBenchFileApplies keeps the benchmark honest: its blocks must apply,
+// the damaged ones by whitespace, with identical results.
+func TestBenchFileApplies(t *testing.T) {
+	t.Parallel()
+	content, exact := benchFile(20000, 50, false)
+	if n := strings.Count(content, "\n"); n < 20000 {
+		t.Fatalf("bench file has %d lines", n)
+	}
+	_, damaged := benchFile(20000, 50, true)
+	want, res, err := edit.Apply(content, exact)
+	if err != nil || res[49].Match != edit.Exact {
+		t.Fatalf("exact blocks: %v %+v", err, res)
+	}
+	got, res, err := edit.Apply(content, damaged)
+	if err != nil || res[49].Match != edit.Whitespace {
+		t.Fatalf("damaged blocks: %v %+v", err, res)
+	}
+	if got != want {
+		t.Error("whitespace-matched blocks give a different file than exact ones")
+	}
+	if strings.Count(want, "check(ctx, total)") != 50 {
+		t.Error("not every block applied")
+	}
+}
