@@ -43,7 +43,7 @@ type text struct {
 	ends  []eol
 	exact *lineIndex // hashes of body
 	norm  *lineIndex // hashes of the normalised body; nil until needed
-	style eol      // ending given to inserted lines
+	style eol        // ending given to inserted lines
 	seed  maphash.Seed
 	buf   []byte // scratch for normalising
 
