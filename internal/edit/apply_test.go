@@ -189,6 +189,27 @@ func TestApply(t *testing.T) {
 			matches: []edit.MatchKind{edit.Whitespace},
 		},
 		{
+			name:    "tabs in the file, unindented FIND lines but space-indented REPLACE",
+			content: "func g() {\n\treturn\n}\n\nfunc f() {\n}\n",
+			blocks:  []edit.Block{blk("func f()  {\n}\n", "func f() {\n    if x {\n        return\n    }\n}\n")},
+			want:    "func g() {\n\treturn\n}\n\nfunc f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+			matches: []edit.MatchKind{edit.Whitespace},
+		},
+		{
+			name:    "exact match: replacement kept as written",
+			content: "func f() {\n}\n",
+			blocks:  []edit.Block{blk("func f() {\n}\n", "func f() {\n    return\n}\n")},
+			want:    "func f() {\n    return\n}\n",
+			matches: []edit.MatchKind{edit.Exact},
+		},
+		{
+			name:    "alignment after the indentation survives a tab conversion",
+			content: "func f() {\n\tx := g(a,\n\t      b)\n}\n",
+			blocks:  []edit.Block{blk("    x := g(a,\n          b)\n", "    x := g(a,\n          b, c)\n")},
+			want:    "func f() {\n\tx := g(a,\n\t      b, c)\n}\n",
+			matches: []edit.MatchKind{edit.Whitespace},
+		},
+		{
 			name:    "spaces in the file, tabs in the reply",
 			content: "def f():\n    if x:\n        y()\n",
 			blocks:  []edit.Block{blk("\tif x:\n\t\ty()\n", "\tif x:\n\t\ty()\n\t\tz()\n")},

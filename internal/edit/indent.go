@@ -115,9 +115,12 @@ func (u unit) indent(level, rem int) string {
 	return strings.Repeat(" ", level*u.width+rem)
 }
 
-// shiftByLevel re-indents repl level by level: the first non-blank FIND
-// line fixes how many levels the reply is off by, and every replacement
-// line is written at its own level plus that offset in the file's unit.
+// shiftByLevel re-indents repl in the file's style. A replacement line
+// indented exactly like some FIND line gets the indentation of the file
+// line that FIND line matched, which keeps alignment spaces the level
+// arithmetic cannot know about. Any other line is written level by level:
+// the first non-blank FIND line fixes how many levels the reply is off by,
+// and the line goes at its own level plus that offset in the file's unit.
 func (t *text) shiftByLevel(find, file, repl []string) []string {
 	fileUnit := t.unitOf(file)
 	modelUnit := modelUnitOf(find, file, repl, fileUnit)
@@ -125,16 +128,42 @@ func (t *text) shiftByLevel(find, file, repl []string) []string {
 	fileLevel, _ := fileUnit.level(indentOf(file[first]))
 	findLevel, _ := modelUnit.level(indentOf(find[first]))
 	offset := fileLevel - findLevel
+	seen := indentPairs(find, file)
 	out := make([]string, len(repl))
 	for i, l := range repl {
-		if strings.TrimSpace(l) == "" {
+		ind := indentOf(l)
+		switch fileInd, ok := seen[ind]; {
+		case strings.TrimSpace(l) == "":
 			out[i] = l
-			continue
+		case ok:
+			out[i] = fileInd + l[len(ind):]
+		default:
+			level, rem := modelUnit.level(ind)
+			out[i] = fileUnit.indent(max(0, level+offset), rem) + l[len(ind):]
 		}
-		level, rem := modelUnit.level(indentOf(l))
-		out[i] = fileUnit.indent(max(0, level+offset), rem) + l[len(indentOf(l)):]
 	}
 	return out
+}
+
+// indentPairs maps each FIND line's indentation to the indentation of the
+// file line it matched, leaving out indentations that map two ways.
+func indentPairs(find, file []string) map[string]string {
+	seen := make(map[string]string)
+	clash := make(map[string]bool)
+	for i, f := range find {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		fi, gi := indentOf(f), indentOf(file[i])
+		if prev, ok := seen[fi]; ok && prev != gi {
+			clash[fi] = true
+		}
+		seen[fi] = gi
+	}
+	for k := range clash {
+		delete(seen, k)
+	}
+	return seen
 }
 
 // unitOf returns the indentation style of the matched lines, or of the

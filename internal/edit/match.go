@@ -12,10 +12,12 @@ const (
 	// Exact: the FIND lines equal the file's lines (line endings aside).
 	Exact MatchKind = iota + 1
 	// Whitespace: the FIND lines equal the file's lines once each line
-	// is normalised: leading and trailing spaces and tabs removed, every
-	// inner run of spaces and tabs counted as one space, and blank lines
-	// at the start and end of FIND ignored. Used only when no exact
-	// match exists; the replacement is then re-indented to the file.
+	// is normalised: leading and trailing whitespace removed and every
+	// inner run of whitespace counted as one space (ASCII whitespace
+	// only: space, tab, CR, VT, FF; so tabs and spaces are alike), with
+	// blank lines at the start and end of FIND ignored. Used only when no
+	// exact match exists; the replacement is then re-indented to the
+	// file's indentation and style.
 	Whitespace
 )
 
@@ -61,7 +63,7 @@ func (t *text) normMatches(find []string) []int {
 	})
 }
 
-// hashOf hashes s as newText and splice hash the file's lines.
+// hashOf is the exact hash of a line, the same for file and FIND lines.
 func (t *text) hashOf(s string) uint64 { return maphash.String(t.seed, s) }
 
 // longest returns the index of the line with the greatest size.

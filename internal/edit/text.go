@@ -41,8 +41,8 @@ type text struct {
 	pool  []string // every line seen, without its ending: the file's, then inserted ones
 	order []int32  // the text's lines, as indexes into pool
 	ends  []eol
-	exact *lineIndex // hashes of body
-	norm  *lineIndex // hashes of the normalised body; nil until needed
+	exact *lineIndex // hashes of the lines
+	norm  *lineIndex // hashes of the normalised lines; nil until needed
 	style eol        // ending given to inserted lines
 	seed  maphash.Seed
 	buf   []byte // scratch for normalising
