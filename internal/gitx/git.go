@@ -1,0 +1,271 @@
+// Package gitx runs the git binary for azero.
+//
+// Invariants:
+//   - git is started directly through os/exec with an argument vector,
+//     never through a shell, so no path or argument is ever interpreted.
+//   - Paths are read from git only in its NUL-terminated (-z) formats or
+//     from headers whose quoting is fixed by the arguments azero passes
+//     (core.quotePath=true, explicit a/ and b/ prefixes); a path may hold
+//     spaces, quotes, tabs, newlines or any byte but NUL.
+//   - Objects are requested by id (cat-file --batch), never by path.
+//   - A failed git command is an *Error carrying git's exit code and
+//     standard error; it matches ErrNotRepository, ErrNoCommits and
+//     ErrGitNotFound with errors.Is where those apply.
+//
+// The package knows git's formats; what the output means for azero (a
+// review, a commit) is decided by the packages that use it.
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Sentinels matched by *Error (and by the errors of TopLevel and
+// HasCommits) through errors.Is.
+var (
+	// ErrNotRepository: the directory is not inside a git work tree.
+	ErrNotRepository = errors.New("not a git repository")
+	// ErrNoCommits: the repository has no commit yet (HEAD is unborn).
+	ErrNoCommits = errors.New("repository has no commits yet")
+	// ErrGitNotFound: no git executable could be started.
+	ErrGitNotFound = errors.New("git is not installed or not on PATH")
+)
+
+// Error reports a git command that failed.
+type Error struct {
+	Args     []string // git's arguments
+	ExitCode int      // -1 when git did not run to completion
+	Stderr   string   // git's standard error, trimmed
+	Err      error    // the underlying error from os/exec
+}
+
+func (e *Error) Error() string {
+	cmd := "git " + strings.Join(e.Args, " ")
+	if len(cmd) > 120 {
+		cmd = cmd[:117] + "..."
+	}
+	msg := cmd + ": " + e.Err.Error()
+	if e.Stderr != "" {
+		msg += ": " + e.Stderr
+	}
+	return msg
+}
+
+// Unwrap returns the os/exec error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is lets errors.Is recognise the package's sentinels from git's message.
+// git is run with LC_ALL=C, so its messages are in English.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrNotRepository:
+		return strings.Contains(e.Stderr, "not a git repository") || strings.Contains(e.Stderr, "must be run in a work tree")
+	case ErrGitNotFound:
+		return errors.Is(e.Err, exec.ErrNotFound) || errors.Is(e.Err, os.ErrNotExist)
+	}
+	return false
+}
+
+// maxStderr bounds what is kept of git's standard error.
+const maxStderr = 64 << 10
+
+// Repo runs git in one directory. The zero Dir means the process's working
+// directory.
+type Repo struct {
+	// Dir is the directory git runs in (its -C).
+	Dir string
+	// Env holds extra KEY=VALUE variables, applied after the process's
+	// environment and the package's fixed settings.
+	Env []string
+}
+
+// environ is the process's environment plus settings that make git's
+// behaviour independent of the user's terminal and locale: no credential
+// prompts, no optional index lock (a read must not block or fail a
+// concurrent `git commit`), English messages.
+func (r Repo) environ() []string {
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	return append(env, r.Env...)
+}
+
+func (r Repo) command(ctx context.Context, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = r.environ()
+	// Children that keep a pipe open must not hang Wait after git exits.
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// boundedBuffer keeps the first max bytes written to it.
+type boundedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (r Repo) fail(args []string, err error, stderr *boundedBuffer) error {
+	e := &Error{Args: args, ExitCode: -1, Err: err}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		e.ExitCode = exitErr.ExitCode()
+	}
+	if stderr != nil {
+		e.Stderr = strings.TrimSpace(stderr.buf.String())
+	}
+	if errors.Is(e, ErrGitNotFound) {
+		return fmt.Errorf("%w: install git (apt-get install git) and make sure it is on PATH", ErrGitNotFound)
+	}
+	return e
+}
+
+// Run runs git with args and returns its standard output. A non-zero exit
+// is an *Error carrying git's standard error.
+func (r Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := r.command(ctx, args)
+	var stdout bytes.Buffer
+	stderr := &boundedBuffer{max: maxStderr}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w", firstArg(args), ctx.Err())
+		}
+		return stdout.Bytes(), r.fail(args, err, stderr)
+	}
+	return stdout.Bytes(), nil
+}
+
+func firstArg(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// Stream runs git with args while it works: stdin, when not nil, writes
+// git's standard input from its own goroutine (the input is closed when
+// it returns; its ctx is cancelled once git has exited or stdout failed),
+// and stdout reads git's standard output as it is produced. Output that
+// stdout leaves unread is discarded. If stdout returns an error, git is
+// killed and that error is returned; otherwise a failed git is an *Error.
+func (r Repo) Stream(ctx context.Context, stdin func(ctx context.Context, w io.Writer) error, stdout func(io.Reader) error, args ...string) error {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := r.command(sctx, args)
+	stderr := &boundedBuffer{max: maxStderr}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("git %s: %w", firstArg(args), err)
+	}
+	var in io.WriteCloser
+	if stdin != nil {
+		if in, err = cmd.StdinPipe(); err != nil {
+			return fmt.Errorf("git %s: %w", firstArg(args), err)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return r.fail(args, err, stderr)
+	}
+	inDone := make(chan error, 1)
+	if stdin != nil {
+		go func() {
+			err := stdin(sctx, in)
+			if cerr := in.Close(); err == nil && cerr != nil && !errors.Is(cerr, os.ErrClosed) {
+				err = cerr
+			}
+			inDone <- err
+		}()
+	} else {
+		inDone <- nil
+	}
+
+	outErr := stdout(out)
+	if outErr != nil {
+		cancel() // kills git
+	} else {
+		_, outErr = io.Copy(io.Discard, out)
+	}
+	waitErr := cmd.Wait()
+	cancel() // releases a stdin writer still waiting for input
+	inErr := <-inDone
+
+	// git that failed by itself (exit code > 0, not killed by us) explains
+	// a truncated output better than the reader's complaint about it.
+	var exitErr *exec.ExitError
+	gitFailed := errors.As(waitErr, &exitErr) && exitErr.ExitCode() > 0
+	switch {
+	case outErr != nil && ctx.Err() == nil && !gitFailed:
+		return outErr
+	case ctx.Err() != nil:
+		return fmt.Errorf("git %s: %w", firstArg(args), ctx.Err())
+	case waitErr != nil:
+		return r.fail(args, waitErr, stderr)
+	case inErr != nil && !errors.Is(inErr, context.Canceled) && !errors.Is(inErr, syscall.EPIPE) && !errors.Is(inErr, os.ErrClosed):
+		return fmt.Errorf("git %s: write input: %w", firstArg(args), inErr)
+	}
+	return nil
+}
+
+// TopLevel returns the root of the work tree that contains dir. Outside a
+// repository the error matches ErrNotRepository and says what to do.
+func TopLevel(ctx context.Context, dir string) (string, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("repository directory: %w", err)
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("repository directory %s is not a directory", dir)
+	}
+	out, err := Repo{Dir: dir}.Run(ctx, "rev-parse", "--show-toplevel")
+	var ge *Error
+	switch {
+	case errors.As(err, &ge) && strings.Contains(ge.Stderr, "must be run in a work tree"):
+		return "", fmt.Errorf("%s: %w: it has no work tree (a bare repository or a .git directory); run azero in a checkout", dir, ErrNotRepository)
+	case errors.Is(err, ErrNotRepository):
+		return "", fmt.Errorf("%s: %w: run azero inside a git work tree (or point it at one), or create a repository with git init", dir, ErrNotRepository)
+	case err != nil:
+		return "", err
+	}
+	top := strings.TrimSuffix(string(out), "\n")
+	if top == "" {
+		// A bare repository or the inside of .git has no work tree.
+		return "", fmt.Errorf("%s: %w: it has no work tree (bare repository or .git directory); run azero in a checkout", dir, ErrNotRepository)
+	}
+	return top, nil
+}
+
+// HasCommits reports whether HEAD names a commit (false in a repository
+// whose first commit has not been made).
+func (r Repo) HasCommits(ctx context.Context) (bool, error) {
+	_, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	var ge *Error
+	if errors.As(err, &ge) && ge.ExitCode == 1 {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// ZeroID reports whether id is git's all-zero object id (the "no object"
+// of raw diff output: a side that is absent or not yet hashed).
+func ZeroID(id string) bool {
+	return id != "" && strings.Trim(id, "0") == ""
+}
