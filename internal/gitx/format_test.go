@@ -309,4 +309,3 @@ func TestSplitZ(t *testing.T) {
 		t.Error("SplitZ accepted output without a final NUL")
 	}
 }
-
