@@ -1,6 +1,9 @@
 package edit
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Result describes how one block was applied. StartLine and EndLine are
 // the 1-based first and last lines its FIND matched, in the text the block
@@ -50,8 +53,8 @@ func blockNumber(b Block, i int) int {
 // apply finds one block's FIND, exactly or else with whitespace
 // normalised, and replaces it.
 func (t *text) apply(n int, b Block) (Result, error) {
-	find := splitBlockLines(b.Find)
-	repl := splitBlockLines(b.Replace)
+	find := t.blockLines(b.Find)
+	repl := t.blockLines(b.Replace)
 	if isBlank(find) {
 		return Result{}, fmt.Errorf("edit block %d: %w", n, ErrEmptyFind)
 	}
@@ -75,6 +78,16 @@ func (t *text) apply(n int, b Block) (Result, error) {
 	default:
 		return Result{}, &AmbiguousError{Block: n, Match: Whitespace, Lines: oneBased(starts)}
 	}
+}
+
+// blockLines splits a block's text into lines. In a file that starts with
+// a byte-order mark, a model may copy the mark into its first line; it is
+// not part of any line Apply matches, so it is dropped.
+func (t *text) blockLines(s string) []string {
+	if t.bom {
+		s = strings.TrimPrefix(s, bom)
+	}
+	return splitBlockLines(s)
 }
 
 // replace puts out in place of the len(find) lines at start. Lines at the

@@ -134,6 +134,13 @@ func TestApply(t *testing.T) {
 			matches: []edit.MatchKind{edit.Exact},
 		},
 		{
+			name:    "a zero-width no-break space inside a file is content",
+			content: "a\n\uFEFFb\n",
+			blocks:  []edit.Block{blk("\uFEFFb\n", "\uFEFFc\n")},
+			want:    "a\n\uFEFFc\n",
+			matches: []edit.MatchKind{edit.Exact},
+		},
+		{
 			name:    "blocks apply in order: block 2 matches text block 1 created",
 			content: "func a() {\n\treturn 1\n}\n",
 			blocks: []edit.Block{

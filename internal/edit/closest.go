@@ -10,6 +10,7 @@ const (
 	closestContext = 2  // lines shown above and below the best guess
 	closestMax     = 40 // never show more lines than this
 	minAlignScore  = 4  // characters of matching lines that make a guess
+	maxRepeats     = 8  // FIND lines repeated more often are ignored
 )
 
 // closest returns the lines of the file a FIND that matched nowhere was
@@ -38,6 +39,8 @@ func (t *text) closest(find []string) []NumberedLine {
 
 // bestAlignment returns the start offset at which the most FIND lines,
 // weighted by their length, equal the file's lines (whitespace ignored).
+// Lines that repeat within FIND (braces, "return nil") say little about
+// where it belongs and would make this quadratic, so they are left out.
 func (t *text) bestAlignment(core []string) (start int, ok bool) {
 	t.needNorm()
 	at := make(map[uint64][]int) // normalised hash -> FIND line indexes
@@ -47,14 +50,19 @@ func (t *text) bestAlignment(core []string) (start int, ok bool) {
 			at[h] = append(at[h], j)
 		}
 	}
-	score := make(map[int]int)
+	// score[s+len(core)] is the score of start s, which may be negative.
+	score := make([]int, t.len()+len(core))
 	best, bestScore := 0, 0
 	for i, h := range t.norm.hash {
-		for _, j := range at[h] {
+		js := at[h]
+		if len(js) > maxRepeats {
+			continue
+		}
+		for _, j := range js {
 			s := i - j
-			score[s] += normLen(core[j])
-			if score[s] > bestScore || (score[s] == bestScore && s < best) {
-				best, bestScore = s, score[s]
+			score[s+len(core)] += normLen(core[j])
+			if v := score[s+len(core)]; v > bestScore || (v == bestScore && s < best) {
+				best, bestScore = s, v
 			}
 		}
 	}

@@ -233,9 +233,8 @@ func skipSpace(s string, i int) int {
 }
 
 // splitBlockLines splits a block's Find or Replace into lines, dropping
-// a reply's CR and a byte-order mark a model copied from the file.
+// a reply's CR.
 func splitBlockLines(s string) []string {
-	s = strings.TrimPrefix(s, bom)
 	if s == "" {
 		return nil
 	}
