@@ -3,6 +3,7 @@ package edit
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -48,7 +49,7 @@ const noBlocksReason = "no edit blocks found; write each change as " +
 // headingRE matches "### CHANGE 2: description" and bold "**Change 2 -
 // description**". A heading needs a "#" or "**" so that prose such as
 // "Change 3 of these calls" is not taken for one.
-var headingRE = regexp.MustCompile(`(?i)^[ \t]*(?:#{1,6}[ \t]*(?:\*\*)?|\*\*)[ \t]*change[ \t]*#?[ \t]*\d+[ \t]*(?:\*\*)?[ \t]*[:.)\-–—]?(.*)$`)
+var headingRE = regexp.MustCompile(`(?i)^[ \t]*(?:#{1,6}[ \t]*(?:\*\*)?|\*\*)[ \t]*change[ \t]*#?[ \t]*(\d{1,9})[ \t]*(?:\*\*)?[ \t]*[:.)\-–—]?(.*)$`)
 
 // Parse reads a model's reply into edit blocks, in reply order. It accepts
 // the spec's format
@@ -98,6 +99,7 @@ type parser struct {
 // pendingHeading is a CHANGE heading still waiting for its FIND.
 type pendingHeading struct {
 	line int
+	num  int // the n of "CHANGE n"
 	desc string
 }
 
@@ -123,10 +125,7 @@ func (p *parser) run() error {
 			return err
 		}
 	}
-	if p.heading != nil {
-		return p.danglingHeading()
-	}
-	return nil
+	return p.dropHeading()
 }
 
 // next is the number the next block will have.
@@ -138,20 +137,28 @@ func (p *parser) errorf(idx int, format string, args ...any) error {
 }
 
 func (p *parser) startHeading(line string) error {
-	if p.heading != nil {
-		return p.danglingHeading()
+	if err := p.dropHeading(); err != nil {
+		return err
 	}
-	desc := headingRE.FindStringSubmatch(line)[1]
-	desc = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(desc), "**"))
-	p.heading = &pendingHeading{line: p.i, desc: desc}
+	m := headingRE.FindStringSubmatch(line)
+	num, _ := strconv.Atoi(m[1])
+	desc := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), "**"))
+	p.heading = &pendingHeading{line: p.i, num: num, desc: desc}
 	p.i++
 	return nil
 }
 
-// danglingHeading reports a CHANGE heading that no FIND followed, the shape
-// of a reply cut off after its last heading.
-func (p *parser) danglingHeading() error {
-	return p.errorf(p.heading.line, "CHANGE heading has no FIND: section after it (was the reply cut off?)")
+// dropHeading discards a CHANGE heading that no FIND followed. A heading
+// for a change already given ("### Change 1: added the import" in a recap
+// after the blocks) is prose; any other is a change the reply announced
+// but never wrote, the shape of a reply cut off after its last heading.
+func (p *parser) dropHeading() error {
+	h := p.heading
+	p.heading = nil
+	if h == nil || h.num <= len(p.blocks) {
+		return nil
+	}
+	return p.errorf(h.line, "CHANGE %d has no FIND: section after its heading (was the reply cut off?)", h.num)
 }
 
 // takeHeading returns the description of the pending heading and the

@@ -106,6 +106,15 @@ func TestParseAccepts(t *testing.T) {
 			want:  []edit.Block{{N: 1, Line: 1, Find: "<<<<<<< SEARCH\n=======\nREPLACE WITH:\n", Replace: "ok\n"}},
 		},
 		{
+			name: "a recap of the changes after the blocks is prose",
+			reply: "### CHANGE 1: a\nFIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n### CHANGE 2: c\nFIND:\n```\nc\n```\nREPLACE WITH:\n```\nd\n```\n" +
+				"\n## Summary\n### Change 1: renamed a\n### Change 2: renamed c\n",
+			want: []edit.Block{
+				{N: 1, Description: "a", Line: 1, Find: "a\n", Replace: "b\n"},
+				{N: 2, Description: "c", Line: 10, Find: "c\n", Replace: "d\n"},
+			},
+		},
+		{
 			name:  "setext heading underline in prose is not a divider",
 			reply: "Summary\n=======\n\nFIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n",
 			want:  []edit.Block{{N: 1, Line: 4, Find: "a\n", Replace: "b\n"}},
@@ -155,8 +164,9 @@ func TestParseRejects(t *testing.T) {
 		{"FIND at end of reply", "Here:\nFIND:\n", 1, 2, []string{"FIND: is not followed by a fenced code block"}},
 		{"REPLACE WITH at end of reply", "FIND:\n```\na\n```\nREPLACE WITH:\n\n", 1, 5, []string{"REPLACE WITH: is not followed"}},
 		{"empty FIND", "FIND:\n```\n  \n```\nREPLACE WITH:\n```\nb\n```\n", 1, 1, []string{"FIND: is empty"}},
-		{"heading without FIND (cut off)", "FIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n### CHANGE 2: more\n", 2, 9, []string{"block 2", "CHANGE heading has no FIND:"}},
-		{"two headings in a row", "### CHANGE 1: a\n### CHANGE 2: b\nFIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n", 1, 1, []string{"CHANGE heading has no FIND:"}},
+		{"heading without FIND (cut off)", "FIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n### CHANGE 2: more\n", 2, 9, []string{"block 2", "CHANGE 2 has no FIND:"}},
+		{"recap announcing a change never written", "FIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n## Summary\n### Change 1: a\n### Change 2: c\n", 2, 11, []string{"CHANGE 2 has no FIND:"}},
+		{"two headings in a row", "### CHANGE 1: a\n### CHANGE 2: b\nFIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n", 1, 1, []string{"CHANGE 1 has no FIND:"}},
 		{"SEARCH without divider", "<<<<<<< SEARCH\na\n>>>>>>> REPLACE\n", 1, 1, []string{"<<<<<<< SEARCH has no ======="}},
 		{"SEARCH at end", "x\n<<<<<<< SEARCH\na\n", 1, 2, []string{"has no ======="}},
 		{"SEARCH without REPLACE marker", "<<<<<<< SEARCH\na\n=======\nb\n", 1, 1, []string{"no >>>>>>> REPLACE"}},
