@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/review"
+	"github.com/azero-dev/azero/internal/safewrite"
+)
+
+// GateOptions are the inputs of `azero gate`.
+type GateOptions struct {
+	IO         *iostreams.IOStreams
+	Prompter   review.Approver
+	Audit      func() (*audit.Logger, error)
+	Now        func() time.Time
+	WorkDir    string
+	Executable func() (string, error) // where the hook finds azero
+
+	Repo        string
+	Staged      bool
+	JSON        bool
+	InstallHook bool
+	Force       bool
+}
+
+func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
+	opts := &GateOptions{IO: f.IO, Prompter: f.Prompter(), Audit: f.Audit, Now: f.Now, WorkDir: f.WorkDir, Executable: os.Executable}
+	cmd := &cobra.Command{
+		Use:   "gate",
+		Short: "Review the diff a commit would take and demand a typed approve",
+		Long: trimLines(`
+  Review what a commit would take before it is made: tracked changes against
+  HEAD plus untracked, not-ignored files (with --staged only the index, which is
+  what a plain 'git commit' takes).
+
+  azero prints a 'git diff --stat' style summary, then for every flagged file a
+  WARNING banner with its line counts before and after and its real diff (at
+  most 500 lines per file). A file is flagged when it is REPLACED (more than
+  half of its lines deleted and new content added), DELETED, or MODIFIED with
+  more than half of it changed or more than half of its lines deleted. New
+  files are listed, never flagged.
+
+  In a terminal the report is always shown and only typing 'approve' passes;
+  'reject' stops (exit 4); anything else asks again. Without a terminal nothing
+  flagged passes (decision NOT_REQUIRED) and anything flagged fails at once
+  with exit 3 (decision ABORTED_NON_INTERACTIVE): it never waits for input.
+  No flag and no environment variable skips the review. Every decision is
+  recorded in the audit log ($AZERO_STATE_DIR/audit.jsonl).
+
+  --json prints {"files": [...], "flagged_files": [...], "decision": ...,
+  "repository": ...} on stdout, also when exiting 3 or 4; the report and the
+  question go to stderr.
+
+  --install-hook writes the repository's pre-commit hook to run
+  'azero gate --staged' with the terminal connected, so that plain 'git commit'
+  is reviewed too. It refuses to replace a different hook unless --force. The
+  hook is a convenience for people committing by hand: 'git commit --no-verify'
+  skips any hook, which is why azero's workflows do not rely on it. Their gate
+  does not depend on the hook: it is a node of the workflow graph that every
+  path to a commit passes through.`),
+		Example: trimLines(`
+  azero gate
+  azero gate --repo ../service --json
+  azero gate --staged
+  azero gate --install-hook`),
+		Args:        noArgs,
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Force && !opts.InstallHook {
+				return usagef("--force only applies to --install-hook; nothing skips the review")
+			}
+			if opts.InstallHook && opts.JSON {
+				return usagef("--json does not apply to --install-hook")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return gateRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", "", "a directory inside the repository to review (default: the working directory)")
+	fl.BoolVar(&opts.Staged, "staged", false, "review only the index against HEAD (what a plain git commit takes)")
+	fl.BoolVar(&opts.JSON, "json", false, "print the analysis and decision as JSON on stdout")
+	fl.BoolVar(&opts.InstallHook, "install-hook", false, "write a git pre-commit hook running 'azero gate --staged'")
+	fl.BoolVar(&opts.Force, "force", false, "with --install-hook: replace an existing, different pre-commit hook")
+	return cmd
+}
+
+func (o *GateOptions) repoDir() string {
+	switch {
+	case o.Repo == "":
+		return o.WorkDir
+	case filepath.IsAbs(o.Repo):
+		return o.Repo
+	}
+	return filepath.Join(o.WorkDir, o.Repo)
+}
+
+func gateRun(ctx context.Context, opts *GateOptions) error {
+	if opts.InstallHook {
+		return installHook(ctx, opts)
+	}
+	logger, err := opts.Audit()
+	if err != nil {
+		// Every decision must be recorded; without the log there is none.
+		return fmt.Errorf("open the audit log: %w", err)
+	}
+	g := &review.Gate{IO: opts.IO, Prompter: opts.Prompter, Audit: logger, Now: opts.Now}
+	out, err := g.Run(ctx, review.GateOptions{Repo: opts.repoDir(), Staged: opts.Staged})
+	if opts.JSON && out.Decision != "" {
+		if werr := writeJSON(opts.IO.Out, out); werr != nil && err == nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// hookScript is the pre-commit hook; %s is azero's path, shell-quoted.
+const hookScript = `#!/bin/sh
+# Installed by 'azero gate --install-hook': review the staged diff before
+# every commit and demand a typed 'approve'. A hook is only a convenience:
+# 'git commit --no-verify' skips it, so azero's workflows do not rely on it
+# (their gate is a node of the workflow graph).
+azero=%s
+if [ ! -x "$azero" ]; then
+	echo "pre-commit: azero is not at $azero; reinstall the hook with: azero gate --install-hook --force" >&2
+	exit 1
+fi
+# git runs hooks with stdin from /dev/null: give azero the terminal, when
+# there is one, so that the human can answer.
+if [ -t 2 ] && (exec </dev/tty) 2>/dev/null; then
+	exec "$azero" gate --staged </dev/tty
+fi
+exec "$azero" gate --staged
+`
+
+// shQuote quotes s for a POSIX shell.
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func installHook(ctx context.Context, opts *GateOptions) error {
+	top, err := gitx.TopLevel(ctx, opts.repoDir())
+	if err != nil {
+		return err
+	}
+	// --git-path honours core.hooksPath and linked worktrees.
+	out, err := gitx.Repo{Dir: top}.Run(ctx, "rev-parse", "--git-path", "hooks")
+	if err != nil {
+		return err
+	}
+	hooks := strings.TrimSuffix(string(out), "\n")
+	if !filepath.IsAbs(hooks) {
+		hooks = filepath.Join(top, hooks)
+	}
+	exe, err := opts.Executable()
+	if err != nil {
+		return fmt.Errorf("locate the azero executable for the hook: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return err
+	}
+	content := []byte(fmt.Sprintf(hookScript, shQuote(exe)))
+	// The hooks directory may be inside .git, where azero's project writes
+	// never go; its parent is the root of this one deliberate write.
+	root, rel := filepath.Dir(hooks), filepath.Join(filepath.Base(hooks), "pre-commit")
+	hookPath := filepath.Join(hooks, "pre-commit")
+
+	logger, err := opts.Audit()
+	if err != nil {
+		return fmt.Errorf("open the audit log: %w", err)
+	}
+	w := &safewrite.Writer{Audit: logger, Force: opts.Force}
+	existing, err := os.ReadFile(hookPath)
+	switch {
+	case err == nil && bytes.Equal(existing, content):
+		fmt.Fprintf(opts.IO.ErrOut, "The pre-commit hook at %s already runs azero gate.\n", hookPath)
+		return nil
+	case err == nil && !opts.Force:
+		return fmt.Errorf("%s already exists and is not azero's hook: nothing was written; merge 'azero gate --staged' into it yourself, or pass --force to replace it", hookPath)
+	case err == nil:
+		// Replace by removing first, so the new hook gets its executable
+		// mode whatever the old file's was.
+		if err := w.Remove(ctx, root, rel, "azero gate", ""); err != nil {
+			return fmt.Errorf("replace %s: %w", hookPath, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("read the existing hook: %w", err)
+	}
+	_, err = w.Write(ctx, safewrite.Request{Root: root, Path: rel, Content: content, Mode: 0o755, Actor: "azero gate"})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", hookPath, err)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Installed %s: every 'git commit' in this repository now shows the staged diff and asks for 'approve'.\n"+
+		"'git commit --no-verify' skips a hook; azero's own workflows never rely on it (their gate is part of the workflow).\n", hookPath)
+	return nil
+}

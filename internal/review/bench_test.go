@@ -1,0 +1,3 @@
+package review_test
+
+func cleanupBenchRepo() {}

@@ -1,0 +1,48 @@
+// Package review is azero's mandatory diff gate before a commit (spec
+// #171, DESIGN.md "Diff gate"). It exists because a 270-line state.py was
+// once replaced by 56 lines and committed without anyone seeing it.
+//
+// Analyze reports what a commit would take: tracked changes against HEAD
+// plus untracked, not-ignored files (with Staged, the index against HEAD
+// only). FormatReport renders a `git diff --stat` style summary and, for
+// every flagged file, a WARNING banner with before/after line counts and
+// the file's real diff (capped at 500 lines). Gate.Run shows it and asks.
+//
+// Classification (spec #171, section 2.5; DESIGN.md):
+//   - NEW: the file did not exist at HEAD. Reported, never flagged:
+//     nothing existing is lost. change_ratio is 1.0 (all of it is new).
+//   - DELETED: the file is gone. Always flagged; change_ratio is 1.0.
+//   - REPLACED: more than half of the original lines were deleted and
+//     something was added. Always flagged.
+//   - MODIFIED: anything else. change_ratio is (added+deleted) /
+//     (original_lines*2), capped at 1.0 (adding ten times a file's size
+//     is no more than "all of it changed"); a file that had no lines and
+//     now has some scores 1.0. Flagged when change_ratio > 0.5 and, as
+//     issue 6 requires ("files that lose most of their content are
+//     flagged"), when more than half of its lines were deleted: the
+//     formula alone scores a file emptied completely at exactly 0.5.
+//   - A binary file (git's numstat prints "-"; an untracked file with a
+//     NUL in its first 8000 bytes) has no line counts: a changed one is
+//     REPLACED (its content cannot be reviewed line by line, so it is
+//     treated as swapped out), a new one NEW, a removed one DELETED.
+//
+// Invariants:
+//   - The analysis uses a constant number of git processes however many
+//     files changed: rev-parse twice, one `git diff --raw --numstat -z`,
+//     one `git ls-files --others -z` and one `git cat-file --batch` stream
+//     fed with blob ids (never paths); the diffs of flagged files come
+//     from one more `git diff`. Untracked files are read from disk.
+//   - Fail closed: any error while analysing is an error, never a pass.
+//   - There is no way to skip the gate: no option, no field, no
+//     environment variable. Interactive: only a typed "approve" passes.
+//     Non-interactive: nothing flagged passes (NOT_REQUIRED), anything
+//     flagged fails at once (ABORTED_NON_INTERACTIVE, exit 3), never
+//     waiting for input.
+//   - Every decision is an audit event "gate_decision".
+//   - Text from the repository (paths, diff lines) is shown with control
+//     and format characters made visible, so a file cannot hide lines from
+//     the reviewer with terminal escape sequences.
+//
+// Known limit: a file moved without `git add` shows as DELETED plus an
+// untracked NEW file (git itself pairs the two only once both are staged).
+package review

@@ -1,0 +1,300 @@
+package review
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/azero-dev/azero/internal/iostreams"
+)
+
+// ReportOptions tune FormatReport.
+type ReportOptions struct {
+	// Color styles the report; the zero value writes plain text. Pass the
+	// scheme of the stream the report goes to (iostreams decides: none
+	// with NO_COLOR or when it is not a terminal).
+	Color iostreams.ColorScheme
+	// MaxDiffLines caps each flagged file's diff; default
+	// DefaultMaxDiffLines.
+	MaxDiffLines int
+	// Staged says the analysis compared the index with HEAD; it names the
+	// git command that shows a truncated diff in full.
+	Staged bool
+}
+
+// maxBar is the widest +/- bar of the summary.
+const maxBar = 40
+
+// FormatReport renders the review: a `git diff --stat` style summary of
+// every file, the list of flagged files, then for each flagged file a
+// WARNING banner with its before/after line counts and its diff from
+// diffs (keyed by FilePath), capped at MaxDiffLines with a line saying how
+// much was cut.
+func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOptions) string {
+	cs := opts.Color
+	maxLines := opts.MaxDiffLines
+	if maxLines <= 0 {
+		maxLines = DefaultMaxDiffLines
+	}
+	var b strings.Builder
+	if len(files) == 0 {
+		b.WriteString("No changes: nothing to review.\n")
+		return b.String()
+	}
+	writeStat(&b, files, cs)
+
+	flagged := 0
+	for _, f := range files {
+		if f.RequiresReview {
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		b.WriteString("\nNo file needs special attention (nothing replaced, deleted or mostly rewritten).\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\n%s\n", cs.Bold(fmt.Sprintf("%s flagged for review:", plural(flagged, "file", "files"))))
+	for _, f := range files {
+		if f.RequiresReview {
+			fmt.Fprintf(&b, "  %-8s %s\n", cs.Red(string(f.ChangeType)), displayName(f))
+		}
+	}
+	for _, f := range files {
+		if !f.RequiresReview {
+			continue
+		}
+		b.WriteString("\n")
+		writeBanner(&b, f, cs)
+		writeDiff(&b, f, diffs, maxLines, opts.Staged, cs)
+	}
+	return b.String()
+}
+
+// writeStat writes the summary the way `git diff --stat` does.
+func writeStat(b *strings.Builder, files []FileAnalysis, cs iostreams.ColorScheme) {
+	names := make([]string, len(files))
+	nameWidth, countWidth, maxChange := 0, 0, 0
+	added, deleted := 0, 0
+	for i, f := range files {
+		names[i] = displayName(f)
+		nameWidth = max(nameWidth, utf8.RuneCountInString(names[i]))
+		count := "Bin"
+		if !f.Binary {
+			count = strconv.Itoa(f.LinesAdded + f.LinesDeleted)
+			maxChange = max(maxChange, f.LinesAdded+f.LinesDeleted)
+		}
+		countWidth = max(countWidth, len(count))
+		added += f.LinesAdded
+		deleted += f.LinesDeleted
+	}
+	for i, f := range files {
+		pad := strings.Repeat(" ", nameWidth-utf8.RuneCountInString(names[i]))
+		if f.Binary {
+			fmt.Fprintf(b, " %s%s | %*s\n", names[i], pad, countWidth, "Bin")
+			continue
+		}
+		plus, minus := scaleBar(f.LinesAdded, maxChange), scaleBar(f.LinesDeleted, maxChange)
+		bar := cs.Green(strings.Repeat("+", plus)) + cs.Red(strings.Repeat("-", minus))
+		fmt.Fprintf(b, " %s%s | %*d %s\n", names[i], pad, countWidth, f.LinesAdded+f.LinesDeleted, bar)
+	}
+	fmt.Fprintf(b, " %s changed", plural(len(files), "file", "files"))
+	if added > 0 || deleted == 0 {
+		fmt.Fprintf(b, ", %s(+)", plural(added, "insertion", "insertions"))
+	}
+	if deleted > 0 || added == 0 {
+		fmt.Fprintf(b, ", %s(-)", plural(deleted, "deletion", "deletions"))
+	}
+	b.WriteString("\n")
+}
+
+// scaleBar scales n to the bar width like git: any change shows.
+func scaleBar(n, maxChange int) int {
+	if n == 0 || maxChange <= maxBar {
+		return n
+	}
+	return 1 + n*(maxBar-1)/maxChange
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// bannerRule frames a warning banner.
+var bannerRule = strings.Repeat("!", 78)
+
+func writeBanner(b *strings.Builder, f FileAnalysis, cs iostreams.ColorScheme) {
+	var why, counts string
+	switch {
+	case f.Binary && f.ChangeType == Deleted:
+		why = "This binary file is deleted."
+	case f.Binary:
+		why = "This binary file changed: its content cannot be shown line by line."
+	case f.ChangeType == Deleted:
+		why = fmt.Sprintf("This file is deleted: all %s are removed.", plural(f.OriginalLines, "line", "lines"))
+	case f.ChangeType == Replaced:
+		why = "More than half of the original lines were deleted and new content written in their place."
+	case float64(f.LinesDeleted) > Threshold*float64(f.OriginalLines):
+		why = fmt.Sprintf("This file lost %d of its %d lines.", f.LinesDeleted, f.OriginalLines)
+	default:
+		why = "More than half of this file changed."
+	}
+	if f.Binary {
+		counts = "binary file: no line counts"
+	} else {
+		counts = fmt.Sprintf("before: %d lines, after: %d lines (%d → %d; -%d +%d), %.0f%% changed",
+			f.OriginalLines, f.LinesAfter(), f.OriginalLines, f.LinesAfter(), f.LinesDeleted, f.LinesAdded, f.ChangeRatio*100)
+	}
+	fmt.Fprintln(b, cs.Red(bannerRule))
+	fmt.Fprintln(b, cs.Alert(fmt.Sprintf("!! WARNING: %s: %s ", f.ChangeType, displayPath(f.FilePath))))
+	if f.OldPath != "" {
+		fmt.Fprintf(b, "!! renamed from %s\n", displayPath(f.OldPath))
+	}
+	fmt.Fprintf(b, "!! %s\n", cs.Bold(counts))
+	fmt.Fprintf(b, "!! %s\n", why)
+	fmt.Fprintln(b, cs.Red(bannerRule))
+}
+
+func writeDiff(b *strings.Builder, f FileAnalysis, diffs map[string]FileDiff, maxLines int, staged bool, cs iostreams.ColorScheme) {
+	see := "git diff HEAD -- " + shellQuote(f.FilePath)
+	if staged {
+		see = "git diff --cached -- " + shellQuote(f.FilePath)
+	}
+	d, ok := diffs[f.FilePath]
+	if !ok {
+		fmt.Fprintf(b, "(no diff available: see %s)\n", see)
+		return
+	}
+	shown := d.Lines[:min(len(d.Lines), maxLines)]
+	for _, line := range shown {
+		b.WriteString(colorDiffLine(sanitize(line), cs))
+		b.WriteByte('\n')
+	}
+	if rest := d.Total - len(shown); rest > 0 {
+		fmt.Fprintln(b, cs.Yellow(fmt.Sprintf("... truncated: %s (see %s)", plural(rest, "more line", "more lines"), see)))
+	}
+}
+
+func colorDiffLine(line string, cs iostreams.ColorScheme) string {
+	switch {
+	case strings.HasPrefix(line, "diff --git "), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+		return cs.Bold(line)
+	case strings.HasPrefix(line, "@@"):
+		return cs.Cyan(line)
+	case strings.HasPrefix(line, "+"):
+		return cs.Green(line)
+	case strings.HasPrefix(line, "-"):
+		return cs.Red(line)
+	}
+	return line
+}
+
+// displayName is a file's name in the summary: "old => new" for a rename.
+func displayName(f FileAnalysis) string {
+	if f.OldPath != "" {
+		return displayPath(f.OldPath) + " => " + displayPath(f.FilePath)
+	}
+	return displayPath(f.FilePath)
+}
+
+// displayPath shows a path as it is when every character is visible, else
+// quoted with escapes (a newline, a terminal escape, a right-to-left
+// override or invalid UTF-8 are never written raw to a terminal).
+func displayPath(p string) string {
+	if p == "" || strings.TrimSpace(p) != p || strings.ContainsAny(p, `"\`) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}
+
+// sanitize makes control and format characters of a diff line visible
+// (^[ for ESC, ^M for a carriage return, <U+202E> for a bidi override,
+// \xff for invalid UTF-8), so file content cannot move the cursor, erase
+// lines or reorder text on the reviewer's terminal. Tabs stay.
+func sanitize(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\t':
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteByte('^')
+			b.WriteByte(byte(r) + '@')
+		case r == 0x7f:
+			b.WriteString("^?")
+		case r >= 0x80 && r < 0xa0, unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cs):
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// shellQuote quotes a path for a POSIX shell command line the reader can
+// copy: as it is when safe, in single quotes when printable, else in
+// bash's $'...' form with escapes.
+func shellQuote(p string) string {
+	safe := p != ""
+	printable := true
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./@%+=:,-", r)) {
+			safe = false
+		}
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			printable = false
+		}
+	}
+	switch {
+	case safe && !strings.HasPrefix(p, "-"):
+		return p
+	case printable:
+		return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == utf8.RuneError && size <= 1, !strconv.IsPrint(r):
+			for _, c := range []byte(p[i : i+size]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	b.WriteString("'")
+	return b.String()
+}
