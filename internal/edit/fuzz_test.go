@@ -268,3 +268,50 @@ func blankLines(lines []string) bool {
 	}
 	return true
 }
+
+// FuzzApply feeds Apply arbitrary files and blocks, so that the
+// whitespace tier, re-indentation and the closest-lines search meet
+// inputs no model would write. Apply must not panic, must leave the
+// content untouched on error with a typed error naming the block, and
+// must keep a file's line-ending style.
+func FuzzApply(f *testing.F) {
+	f.Add("func f() {\n\tif x {\n\t\ty()\n\t}\n}\n", "    if x {\n        y()\n", "    if x {\n        z()\n")
+	f.Add("a\r\n  b\r\nc", "\n\nb\n\n", "")
+	f.Add("class A:\n    def f(self):\n        return 1\n", "def f(self):\n  return 1", "def f(self):\n\treturn 2\n  # ...\n")
+	f.Add("x\n\tx\n  x\n", " x", "y")
+	f.Add("\uFEFF\t \t\n\v\f\n", "\uFEFF\f", "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\tz")
+	f.Fuzz(func(t *testing.T, content, find, replace string) {
+		block := edit.Block{N: 7, Find: find, Replace: replace}
+		got, results, err := edit.Apply(content, []edit.Block{block})
+		if err != nil {
+			if got != content || len(results) != 0 {
+				t.Fatalf("failed Apply changed the content or reported results: %v", err)
+			}
+			var (
+				nf *edit.NotFoundError
+				ae *edit.AmbiguousError
+				ee *edit.ElisionError
+			)
+			if !errors.As(err, &nf) && !errors.As(err, &ae) && !errors.As(err, &ee) && !errors.Is(err, edit.ErrEmptyFind) {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			if !strings.Contains(err.Error(), "edit block 7") {
+				t.Fatalf("error does not name block 7: %v", err)
+			}
+			return
+		}
+		if len(results) != 1 || (results[0].Match != edit.Exact && results[0].Match != edit.Whitespace) ||
+			results[0].StartLine < 1 || results[0].EndLine < results[0].StartLine {
+			t.Fatalf("bad results %+v", results)
+		}
+		if pureCRLF(content) && strings.Count(got, "\n") != strings.Count(got, "\r\n") {
+			t.Fatalf("CRLF file got LF lines:\n%q\n->\n%q", content, got)
+		}
+	})
+}
+
+// pureCRLF reports whether s has line endings and all of them are CRLF.
+func pureCRLF(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && n == strings.Count(s, "\r\n")
+}
