@@ -8,7 +8,8 @@ import (
 )
 
 // The texts of these errors are written to be sent back to the model as
-// they are: each names the block, says what is wrong and what to do.
+// they are: each names the block, says what is wrong and what to do. Their
+// fields carry JSON tags so a command's --json output can include them.
 
 // ErrEmptyFind is returned (wrapped, naming the block) for a block whose
 // FIND holds no text, which would match everywhere.
@@ -20,9 +21,9 @@ const resend = "Send all edit blocks again; none of them was applied."
 // or with whitespace ignored. Closest holds the lines of the file it most
 // likely meant, with their line numbers, so a model can correct itself.
 type NotFoundError struct {
-	Block   int
-	Find    string
-	Closest []NumberedLine
+	Block   int            `json:"block"`
+	Find    string         `json:"find"`
+	Closest []NumberedLine `json:"closest"`
 }
 
 func (e *NotFoundError) Error() string {
@@ -50,9 +51,9 @@ func (e *NotFoundError) Error() string {
 // place. Lines holds the 1-based first line of every match; Match says
 // which tier found them (Whitespace means no exact match existed).
 type AmbiguousError struct {
-	Block int
-	Match MatchKind
-	Lines []int
+	Block int       `json:"block"`
+	Match MatchKind `json:"match"`
+	Lines []int     `json:"lines"`
 }
 
 func (e *AmbiguousError) Error() string {
@@ -69,8 +70,8 @@ func (e *AmbiguousError) Error() string {
 // such as "// ... existing code ..." where FIND had real code: applying it
 // would delete that code.
 type ElisionError struct {
-	Block int
-	Line  string // the placeholder line, as written in REPLACE WITH
+	Block int    `json:"block"`
+	Line  string `json:"line"` // the placeholder line, as written in REPLACE WITH
 }
 
 func (e *ElisionError) Error() string {

@@ -30,9 +30,9 @@ type Block struct {
 // holds no blocks at all) and Line the 1-based reply line where the problem
 // was seen.
 type ParseError struct {
-	Block  int
-	Line   int
-	Reason string
+	Block  int    `json:"block"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
 }
 
 func (e *ParseError) Error() string {
