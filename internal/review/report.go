@@ -146,11 +146,16 @@ func writeBanner(b *strings.Builder, f FileAnalysis, cs iostreams.ColorScheme) {
 	if f.Binary {
 		counts = "binary file: no line counts"
 	} else {
-		counts = fmt.Sprintf("before: %d lines, after: %d lines (%d → %d; -%d +%d), %.0f%% changed",
-			f.OriginalLines, f.LinesAfter(), f.OriginalLines, f.LinesAfter(), f.LinesDeleted, f.LinesAdded, f.ChangeRatio*100)
+		counts = fmt.Sprintf("before: %s, after: %s (%d → %d; -%d +%d), %.0f%% changed",
+			plural(f.OriginalLines, "line", "lines"), plural(f.LinesAfter(), "line", "lines"),
+			f.OriginalLines, f.LinesAfter(), f.LinesDeleted, f.LinesAdded, f.ChangeRatio*100)
 	}
 	fmt.Fprintln(b, cs.Red(bannerRule))
-	fmt.Fprintln(b, cs.Alert(fmt.Sprintf("!! WARNING: %s: %s ", f.ChangeType, displayPath(f.FilePath))))
+	warning := fmt.Sprintf("!! WARNING: %s: %s", f.ChangeType, displayPath(f.FilePath))
+	if cs.Enabled() {
+		warning += " " // the alert background ends one cell after the name
+	}
+	fmt.Fprintln(b, cs.Alert(warning))
 	if f.OldPath != "" {
 		fmt.Fprintf(b, "!! renamed from %s\n", displayPath(f.OldPath))
 	}

@@ -1,0 +1,444 @@
+package review_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/review"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+// oddPaths are names that break naive handling of git output.
+var oddPaths = []string{
+	"with space.py",
+	`with "quotes".py`,
+	"it's.py",
+	"new\nline.py",
+	"tab\there.py",
+	"ünïcödé/日本語.py",
+	`back\slash.py`,
+	"-dash.py",
+	"*.py",
+	":(glob)magic.py",
+	"esc\x1b[2Jape.py",
+	"bidi\u202eyp.txt",
+}
+
+func TestOddPathsAreAnalysedAndDiffed(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for _, p := range oddPaths {
+		files[p] = numbered("old", 20)
+	}
+	repo := testenv.NewRepo(t, files)
+	for _, p := range oddPaths {
+		write(t, repo, p, numbered("new", 5)) // REPLACED
+	}
+	write(t, repo, "untracked dir/new\tfile "+"\"q\".py", numbered("n", 3))
+
+	for _, staged := range []bool{false, true} {
+		if staged {
+			testenv.Git(t, repo, "add", "-A")
+		}
+		got := byPath(analyze(t, repo, staged))
+		for _, p := range oddPaths {
+			f, ok := got[p]
+			if !ok || f.ChangeType != review.Replaced || !f.RequiresReview || f.OriginalLines != 20 || f.LinesAfter() != 5 {
+				t.Errorf("staged=%v %q: %+v (found %v), want REPLACED 20 -> 5", staged, p, f, ok)
+			}
+		}
+		if f := got["untracked dir/new\tfile \"q\".py"]; f.ChangeType != review.New || f.LinesAdded != 3 {
+			t.Errorf("staged=%v: untracked odd name: %+v", staged, f)
+		}
+		if len(got) != len(oddPaths)+1 {
+			t.Errorf("staged=%v: %d files, want %d", staged, len(got), len(oddPaths)+1)
+		}
+	}
+
+	g, errOut, _ := pipedGate()
+	out, _ := g.Run(t.Context(), review.GateOptions{Repo: repo})
+	if len(out.Flagged) != len(oddPaths) {
+		t.Fatalf("flagged %q", out.Flagged)
+	}
+	report := errOut.String()
+	if strings.Contains(report, "no diff available") {
+		t.Errorf("a flagged file's diff was not found:\n%s", report)
+	}
+	if strings.Count(report, "+new 5") != len(oddPaths) {
+		t.Errorf("not every file's diff is shown:\n%s", report)
+	}
+	// Names reach the terminal quoted: no raw newline inside a name, no
+	// escape sequence, no bidi override.
+	for _, bad := range []string{"new\nline", "\x1b[2J", "\u202e"} {
+		if strings.Contains(report, bad) {
+			t.Errorf("report contains raw %q", bad)
+		}
+	}
+	for _, want := range []string{`"new\nline.py"`, `"esc\x1b[2Jape.py"`, `"bidi\u202eyp.txt"`, "ünïcödé/日本語.py", "with space.py"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %s", want)
+		}
+	}
+}
+
+func TestRenames(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"pure.py": numbered("p", 50), "edited.py": numbered("e", 50), "gutted.py": numbered("g", 50)})
+	if err := os.Mkdir(filepath.Join(repo, "moved"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, repo, "mv", "pure.py", "moved/pure.py")
+	testenv.Git(t, repo, "mv", "edited.py", "moved/edited with space.py")
+	write(t, repo, "moved/edited with space.py", numbered("e", 50)+"one more\n")
+	testenv.Git(t, repo, "mv", "gutted.py", "moved/gutted.py")
+	write(t, repo, "moved/gutted.py", numbered("g", 30)+numbered("x", 3))
+	testenv.Git(t, repo, "add", "-A")
+	for _, staged := range []bool{false, true} {
+		got := byPath(analyze(t, repo, staged))
+		want := map[string]review.FileAnalysis{
+			"moved/pure.py": {FilePath: "moved/pure.py", OldPath: "pure.py", OriginalLines: 50, ChangeType: review.Modified},
+			"moved/edited with space.py": {FilePath: "moved/edited with space.py", OldPath: "edited.py", LinesAdded: 1,
+				OriginalLines: 50, ChangeRatio: 0.01, ChangeType: review.Modified},
+		}
+		for p, w := range want {
+			if got[p] != w {
+				t.Errorf("staged=%v %s: %+v, want %+v", staged, p, got[p], w)
+			}
+		}
+		if g := got["moved/gutted.py"]; g.OldPath != "gutted.py" || g.LinesDeleted != 20 || g.LinesAdded != 3 || g.ChangeType != review.Modified {
+			t.Errorf("staged=%v gutted rename: %+v", staged, g)
+		}
+		if len(got) != 3 {
+			t.Errorf("staged=%v: %d files (a rename must not show as delete + add): %v", staged, len(got), got)
+		}
+	}
+	// Rewritten beyond recognition, a moved file is a deletion (flagged)
+	// and a new file.
+	write(t, repo, "moved/pure.py", numbered("q", 10))
+	testenv.Git(t, repo, "add", "-A")
+	got := byPath(analyze(t, repo, true))
+	if got["pure.py"].ChangeType != review.Deleted || !got["pure.py"].RequiresReview || got["moved/pure.py"].ChangeType != review.New {
+		t.Errorf("rewritten move: %+v", got)
+	}
+}
+
+func TestRenamedAndReplacedIsFlaggedWithItsDiff(t *testing.T) {
+	t.Parallel()
+	// Long lines kept, most (short) lines deleted: git still sees a rename,
+	// and more than half of the lines are gone.
+	long := strings.Repeat("keep ", 200) + "\n"
+	var before strings.Builder
+	for range 10 {
+		before.WriteString(long)
+	}
+	after := before.String() + "added\n"
+	before.WriteString(numbered("s", 40))
+	repo := testenv.NewRepo(t, map[string]string{"old name.py": before.String()})
+	testenv.Git(t, repo, "mv", "old name.py", "new\nname.py")
+	write(t, repo, "new\nname.py", after)
+	files := analyze(t, repo, false)
+	want := review.FileAnalysis{FilePath: "new\nname.py", OldPath: "old name.py", LinesAdded: 1, LinesDeleted: 40,
+		OriginalLines: 50, ChangeRatio: 0.41, ChangeType: review.Replaced, RequiresReview: true}
+	if len(files) != 1 || files[0] != want {
+		t.Fatalf("analysis = %+v, want %+v", files, want)
+	}
+	g, errOut, _ := pipedGate()
+	g.Run(t.Context(), review.GateOptions{Repo: repo})
+	report := errOut.String()
+	for _, w := range []string{"old name.py => \"new\\nname.py\"", "renamed from old name.py", "rename to \"new\\nname.py\"", "-s 40", "+added"} {
+		if !strings.Contains(report, w) {
+			t.Errorf("report lacks %q:\n%s", w, report)
+		}
+	}
+}
+
+func TestBinaryFiles(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"img.png": "\x89PNG\x00\x01\x02", "old.bin": "\x00gone"})
+	write(t, repo, "img.png", "\x89PNG\x00\x01\x03more")
+	remove(t, repo, "old.bin")
+	write(t, repo, "new.bin", "abc\x00def\n")
+	write(t, repo, "late-nul.txt", strings.Repeat("x", 9000)+"\x00\n") // NUL after git's 8000 bytes: text
+	got := byPath(analyze(t, repo, false))
+	want := map[string]review.FileAnalysis{
+		"img.png":      {FilePath: "img.png", ChangeRatio: 1, ChangeType: review.Replaced, RequiresReview: true, Binary: true},
+		"old.bin":      {FilePath: "old.bin", ChangeRatio: 1, ChangeType: review.Deleted, RequiresReview: true, Binary: true},
+		"new.bin":      {FilePath: "new.bin", ChangeType: review.New, Binary: true},
+		"late-nul.txt": {FilePath: "late-nul.txt", LinesAdded: 1, ChangeRatio: 1, ChangeType: review.New},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("analysis:\n%+v\nwant\n%+v", got, want)
+	}
+	// git agrees about the staged ones.
+	testenv.Git(t, repo, "add", "-A")
+	staged := byPath(analyze(t, repo, true))
+	if !staged["new.bin"].Binary || staged["late-nul.txt"].Binary {
+		t.Errorf("staged binary flags differ from git's: %+v", staged)
+	}
+	report := review.FormatReport(analyze(t, repo, true), nil, review.ReportOptions{})
+	if !strings.Contains(report, " img.png      | Bin") || !strings.Contains(report, "binary file: no line counts") {
+		t.Errorf("binary files not shown as such:\n%s", report)
+	}
+}
+
+func TestUntrackedIgnoredAndStaged(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{".gitignore": "*.log\nbuild/\n", "tracked.py": numbered("t", 10)})
+	write(t, repo, "debug.log", "ignored\n")
+	write(t, repo, "build/out.py", "ignored\n")
+	write(t, repo, "notes.md", "one\ntwo") // no final newline: still 2 lines
+	write(t, repo, "empty.py", "")
+	write(t, repo, "tracked.py", numbered("t", 11))
+	if err := os.Symlink("tracked.py", filepath.Join(repo, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	got := byPath(analyze(t, repo, false))
+	names := make([]string, 0, len(got))
+	for p := range got {
+		names = append(names, p)
+	}
+	if !reflect.DeepEqual(got["notes.md"], review.FileAnalysis{FilePath: "notes.md", LinesAdded: 2, ChangeRatio: 1, ChangeType: review.New}) ||
+		got["empty.py"].ChangeType != review.New || got["empty.py"].LinesAdded != 0 ||
+		got["link.py"].LinesAdded != 1 || got["tracked.py"].LinesAdded != 1 || len(got) != 4 {
+		t.Fatalf("working tree analysis = %v", got)
+	}
+	// --staged: only the index. Nothing is staged yet.
+	if f := analyze(t, repo, true); len(f) != 0 {
+		t.Fatalf("staged analysis = %+v, want nothing", f)
+	}
+	testenv.Git(t, repo, "add", "notes.md")
+	write(t, repo, "notes.md", "one\ntwo\nthree\n") // unstaged edit on top
+	f := analyze(t, repo, true)
+	if len(f) != 1 || f[0].FilePath != "notes.md" || f[0].LinesAdded != 2 {
+		t.Fatalf("staged analysis = %+v, want notes.md as staged (2 lines)", f)
+	}
+	if w := byPath(analyze(t, repo, false))["notes.md"]; w.LinesAdded != 3 {
+		t.Errorf("working tree sees %+v, want 3 lines", w)
+	}
+}
+
+func TestEmptiedAndEmptyFiles(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"state.py": numbered("s", 270), "was-empty.py": "", "mode.sh": "echo\n"})
+	write(t, repo, "state.py", "")
+	write(t, repo, "was-empty.py", "now\n")
+	if err := os.Chmod(filepath.Join(repo, "mode.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := byPath(analyze(t, repo, false))
+	// Emptying a file scores exactly 0.5 by the formula; it lost all of its
+	// content and is flagged.
+	if f := got["state.py"]; f.ChangeType != review.Modified || f.ChangeRatio != 0.5 || !f.RequiresReview || f.LinesAfter() != 0 {
+		t.Errorf("emptied file: %+v, want MODIFIED 0.5 flagged", f)
+	}
+	if f := got["was-empty.py"]; f.OriginalLines != 0 || f.ChangeRatio != 1 || f.ChangeType != review.Modified {
+		t.Errorf("file that was empty: %+v", f)
+	}
+	if f := got["mode.sh"]; f.ChangeType != review.Modified || f.RequiresReview || f.LinesAdded+f.LinesDeleted != 0 {
+		t.Errorf("mode change: %+v", f)
+	}
+	report := review.FormatReport(analyze(t, repo, false), nil, review.ReportOptions{})
+	if !strings.Contains(report, "This file lost 270 of its 270 lines.") {
+		t.Errorf("report:\n%s", report)
+	}
+}
+
+func TestSubdirectoryAnalysesTheWholeRepository(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"a/b/c.py": "c\n", "top.py": numbered("t", 4)})
+	remove(t, repo, "top.py")
+	write(t, repo, "a/new.py", "n\n")
+	got := analyze(t, repo+"/a/b", false)
+	if len(got) != 2 || got[0].FilePath != "a/new.py" || got[1].FilePath != "top.py" {
+		t.Fatalf("analysis from a subdirectory = %+v, want repository-relative paths of the whole tree", got)
+	}
+}
+
+func TestNotARepositoryAndNoCommits(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	_, err := review.Analyze(t.Context(), outside, review.AnalyzeOptions{})
+	if !errors.Is(err, gitx.ErrNotRepository) || !strings.Contains(err.Error(), "git init") {
+		t.Errorf("outside git: %v, want ErrNotRepository saying what to do", err)
+	}
+	fresh := t.TempDir()
+	testenv.Git(t, fresh, "init", "-q")
+	write(t, fresh, "a.py", "a\n")
+	_, err = review.Analyze(t.Context(), fresh, review.AnalyzeOptions{})
+	if !errors.Is(err, review.ErrNoCommits) || !strings.Contains(err.Error(), "first commit") {
+		t.Errorf("no commits: %v, want ErrNoCommits saying what to do", err)
+	}
+	// The gate fails closed on both, records it, and decides nothing.
+	g, _, log := pipedGate()
+	for _, dir := range []string{outside, fresh, filepath.Join(outside, "missing")} {
+		out, err := g.Run(t.Context(), review.GateOptions{Repo: dir})
+		if err == nil || out.Decision != "" {
+			t.Errorf("%s: Run = %+v, %v; want an error and no decision", dir, out, err)
+		}
+	}
+	for _, r := range log.records(t) {
+		if r["event"] != "gate_failed" {
+			t.Errorf("audit record %v, want gate_failed", r)
+		}
+	}
+}
+
+func TestUnmergedIndexIsAnError(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"f": numbered("l", 5)})
+	testenv.Git(t, repo, "checkout", "-q", "-b", "other")
+	write(t, repo, "f", numbered("l", 6))
+	testenv.Git(t, repo, "commit", "-qam", "other")
+	testenv.Git(t, repo, "checkout", "-q", "main")
+	write(t, repo, "f", numbered("l", 4)+"X\n")
+	testenv.Git(t, repo, "commit", "-qam", "main")
+	// The merge stops with a conflict (exit 1): the index holds it.
+	if _, err := (gitx.Repo{Dir: repo}).Run(t.Context(), "merge", "other"); err == nil {
+		t.Fatal("merge succeeded; the test needs a conflict")
+	}
+	_, err := review.Analyze(t.Context(), repo, review.AnalyzeOptions{Staged: true})
+	if err == nil || !strings.Contains(err.Error(), "merge conflicts") {
+		t.Fatalf("staged analysis during a conflict: %v, want an error about the conflict", err)
+	}
+}
+
+func TestNestedRepositoryIsNew(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"a": "a\n"})
+	inner := filepath.Join(repo, "vendor", "lib")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, inner, "init", "-q")
+	write(t, inner, "x.go", "package x\n")
+	testenv.Git(t, inner, "add", "-A")
+	testenv.Git(t, inner, "commit", "-qm", "inner")
+	got := analyze(t, repo, false)
+	if len(got) != 1 || got[0].FilePath != "vendor/lib/" || got[0].ChangeType != review.New || got[0].RequiresReview {
+		t.Fatalf("nested repository: %+v", got)
+	}
+}
+
+func TestReportNeutralisesTerminalEscapes(t *testing.T) {
+	t.Parallel()
+	evil := "x = 1\n\x1b[1A\x1b[2K# the line above is hidden\rOVERWRITE\n\u202eevil\u202c\n\xff\n"
+	repo := testenv.NewRepo(t, map[string]string{"evil.py": numbered("ok", 10)})
+	write(t, repo, "evil.py", evil)
+	g, errOut, _ := pipedGate()
+	g.Run(t.Context(), review.GateOptions{Repo: repo})
+	report := errOut.String()
+	for _, raw := range []string{"\x1b", "\r", "\u202e", "\xff"} {
+		if strings.Contains(report, raw) {
+			t.Errorf("report contains raw %q", raw)
+		}
+	}
+	for _, shown := range []string{"+^[[1A^[[2K# the line above is hidden^MOVERWRITE", "+<U+202E>evil<U+202C>", `+\xff`} {
+		if !strings.Contains(report, shown) {
+			t.Errorf("report lacks %q:\n%s", shown, report)
+		}
+	}
+}
+
+func TestReportColour(t *testing.T) {
+	t.Parallel()
+	repo := flaggedRepo(t)
+	files := analyze(t, repo, false)
+	diffs, err := review.Diffs(t.Context(), repo, files, review.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, _, _, _ := iostreams.Test()
+	tty.SetTTY(true, true, true)
+	tty.SetColor(true)
+	coloured := review.FormatReport(files, diffs, review.ReportOptions{Color: tty.ColorScheme()})
+	for _, want := range []string{"\x1b[31m-class Part0", "\x1b[32m+class WorkflowState", "!! WARNING: REPLACED"} {
+		if !strings.Contains(coloured, want) {
+			t.Errorf("coloured report lacks %q", want)
+		}
+	}
+	piped, _, _, _ := iostreams.Test()
+	plain := review.FormatReport(files, diffs, review.ReportOptions{Color: piped.ColorScheme()})
+	if strings.Contains(plain, "\x1b") {
+		t.Error("report to a pipe contains escape sequences")
+	}
+	noColor, _, _, _ := iostreams.Test()
+	noColor.SetTTY(true, true, true)
+	noColor.SetColor(false) // what NO_COLOR does
+	if strings.Contains(review.FormatReport(files, diffs, review.ReportOptions{Color: noColor.ColorScheme()}), "\x1b") {
+		t.Error("report with colour off contains escape sequences")
+	}
+}
+
+func TestStatSummaryMatchesGit(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for i, n := range []int{3, 40, 200, 1000} {
+		files[string(rune('a'+i))+".txt"] = numbered("x", n)
+	}
+	repo := testenv.NewRepo(t, files)
+	write(t, repo, "a.txt", numbered("y", 1))
+	write(t, repo, "b.txt", numbered("x", 45))
+	write(t, repo, "c.txt", numbered("x", 100))
+	remove(t, repo, "d.txt")
+	testenv.Git(t, repo, "add", "-A")
+	ours := review.FormatReport(analyze(t, repo, true), nil, review.ReportOptions{})
+	git := testenv.Git(t, repo, "diff", "--cached", "--stat=80", "HEAD")
+	// Names, counts and the summary line are git's; bars are scaled to
+	// at most 40 characters.
+	columns := func(stat string, maxBar int) (rows []string, summary string) {
+		for _, line := range strings.Split(strings.TrimRight(stat, "\n"), "\n") {
+			name, rest, ok := strings.Cut(line, "|")
+			if !ok {
+				summary = line
+				continue
+			}
+			rows = append(rows, strings.TrimSpace(name)+" "+strings.Fields(rest)[0])
+			if f := strings.Fields(rest); len(f) == 2 && len(f[1]) > maxBar {
+				t.Errorf("bar wider than 40: %q", line)
+			}
+		}
+		return rows, summary
+	}
+	ourStat, _, _ := strings.Cut(ours, "\n\n")
+	gotRows, gotSummary := columns(ourStat, 40)
+	wantRows, wantSummary := columns(git, 80)
+	if !reflect.DeepEqual(gotRows, wantRows) || gotSummary != wantSummary {
+		t.Errorf("stat:\n%s\ngit:\n%s", ourStat, git)
+	}
+}
+
+func TestProgressIsReported(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for i := range 50 {
+		files[filepathName(i)] = numbered("x", 3)
+	}
+	repo := testenv.NewRepo(t, files)
+	for i := range 50 {
+		write(t, repo, filepathName(i), numbered("y", 3))
+	}
+	var mu sync.Mutex
+	var last [2]int
+	calls := 0
+	_, err := review.Analyze(t.Context(), repo, review.AnalyzeOptions{Progress: func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		last = [2]int{done, total}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || last != [2]int{50, 50} {
+		t.Errorf("progress called %d times, last %v; want a final 50/50", calls, last)
+	}
+}
+
+func filepathName(i int) string { return "f" + string(rune('a'+i/26)) + string(rune('a'+i%26)) + ".txt" }
