@@ -441,4 +441,6 @@ func TestProgressIsReported(t *testing.T) {
 	}
 }
 
-func filepathName(i int) string { return "f" + string(rune('a'+i/26)) + string(rune('a'+i%26)) + ".txt" }
+func filepathName(i int) string {
+	return "f" + string(rune('a'+i/26)) + string(rune('a'+i%26)) + ".txt"
+}
