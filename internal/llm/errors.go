@@ -337,7 +337,8 @@ func ParseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 || s > 1e9 {
+		// Written so that NaN fails too.
+		if !(s >= 0 && s <= 1e9) {
 			return 0, false
 		}
 		return time.Duration(s * float64(time.Second)), true

@@ -75,7 +75,7 @@ type MeterOptions struct {
 	// Estimator counts prompt tokens for the cost estimate; nil makes one.
 	Estimator *Estimator
 	// Prices prices the estimate; nil uses [DefaultPrices]. An unpriced model is estimated at
-	// 0, so a budget never stops it.
+	// 0: a budget stops it only once the run has already spent more than the budget.
 	Prices PriceTable
 	// Secrets are values (API keys) scrubbed from lineage files and recorded errors, as a
 	// second line of defence: nothing in azero is meant to put them there.

@@ -226,7 +226,7 @@ func details(ds []map[string]any) (reason string, retryDelay time.Duration) {
 					Nanos   int64       `json:"nanos"`
 				}
 				if json.Unmarshal(b, &pd) == nil {
-					if s, err := pd.Seconds.Int64(); err == nil && s >= 0 && s < 1e9 {
+					if s, err := pd.Seconds.Int64(); err == nil && s >= 0 && s < 1e9 && pd.Nanos >= 0 && pd.Nanos < 1e9 {
 						retryDelay = time.Duration(s)*time.Second + time.Duration(pd.Nanos)
 					}
 				}
