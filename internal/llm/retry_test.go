@@ -81,7 +81,7 @@ func TestWithRetry(t *testing.T) {
 		{"transient then success", []result{{err: transient(KindServer, 0)}, okResult}, 4, 2, []time.Duration{time.Second}, nil},
 		{"backoff doubles", []result{{err: transient(KindServer, 0)}, {err: transient(KindOverloaded, 0)}, {err: transient(KindNetwork, 0)}, okResult}, 4, 4,
 			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, nil},
-		{"retry-after replaces backoff", []result{{err: transient(KindRateLimited, 12 * time.Second)}, okResult}, 4, 2, []time.Duration{12 * time.Second}, nil},
+		{"retry-after replaces backoff", []result{{err: transient(KindRateLimited, 12*time.Second)}, okResult}, 4, 2, []time.Duration{12 * time.Second}, nil},
 		{"retry-after is capped", []result{{err: transient(KindRateLimited, time.Hour)}, okResult}, 4, 2, []time.Duration{DefaultMaxRetryAfter}, nil},
 		{"attempt limit", []result{{err: transient(KindServer, 0)}}, 3, 3, []time.Duration{time.Second, 2 * time.Second}, ErrTransient},
 		{"one attempt means no retry", []result{{err: transient(KindServer, 0)}}, 1, 1, nil, ErrTransient},
