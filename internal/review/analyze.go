@@ -250,11 +250,12 @@ func (a *analysis) run(ctx context.Context) error {
 		}, diffArgs(a.staged, "--raw", "--numstat", "-z", "--no-abbrev")...)
 	})
 	g.Go(func() error {
+		buf := make([]byte, 64<<10)
 		return a.repo.CatFile(gctx, ids, func(obj gitx.Object, r io.Reader) error {
 			if obj.Missing {
 				return fmt.Errorf("object %s from HEAD is missing from the repository: run git fsck", obj.ID)
 			}
-			n, _, err := countLines(r, false)
+			n, _, err := countLines(r, false, buf)
 			if err != nil {
 				return fmt.Errorf("read blob %s: %w", obj.ID, err)
 			}
@@ -286,11 +287,12 @@ func (a *analysis) readUntracked(ctx context.Context) error {
 		return fmt.Errorf("list untracked files: %w", err)
 	}
 	a.total.Add(int64(len(paths)))
+	buf := make([]byte, 64<<10)
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fa, err := readUntracked(a.repo.Dir, p)
+		fa, err := readUntracked(a.repo.Dir, p, buf)
 		if err != nil {
 			return err
 		}
@@ -303,7 +305,7 @@ func (a *analysis) readUntracked(ctx context.Context) error {
 // readUntracked measures one untracked file the way git would store it:
 // a symbolic link is its target (one line without a line feed), a nested
 // repository ("dir/") a reference without lines.
-func readUntracked(top, p string) (FileAnalysis, error) {
+func readUntracked(top, p string, buf []byte) (FileAnalysis, error) {
 	fa := FileAnalysis{FilePath: p, ChangeType: New}
 	if strings.HasSuffix(p, "/") {
 		fa.ChangeRatio = ChangeRatio(0, 0, 0)
@@ -320,13 +322,13 @@ func readUntracked(top, p string) (FileAnalysis, error) {
 		if err != nil {
 			return fa, fmt.Errorf("read untracked link %s: %w", displayPath(p), err)
 		}
-		fa.LinesAdded, _, _ = countLines(strings.NewReader(target), false)
+		fa.LinesAdded, _, _ = countLines(strings.NewReader(target), false, buf)
 	case fi.Mode().IsRegular():
 		f, err := os.Open(full)
 		if err != nil {
 			return fa, fmt.Errorf("read untracked file %s: %w", displayPath(p), err)
 		}
-		n, binary, err := countLines(f, true)
+		n, binary, err := countLines(f, true, buf)
 		f.Close()
 		if err != nil {
 			return fa, fmt.Errorf("read untracked file %s: %w", displayPath(p), err)
@@ -348,8 +350,7 @@ const firstFewBytes = 8000
 // countLines counts lines as git's numstat does (a last line without a
 // line feed counts). With sniff, content with a NUL in its first 8000
 // bytes is reported binary.
-func countLines(r io.Reader, sniff bool) (lines int, binary bool, err error) {
-	buf := make([]byte, 64<<10)
+func countLines(r io.Reader, sniff bool, buf []byte) (lines int, binary bool, err error) {
 	var seen int64
 	var last byte
 	for {
