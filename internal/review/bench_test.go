@@ -38,8 +38,8 @@ func TestGitProcessesDoNotGrowWithFiles(t *testing.T) {
 		repo := testenv.NewRepo(t, files) // before PATH changes: setup is not counted
 		for i := range n {
 			write(t, repo, fmt.Sprintf("dir%d/file %d.py", i%7, i), numbered("new", 4)) // REPLACED: flagged, diffed
-			remove(t, repo, fmt.Sprintf("gone/%d.txt", i))                               // DELETED: flagged, diffed
-			write(t, repo, fmt.Sprintf("untracked/%d.md", i), "u\n")                      // NEW: read from disk
+			remove(t, repo, fmt.Sprintf("gone/%d.txt", i))                              // DELETED: flagged, diffed
+			write(t, repo, fmt.Sprintf("untracked/%d.md", i), "u\n")                    // NEW: read from disk
 		}
 		os.Remove(logFile)
 		t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -92,7 +92,9 @@ func repo10k(b *testing.B) string {
 			return
 		}
 		benchRepo.dir = dir
-		name := func(i int) string { return filepath.Join(dir, fmt.Sprintf("pkg%02d", i%100), fmt.Sprintf("file%05d.go", i)) }
+		name := func(i int) string {
+			return filepath.Join(dir, fmt.Sprintf("pkg%02d", i%100), fmt.Sprintf("file%05d.go", i))
+		}
 		for i := range benchFiles {
 			if err := os.MkdirAll(filepath.Dir(name(i)), 0o755); err != nil {
 				benchRepo.err = err
