@@ -85,6 +85,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newVersionCommand(f),
 		newRunsCommand(f),
 		newResumeCommand(f),
+		newModelsCommand(f),
 		newGateCommand(f, nil),
 	)
 

@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/llm/provider"
+)
+
+// Default models per role when neither a flag nor the config names one.
+var defaultModels = map[llm.Role]string{
+	llm.RoleDrafter:  "anthropic:claude-sonnet-4-5",
+	llm.RoleReviewer: "gemini:gemini-2.5-pro",
+	llm.RoleCoder:    "anthropic:claude-sonnet-4-5",
+}
+
+var allRoles = []llm.Role{llm.RoleDrafter, llm.RoleReviewer, llm.RoleCoder}
+
+// repoRoot returns the git work tree containing the working directory, or
+// "" outside one.
+func (f *Factory) repoRoot(ctx context.Context) string {
+	root, err := gitx.TopLevel(ctx, f.WorkDir)
+	if err != nil {
+		return ""
+	}
+	return root
+}
+
+// roleModel returns the model for role: the flag, else the config, else
+// the default.
+func roleModel(cfg config.Config, role llm.Role, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	byRole := map[llm.Role]string{llm.RoleDrafter: cfg.Models.Drafter, llm.RoleReviewer: cfg.Models.Reviewer, llm.RoleCoder: cfg.Models.Coder}
+	if m := byRole[role]; m != "" {
+		return m
+	}
+	return defaultModels[role]
+}
+
+// providerEnv maps the configuration and environment into what provider
+// packages need.
+func (f *Factory) providerEnv(cfg config.Config) provider.Env {
+	prices := llm.DefaultPrices()
+	if len(cfg.Prices) > 0 {
+		over := map[string]llm.Price{}
+		for name, p := range cfg.Prices {
+			over[name] = llm.Price{Input: p.Input, Output: p.Output}
+		}
+		prices = prices.With(over)
+	}
+	conv := func(p config.Provider) llm.ProviderConfig { return llm.ProviderConfig{APIKey: p.APIKey, BaseURL: p.BaseURL} }
+	script := cfg.Mock.Script
+	if s := f.Getenv("AZERO_MOCK_SCRIPT"); s != "" {
+		script = s
+	}
+	return provider.Env{
+		Getenv: f.Getenv,
+		Providers: map[string]llm.ProviderConfig{
+			llm.ProviderAnthropic: conv(cfg.Providers.Anthropic),
+			llm.ProviderGemini:    conv(cfg.Providers.Gemini),
+			llm.ProviderOpenAI:    conv(cfg.Providers.OpenAI),
+		},
+		Prices:     prices,
+		MockLLM:    provider.MockRequested(f.Getenv),
+		MockScript: f.abs(script),
+	}
+}
+
+func newModelsCommand(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List the model used for each role, whether its key is present, and its price",
+		Long: trimLines(`
+  List the model configured for each role (drafter, reviewer, coder), where its
+  key and base URL come from (environment or config; keys are never shown),
+  and its price in USD per million tokens. Nothing is sent anywhere; use
+  'azero models ping ROLE' for one tiny real call.
+
+  Models are named provider:model: anthropic:claude-sonnet-4-5,
+  gemini:gemini-2.5-pro, openai:gpt-4.1, openai:qwen2.5-coder (any
+  OpenAI-compatible server via OPENAI_BASE_URL), mock:scripted (offline).
+  AZERO_MOCK_LLM=1 makes every role use mock:scripted.`),
+		Args:        noArgs,
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return modelsRun(cmd.Context(), f, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(newModelsPingCommand(f))
+	return cmd
+}
+
+type modelView struct {
+	Role       llm.Role `json:"role"`
+	Model      string   `json:"model"`
+	Mocked     bool     `json:"mocked"`
+	KeyPresent bool     `json:"key_present"`
+	Endpoint   string   `json:"endpoint"`
+	Priced     bool     `json:"priced"`
+	InputUSD   float64  `json:"input_usd_per_mtok"`
+	OutputUSD  float64  `json:"output_usd_per_mtok"`
+	Problem    string   `json:"problem,omitempty"`
+}
+
+func modelsRun(ctx context.Context, f *Factory, asJSON bool) error {
+	cfg, err := f.Config(f.repoRoot(ctx))
+	if err != nil {
+		return err
+	}
+	env := f.providerEnv(cfg)
+	var views []modelView
+	for _, role := range allRoles {
+		env.Role = role
+		st := provider.Describe(roleModel(cfg, role, ""), env)
+		v := modelView{Role: role, Model: st.Spec.String(), Mocked: st.Mocked, KeyPresent: st.Endpoint.KeyPresent(),
+			Endpoint: st.Endpoint.String(), Priced: st.Priced, InputUSD: st.Price.Input, OutputUSD: st.Price.Output}
+		if st.Err != nil {
+			v.Problem = st.Err.Error()
+		}
+		views = append(views, v)
+	}
+	if asJSON {
+		return writeJSON(f.IO.Out, map[string]any{"models": views})
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLE\tMODEL\tKEY\tPRICE IN/OUT (USD/Mtok)\tENDPOINT")
+	for _, v := range views {
+		key := "missing"
+		switch {
+		case v.Mocked || v.KeyPresent:
+			key = "ok"
+		case v.Problem == "":
+			key = "not needed"
+		}
+		price := "unpriced"
+		if v.Priced {
+			price = fmt.Sprintf("%.2f / %.2f", v.InputUSD, v.OutputUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Role, v.Model, key, price, v.Endpoint)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, v := range views {
+		if v.Problem != "" {
+			fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", v.Role, v.Problem)
+		}
+	}
+	return nil
+}
+
+func newModelsPingCommand(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:         "ping ROLE",
+		Short:       "Make one tiny real call to a role's model",
+		Long:        "Send a one-line prompt to the model of ROLE (drafter, reviewer or coder) and report\nthe reply, stop reason, tokens, cost and latency. This costs a few tokens.",
+		Args:        exactArgs(1, "a role: drafter, reviewer or coder"),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return modelsPingRun(cmd.Context(), f, llm.Role(args[0]), asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+type pingView struct {
+	Role         llm.Role       `json:"role"`
+	Model        string         `json:"model"`
+	Text         string         `json:"text"`
+	Stop         llm.StopReason `json:"stop"`
+	InputTokens  int            `json:"input_tokens"`
+	OutputTokens int            `json:"output_tokens"`
+	CostUSD      float64        `json:"cost_usd"`
+	LatencyMS    int64          `json:"latency_ms"`
+}
+
+func modelsPingRun(ctx context.Context, f *Factory, role llm.Role, asJSON bool) error {
+	switch role {
+	case llm.RoleDrafter, llm.RoleReviewer, llm.RoleCoder:
+	default:
+		return usagef("unknown role %q: use drafter, reviewer or coder", role)
+	}
+	cfg, err := f.Config(f.repoRoot(ctx))
+	if err != nil {
+		return err
+	}
+	env := f.providerEnv(cfg)
+	env.Role = role
+	spec := roleModel(cfg, role, "")
+	m, err := provider.Open(spec, env)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	resp, err := m.Generate(ctx, llm.Request{
+		System:    "You are a connectivity check.",
+		Messages:  []llm.Message{{Role: llm.SpeakerUser, Text: "Reply with the single word: pong"}},
+		MaxTokens: 16,
+		Purpose:   "ping",
+	})
+	if err != nil {
+		var mk *llm.MissingKeyError
+		if errors.As(err, &mk) {
+			return err
+		}
+		return fmt.Errorf("ping %s (%s): %w", role, m.Name(), err)
+	}
+	v := pingView{Role: role, Model: m.Name(), Text: resp.Text, Stop: resp.Stop, InputTokens: resp.InputTokens,
+		OutputTokens: resp.OutputTokens, CostUSD: resp.CostUSD, LatencyMS: resp.Latency.Milliseconds()}
+	if asJSON {
+		return writeJSON(f.IO.Out, v)
+	}
+	fmt.Fprintf(f.IO.Out, "%s (%s): %q\nstop %s, %d tokens in, %d out, $%.6f, %d ms\n",
+		v.Role, v.Model, v.Text, v.Stop, v.InputTokens, v.OutputTokens, v.CostUSD, v.LatencyMS)
+	return nil
+}
