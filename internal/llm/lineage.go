@@ -19,16 +19,17 @@ type FileWriter interface {
 }
 
 // DirLineage is a [Lineage] in one directory (a run's folder under the state dir). It writes
-// through a [FileWriter] and numbers files after the highest "NNN-" prefix already in the
-// directory, so numbering continues after a restart. One process drives a run at a time (the
-// store's lease), so the directory is read once and then counted in memory.
+// through a [FileWriter] and numbers each file after the highest "NNN-" prefix in the
+// directory, read again on every Next: numbering continues after a restart, and several
+// DirLineage values (one per role, or one for test output) may share a run's folder as long as
+// each saves what it numbered before the next number is taken, which a sequential workflow
+// does. A number taken but never saved is not reused within the process.
 type DirLineage struct {
 	dir string
 	w   FileWriter
 
-	mu     sync.Mutex
-	loaded bool
-	last   int
+	mu   sync.Mutex
+	last int
 }
 
 // NewDirLineage returns a lineage in dir writing through w.
@@ -41,21 +42,17 @@ func (l *DirLineage) Dir() string { return l.dir }
 
 // Next returns the next sequence number.
 func (l *DirLineage) Next(context.Context) (int, error) {
+	entries, err := os.ReadDir(l.dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("read lineage folder: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.loaded {
-		entries, err := os.ReadDir(l.dir)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("read lineage folder: %w", err)
-		}
-		names := make([]string, 0, len(entries))
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		l.last = LastSeq(names)
-		l.loaded = true
-	}
-	l.last++
+	l.last = max(l.last, LastSeq(names)) + 1
 	return l.last, nil
 }
 

@@ -124,7 +124,8 @@ type metered struct {
 
 func (mm *metered) Name() string { return mm.m.Name() }
 
-// Estimate returns the worst-case USD cost of req on this model, and whether it is priced.
+// estimate returns the estimated input tokens of req and its worst-case USD cost on this
+// model (MaxTokens of output), and whether the model is priced.
 func (mm *metered) estimate(req Request) (inputTokens int, cost float64, priced bool) {
 	inputTokens = mm.o.Estimator.EstimateRequest(req)
 	spec, err := ParseSpec(mm.m.Name())

@@ -346,6 +346,24 @@ func TestDirLineageContinuesAfterRestart(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("files = %v, want %v", names, want)
 	}
+	// Two lineages on one folder (one per role) interleave without reusing numbers.
+	a, b := NewDirLineage(dir, diskWriter{}), NewDirLineage(dir, diskWriter{})
+	for i, l := range []*DirLineage{a, b, a} {
+		n, err := l.Next(t.Context())
+		if err != nil || n != 5+i {
+			t.Fatalf("Next #%d = %d, %v; want %d", i+1, n, err, 5+i)
+		}
+		if err := l.Save(t.Context(), fmt.Sprintf("%03d-test-output.txt", n), []byte("ok")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A number taken but not saved is not handed out again.
+	if n1, _ := a.Next(t.Context()); n1 != 8 {
+		t.Errorf("Next = %d, want 8", n1)
+	}
+	if n2, _ := a.Next(t.Context()); n2 != 9 {
+		t.Errorf("Next after an unsaved number = %d, want 9", n2)
+	}
 	l := NewDirLineage(dir, diskWriter{})
 	for _, bad := range []string{"../x.md", "a/b.md", "", ".hidden"} {
 		if err := l.Save(t.Context(), bad, nil); err == nil {
