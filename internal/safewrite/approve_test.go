@@ -1,0 +1,180 @@
+package safewrite_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/prompt"
+	"github.com/azero-dev/azero/internal/safewrite"
+)
+
+func noEnv(string) string { return "" }
+
+type writeResult struct {
+	res safewrite.Result
+	err error
+}
+
+// startWrite runs a Write with a terminal approver on a pseudo-terminal
+// and returns the terminal to answer on.
+func startWrite(t *testing.T, p project, req safewrite.Request, color bool) (*terminal, <-chan writeResult) {
+	t.Helper()
+	term, io := newTerminal(t, color)
+	w := &safewrite.Writer{Approver: safewrite.NewTerminalApprover(io, prompt.New(io, noEnv, exec.LookPath))}
+	req.Root = p.root
+	done := make(chan writeResult, 1)
+	go func() {
+		res, err := w.Write(t.Context(), req)
+		done <- writeResult{res, err}
+	}()
+	return term, done
+}
+
+func wait(t *testing.T, done <-chan writeResult) writeResult {
+	t.Helper()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("Write did not return")
+		return writeResult{}
+	}
+}
+
+const menu = "[A]ppend / [I]nsert / [E]xtend / [R]eplace / [C]ancel? "
+
+// Scenario 030 on a real terminal: a 150-line file is not replaced before
+// the human saw the warning and the coloured diff, chose, saw the preview
+// and typed approve.
+func TestT030LargeFileApprovalOnTerminal(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	writeFile(t, p.path("state.py"), numbered("old", 1, 150))
+	term, done := startWrite(t, p, safewrite.Request{Path: "state.py", Content: []byte("new 1\nnew 2\n")}, true)
+	term.waitFor(t, menu, 1)
+	screen := term.text()
+	for _, want := range []string{"WARNING", "state.py", "about to replace 150 lines with 2 lines", "150 lines would be deleted and 2 added"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the warning does not show %q:\n%s", want, screen)
+		}
+	}
+	// Deletions red (31) and additions green (32), as ANSI colour codes.
+	if !strings.Contains(screen, "31m-old 1") && !strings.Contains(screen, "31;") {
+		t.Errorf("deletions are not red:\n%q", screen[:min(len(screen), 600)])
+	}
+	if !strings.Contains(screen, "32m+new 1") && !strings.Contains(screen, "32;") {
+		t.Errorf("additions are not green:\n%q", screen[:min(len(screen), 600)])
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("Write returned before the human answered: %+v, %v", r.res, r.err)
+	default:
+	}
+	if got := readFile(t, p.path("state.py")); got != numbered("old", 1, 150) {
+		t.Fatal("the file changed before approval")
+	}
+	term.typeLine(t, "r")
+	term.waitFor(t, "' to proceed or '", 1)
+	if !strings.Contains(term.text(), "Preview of") {
+		t.Errorf("no preview before the confirmation:\n%s", term.text())
+	}
+	term.typeLine(t, "approve")
+	r := wait(t, done)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.res.Approval != safewrite.ApprovalApproved || readFile(t, p.path("state.py")) != "new 1\nnew 2\n" {
+		t.Fatalf("result %+v", r.res)
+	}
+}
+
+// Scenario 160 on a real terminal: the human's selection becomes the
+// decision, and each way out of the prompt does what it says.
+func TestT160PromptLogicOnTerminal(t *testing.T) {
+	t.Parallel()
+	old := numbered("old", 1, 150)
+	tests := []struct {
+		name    string
+		answers []string // typed one after another, each after the screen shows the matching prompt
+		prompts []string
+		want    string // the file afterwards
+		wantErr error
+		strat   safewrite.Strategy
+	}{
+		{"append", []string{"a", "approve"}, []string{menu, "Type 'approve'"}, old + "new\n", nil, safewrite.Append},
+		{"insert asks for a line until it is in range", []string{"i", "999", "x", "50", "approve"},
+			[]string{menu, "Insert at which line (1-151; 151 appends)?", "Please type a line number from 1 to 151:", "Please type a line number from 1 to 151:", "Type 'approve'"},
+			numbered("old", 1, 49) + "new\n" + numbered("old", 50, 101), nil, safewrite.Insert},
+		{"extend refused for the language, then cancel", []string{"e", "c"}, []string{menu, "Cannot extend"}, old, flow.ErrAborted, ""},
+		{"cancel", []string{"c"}, []string{menu}, old, flow.ErrAborted, ""},
+		{"reject after the preview", []string{"r", "reject"}, []string{menu, "Type 'approve'"}, old, flow.ErrAborted, ""},
+		{"word and junk", []string{"", "Append", "approve"}, []string{menu, "Please choose one of", "Type 'approve'"}, old + "new\n", nil, safewrite.Append},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProject(t)
+			writeFile(t, p.path("notes.txt"), old)
+			term, done := startWrite(t, p, safewrite.Request{Path: "notes.txt", Content: []byte("new\n")}, false)
+			seen := map[string]int{}
+			for i, a := range tt.answers {
+				seen[tt.prompts[i]]++
+				term.waitFor(t, tt.prompts[i], seen[tt.prompts[i]])
+				term.typeLine(t, a)
+			}
+			r := wait(t, done)
+			if tt.wantErr != nil {
+				if !errors.Is(r.err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", r.err, tt.wantErr)
+				}
+			} else if r.err != nil {
+				t.Fatal(r.err)
+			} else if r.res.Strategy != tt.strat {
+				t.Errorf("strategy = %s, want %s", r.res.Strategy, tt.strat)
+			}
+			if got := readFile(t, p.path("notes.txt")); got != tt.want {
+				t.Fatalf("file afterwards ends %q", got[max(0, len(got)-40):])
+			}
+		})
+	}
+}
+
+// The approver's own answer, without a Writer: the decision it returns.
+func TestTerminalApproverDecision(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	writeFile(t, p.path("big.txt"), numbered("old", 1, 120))
+	prop, err := safewrite.Propose(safewrite.Request{Root: p.root, Path: "big.txt", Content: []byte("x\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term, io := newTerminal(t, false)
+	a := safewrite.NewTerminalApprover(io, prompt.New(io, noEnv, exec.LookPath))
+	got := make(chan safewrite.Decision, 1)
+	go func() {
+		d, err := a.Decide(context.Background(), prop)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- d
+	}()
+	term.waitFor(t, menu, 1)
+	term.typeLine(t, "I")
+	term.waitFor(t, "Insert at which line", 1)
+	term.typeLine(t, "7")
+	term.waitFor(t, "Type 'approve'", 1)
+	term.typeLine(t, "APPROVE")
+	select {
+	case d := <-got:
+		if d != (safewrite.Decision{Approved: true, Strategy: safewrite.Insert, Line: 7}) {
+			t.Fatalf("decision = %+v", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no decision")
+	}
+}
