@@ -87,6 +87,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newResumeCommand(f),
 		newModelsCommand(f),
 		newGateCommand(f, nil),
+		newWriteCommand(f, nil),
 	)
 
 	defaultHelp := root.HelpFunc()

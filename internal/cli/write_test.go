@@ -1,0 +1,563 @@
+package cli
+
+// Tests of `azero write`: the flags (newWriteCommand with a runF), the
+// command in-process through Run with buffers or a real pseudo-terminal,
+// and the real process (this test binary as azero, see main_test.go).
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+func TestWriteCommandFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		args  []string
+		want  WriteOptions
+		usage bool
+	}{
+		{"defaults", []string{"a.go", "--content", "x"}, WriteOptions{Path: "a.go", Content: "x"}, false},
+		{"stdin", []string{"a.go", "--content", "-"}, WriteOptions{Path: "a.go", Content: "-"}, false},
+		{"all flags", []string{"a.go", "--content", "x", "--strategy", "insert", "--line", "7", "--root", "../p", "--auto", "--force", "--json"},
+			WriteOptions{Path: "a.go", Content: "x", Strategy: safewrite.Insert, Line: 7, Root: "../p", Auto: true, Force: true, JSON: true}, false},
+		{"strategy in capitals", []string{"a.go", "--content", "x", "--strategy", "EXTEND"}, WriteOptions{Path: "a.go", Content: "x", Strategy: safewrite.Extend}, false},
+		{"content is required", []string{"a.go"}, WriteOptions{}, true},
+		{"a path is required", []string{"--content", "x"}, WriteOptions{}, true},
+		{"one path only", []string{"a.go", "b.go", "--content", "x"}, WriteOptions{}, true},
+		{"unknown strategy", []string{"a.go", "--content", "x", "--strategy", "merge"}, WriteOptions{}, true},
+		{"edit is not for the command line", []string{"a.go", "--content", "x", "--strategy", "edit"}, WriteOptions{}, true},
+		{"insert needs a line", []string{"a.go", "--content", "x", "--strategy", "insert"}, WriteOptions{}, true},
+		{"insert needs a positive line", []string{"a.go", "--content", "x", "--strategy", "insert", "--line", "0"}, WriteOptions{}, true},
+		{"line only with insert", []string{"a.go", "--content", "x", "--line", "3"}, WriteOptions{}, true},
+		{"no yes flag", []string{"a.go", "--content", "x", "--yes"}, WriteOptions{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			io, _, _, _ := iostreams.Test()
+			f := &Factory{IO: io, Getenv: func(string) string { return "" }, LookPath: exec.LookPath, WorkDir: "/work", Now: time.Now}
+			var got *WriteOptions
+			cmd := newWriteCommand(f, func(o *WriteOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Out)
+			cmd.SetErr(io.ErrOut)
+			err := cmd.Execute()
+			if tt.usage {
+				if code := ExitCode(err); code != ExitUsage || got != nil {
+					t.Fatalf("err = %v (exit %d), ran = %v; want a usage error that runs nothing", err, code, got != nil)
+				}
+				return
+			}
+			if err != nil || got == nil {
+				t.Fatalf("err = %v", err)
+			}
+			if got.Path != tt.want.Path || got.Content != tt.want.Content || got.Strategy != tt.want.Strategy || got.Line != tt.want.Line ||
+				got.Root != tt.want.Root || got.Auto != tt.want.Auto || got.Force != tt.want.Force || got.JSON != tt.want.JSON {
+				t.Errorf("options = %+v, want %+v", got, tt.want)
+			}
+			if got.IO != io || got.Audit == nil || got.WorkDir != "/work" || got.TopLevel == nil {
+				t.Errorf("dependencies not bound: %+v", got)
+			}
+			if got.Approver != nil {
+				t.Error("an approver without a terminal")
+			}
+		})
+	}
+}
+
+// writeEnv is one in-process azero: a project directory, an outside
+// directory that must not change, a state directory with the audit log.
+type writeEnv struct {
+	t                    *testing.T
+	root, outside, state string
+	io                   *iostreams.IOStreams
+	in, out, errOut      *bytes.Buffer
+	workDir              string
+	terminal             *writeScreen
+}
+
+func newWriteEnv(t *testing.T) *writeEnv {
+	t.Helper()
+	parent, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &writeEnv{t: t, root: filepath.Join(parent, "project"), outside: filepath.Join(parent, "outside"), state: filepath.Join(parent, "state")}
+	for _, d := range []string{e.root, e.outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.WriteFiles(t, e.outside, map[string]string{"secret.txt": "secret\n"})
+	e.io, e.in, e.out, e.errOut = iostreams.Test()
+	e.workDir = e.root
+	return e
+}
+
+func (e *writeEnv) factory() *Factory {
+	env := map[string]string{"AZERO_STATE_DIR": e.state}
+	return &Factory{IO: e.io, Getenv: func(k string) string { return env[k] }, Environ: func() []string { return nil },
+		LookPath: exec.LookPath, WorkDir: e.workDir, Now: time.Now, Version: "test"}
+}
+
+// run runs azero in-process and returns its exit code.
+func (e *writeEnv) run(args ...string) int {
+	e.t.Helper()
+	e.out.Reset()
+	e.errOut.Reset()
+	return Run(e.t.Context(), e.factory(), args)
+}
+
+func (e *writeEnv) file(rel, content string) string {
+	e.t.Helper()
+	testenv.WriteFiles(e.t, e.root, map[string]string{rel: content})
+	return filepath.Join(e.root, rel)
+}
+
+// content writes a content file outside the project and returns its path.
+func (e *writeEnv) content(s string) string {
+	e.t.Helper()
+	p := filepath.Join(e.state, fmt.Sprintf("content-%d", time.Now().UnixNano()))
+	if err := os.MkdirAll(e.state, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *writeEnv) read(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.root, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *writeEnv) auditEvents() []audit.Record {
+	e.t.Helper()
+	recs, err := audit.Read(filepath.Join(e.state, audit.FileName))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return recs
+}
+
+func TestWriteCommandEndToEnd(t *testing.T) {
+	t.Parallel()
+	big := numberedLines("old", 150)
+	tests := []struct {
+		name     string
+		files    map[string]string
+		stdin    string
+		args     func(e *writeEnv) []string
+		code     int
+		check    func(t *testing.T, e *writeEnv)
+		stderrIn string
+	}{
+		{"creates a new file in new directories", nil, "", func(e *writeEnv) []string {
+			return []string{"write", "pkg/deep/new.go", "--content", e.content("package deep\n")}
+		}, ExitOK, func(t *testing.T, e *writeEnv) {
+			if e.read("pkg/deep/new.go") != "package deep\n" {
+				t.Fatal("not written")
+			}
+		}, "Created pkg/deep/new.go (1 lines)"},
+		{"content from stdin, appended", map[string]string{"log.txt": "a\nb"}, "c\n", func(e *writeEnv) []string {
+			return []string{"write", "log.txt", "--content", "-", "--strategy", "append"}
+		}, ExitOK, func(t *testing.T, e *writeEnv) {
+			if got := e.read("log.txt"); got != "a\nb\nc\n" {
+				t.Fatalf("log.txt = %q", got)
+			}
+		}, "Wrote log.txt (append: 2 -> 3 lines"},
+		{"insert at a line", map[string]string{"big.txt": big}, "new\n", func(e *writeEnv) []string {
+			return []string{"write", "big.txt", "--content", "-", "--strategy", "insert", "--line", "2"}
+		}, ExitOK, func(t *testing.T, e *writeEnv) {
+			if got := e.read("big.txt"); !strings.HasPrefix(got, "old 1\nnew\nold 2\n") {
+				t.Fatalf("big.txt starts %q", got[:20])
+			}
+		}, ""},
+		{"insert out of range", map[string]string{"small.txt": "a\n"}, "new\n", func(e *writeEnv) []string {
+			return []string{"write", "small.txt", "--content", "-", "--strategy", "insert", "--line", "9"}
+		}, ExitError, nil, "between 1 and 2"},
+		{"extend a Go type", map[string]string{"t.go": "package t\n\ntype T struct{}\n"}, "func (T) M() {}\n", func(e *writeEnv) []string {
+			return []string{"write", "t.go", "--content", "-", "--strategy", "extend"}
+		}, ExitOK, func(t *testing.T, e *writeEnv) {
+			if got := e.read("t.go"); got != "package t\n\ntype T struct{}\n\nfunc (T) M() {}\n" {
+				t.Fatalf("t.go = %q", got)
+			}
+		}, ""},
+		{"large file without a terminal needs a human", map[string]string{"big.py": big}, "new\n", func(e *writeEnv) []string {
+			return []string{"write", "big.py", "--content", "-"}
+		}, ExitNeedsHuman, func(t *testing.T, e *writeEnv) {
+			if e.read("big.py") != big {
+				t.Fatal("replaced without approval")
+			}
+		}, "needs approval"},
+		{"auto without force refuses", map[string]string{"big.py": big}, "new\n", func(e *writeEnv) []string {
+			return []string{"write", "big.py", "--content", "-", "--auto"}
+		}, ExitNeedsHuman, func(t *testing.T, e *writeEnv) {
+			if e.read("big.py") != big {
+				t.Fatal("replaced in auto mode")
+			}
+		}, "pass --force"},
+		{"auto with force replaces", map[string]string{"big.py": big}, "new\n", func(e *writeEnv) []string {
+			return []string{"write", "big.py", "--content", "-", "--auto", "--force"}
+		}, ExitOK, func(t *testing.T, e *writeEnv) {
+			if e.read("big.py") != "new\n" {
+				t.Fatal("not replaced")
+			}
+		}, "replaced with --force"},
+		{"a missing content file", nil, "", func(e *writeEnv) []string {
+			return []string{"write", "x.txt", "--content", filepath.Join(e.state, "missing")}
+		}, ExitError, nil, "read the content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newWriteEnv(t)
+			testenv.WriteFiles(t, e.root, tt.files)
+			e.in.WriteString(tt.stdin)
+			if code := e.run(tt.args(e)...); code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, e.errOut)
+			}
+			if !strings.Contains(e.errOut.String(), tt.stderrIn) {
+				t.Errorf("stderr %q does not say %q", e.errOut, tt.stderrIn)
+			}
+			if tt.check != nil {
+				tt.check(t, e)
+			}
+			recs := e.auditEvents()
+			if len(recs) != 1 && tt.name != "a missing content file" {
+				t.Fatalf("audit records: %v", recs)
+			}
+			for _, r := range recs {
+				if r["actor"] != "azero write" || (r["event"] != "file_write") != (tt.code != ExitOK) {
+					t.Errorf("audit record %v", r)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteCommandJSON(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	old := numberedLines("old", 150)
+	e.file("state.py", old)
+	e.in.WriteString(numberedLines("new", 56))
+	if code := e.run("write", "state.py", "--content", "-", "--auto", "--force", "--json"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e.errOut)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(e.out.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, e.out)
+	}
+	want := map[string]any{"written": true, "root": e.root, "path": "state.py", "strategy": "replace", "created": false,
+		"old_lines": 150.0, "new_lines": 56.0, "approval_required": true, "approval": "forced",
+		"old_sha256": sha256Hex(old), "new_sha256": sha256Hex(numberedLines("new", 56))}
+	for k, v := range want {
+		if doc[k] != v {
+			t.Errorf("%s = %v, want %v", k, doc[k], v)
+		}
+	}
+
+	// A refusal is a JSON document too, with the exit code.
+	e.in.WriteString("x\n")
+	if code := e.run("write", "../escape.txt", "--content", "-", "--json"); code != ExitError {
+		t.Fatalf("exit %d", code)
+	}
+	doc = nil
+	if err := json.Unmarshal(e.out.Bytes(), &doc); err != nil {
+		t.Fatalf("refusal: %v\n%s", err, e.out)
+	}
+	if doc["written"] != false || doc["exit_code"] != 1.0 || !strings.Contains(doc["error"].(string), "refusing path \"../escape.txt\"") {
+		t.Fatalf("refusal document %v", doc)
+	}
+}
+
+// Held-out style attacks through --root: all refused with exit 1 and
+// nothing written outside the root.
+func TestWriteCommandRootRefusals(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	e.file("src/app.py", "x = 1\n")
+	e.file(".git/config", "[core]\n")
+	for name, dest := range map[string]string{"out-file": filepath.Join(e.outside, "secret.txt"), "out-dir": e.outside, "src/up": "../../outside", "loop": "loop"} {
+		if err := os.Symlink(dest, filepath.Join(e.root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.workDir = t.TempDir() // a relative path is relative to --root, not here
+	content := e.content("pwned\n")
+	before := dirState(t, e.outside)
+	for _, path := range []string{"../outside/secret.txt", "../../../../../../etc/passwd", "/etc/passwd", filepath.Join(e.outside, "x"),
+		"out-file", "out-dir/new.txt", "src/up/new.txt", "loop", ".git/config", "src/.GIT/hooks/x", ".", "", "src/..", "a\x00b", e.root} {
+		for _, extra := range [][]string{nil, {"--force"}, {"--auto", "--force"}, {"--strategy", "append", "--force"}} {
+			args := append([]string{"write", path, "--root", e.root, "--content", content}, extra...)
+			if code := e.run(args...); code != ExitError {
+				t.Fatalf("write %q %v: exit %d, want 1; stderr %s", path, extra, code, e.errOut)
+			}
+			if !strings.Contains(e.errOut.String(), "refusing path") {
+				t.Fatalf("write %q: %s", path, e.errOut)
+			}
+		}
+	}
+	if got := dirState(t, e.outside); got != before {
+		t.Fatalf("outside changed:\n%s\n%s", before, got)
+	}
+	if e.read(".git/config") != "[core]\n" {
+		t.Fatal(".git/config changed")
+	}
+	// A relative --root is relative to the working directory; a legitimate
+	// path with odd characters is written.
+	rel, err := filepath.Rel(e.workDir, e.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := e.run("write", "odd dir/it's \"ok\" ü.txt", "--root", rel, "--content", content); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e.errOut)
+	}
+	if e.read("odd dir/it's \"ok\" ü.txt") != "pwned\n" {
+		t.Fatal("not written")
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func dirState(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v %d\n", p, fi.Mode(), fi.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Without --root the root is the git work tree and a relative path is
+// relative to the working directory; outside git the working directory is
+// the root.
+func TestWriteCommandDefaultRoot(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "git")
+	e := newWriteEnv(t)
+	testenv.Git(t, e.root, "init", "-q")
+	e.file("sub/keep.txt", "k\n")
+	e.workDir = filepath.Join(e.root, "sub")
+	content := e.content("top\n")
+	if code := e.run("write", "../top.txt", "--content", content); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, e.errOut)
+	}
+	if e.read("top.txt") != "top\n" {
+		t.Fatal("not written relative to the working directory")
+	}
+	if code := e.run("write", "../../outside/x.txt", "--content", content); code != ExitError {
+		t.Fatalf("climbing out of the work tree: exit %d", code)
+	}
+
+	plain := newWriteEnv(t) // no repository: the working directory is the root
+	plain.file("a/b.txt", "b\n")
+	plain.workDir = filepath.Join(plain.root, "a")
+	if code := plain.run("write", "../escape.txt", "--content", plain.content("x\n")); code != ExitError {
+		t.Fatalf("outside git, ../ from the working directory: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(plain.root, "escape.txt")); !os.IsNotExist(err) {
+		t.Fatal("written above the working directory outside a repository")
+	}
+}
+
+func TestWriteCommandHelp(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	if code := e.run("write", "--help"); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	help := e.out.String()
+	for _, want := range []string{"Exit codes:", "  0  success", "  1  error", "  2  usage error", "  3  human approval needed", "  4  rejected",
+		"append", "insert", "extend", "replace", "--line", "--root", "--auto", "--force", "about to replace N lines with M lines"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	if strings.Contains(help, "  5  tests failed") || strings.Contains(help, "130") {
+		t.Error("help lists exit codes write never returns")
+	}
+}
+
+// writeScreen is the test's end of a pseudo-terminal.
+type writeScreen struct {
+	master *os.File
+	mu     sync.Mutex
+	buf    bytes.Buffer
+}
+
+func (s *writeScreen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func (s *writeScreen) waitFor(t *testing.T, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(s.text(), text) {
+			return
+		}
+	}
+	t.Fatalf("terminal never showed %q; screen:\n%s", text, s.text())
+}
+
+func (s *writeScreen) typeLine(t *testing.T, line string) {
+	t.Helper()
+	if _, err := s.master.Write([]byte(line + "\r")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// onTerminal attaches the in-process azero's stdin and stderr to a real
+// pseudo-terminal; stdout stays a buffer, as when --json is piped.
+func (e *writeEnv) onTerminal(t *testing.T) *writeScreen {
+	t.Helper()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close(); tty.Close() })
+	s := &writeScreen{master: master}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := master.Read(b)
+			s.mu.Lock()
+			s.buf.Write(b[:n])
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	e.io = &iostreams.IOStreams{In: tty, Out: e.out, ErrOut: tty}
+	e.io.SetTTY(true, false, true)
+	e.io.SetColor(false)
+	return s
+}
+
+func TestWriteCommandOnATerminal(t *testing.T) {
+	t.Parallel()
+	big := numberedLines("old", 150)
+	tests := []struct {
+		name    string
+		args    []string
+		answers [][2]string // wait for [0], then type [1]
+		code    int
+		want    string
+	}{
+		{"replace approved", nil, [][2]string{{"[C]ancel? ", "r"}, {"Type 'approve'", "approve"}}, ExitOK, "new\n"},
+		{"append chosen", nil, [][2]string{{"[C]ancel? ", "a"}, {"Type 'approve'", "approve"}}, ExitOK, big + "new\n"},
+		{"cancel", nil, [][2]string{{"[C]ancel? ", "c"}}, ExitRejected, big},
+		{"reject", nil, [][2]string{{"[C]ancel? ", "r"}, {"Type 'approve'", "reject"}}, ExitRejected, big},
+		{"auto with a terminal is an error, not a question", []string{"--auto"}, nil, ExitError, big},
+		{"force asks nobody", []string{"--force"}, nil, ExitOK, "new\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newWriteEnv(t)
+			e.file("big.py", big)
+			content := e.content("new\n")
+			screen := e.onTerminal(t)
+			code := make(chan int, 1)
+			go func() {
+				code <- Run(context.Background(), e.factory(), append([]string{"write", "big.py", "--content", content}, tt.args...))
+			}()
+			for _, a := range tt.answers {
+				screen.waitFor(t, a[0])
+				if a[0] == "[C]ancel? " && !strings.Contains(screen.text(), "about to replace 150 lines with 1 lines") {
+					t.Errorf("no warning before the question:\n%s", screen.text())
+				}
+				screen.typeLine(t, a[1])
+			}
+			select {
+			case c := <-code:
+				if c != tt.code {
+					t.Fatalf("exit %d, want %d; screen:\n%s", c, tt.code, screen.text())
+				}
+			case <-time.After(15 * time.Second):
+				t.Fatalf("azero write did not finish; screen:\n%s", screen.text())
+			}
+			if got := e.read("big.py"); got != tt.want {
+				t.Fatalf("big.py holds %d bytes, want %d", len(got), len(tt.want))
+			}
+			if tt.name == "auto with a terminal is an error, not a question" {
+				for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !strings.Contains(screen.text(), "drop --auto"); {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if !strings.Contains(screen.text(), "pass --force to replace it, or drop --auto") || strings.Contains(screen.text(), "[C]ancel") {
+					t.Fatalf("screen:\n%s", screen.text())
+				}
+			}
+		})
+	}
+}
+
+// The real process: stdin from /dev/null means nobody can approve (exit
+// 3, nothing written); on a real terminal the human approves.
+func TestWriteProcess(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	big := numberedLines("old", 150)
+	e.file("big.py", big)
+	content := e.content("new\n")
+	res := gateRunPiped(t, e.state, e.root, nil, "write", "big.py", "--content", content, "--json")
+	if res.code != ExitNeedsHuman || e.read("big.py") != big || !strings.Contains(res.stdout, `"exit_code": 3`) {
+		t.Fatalf("exit %d, stdout %s, stderr %s", res.code, res.stdout, res.stderr)
+	}
+	screen, cmd, _ := startOnTerminal(t, e.root, gateEnv(e.state, "NO_COLOR=1"), os.Args[0], "write", "big.py", "--content", content)
+	screen.waitFor(t, "[C]ancel? ", 1)
+	screen.typeLine(t, "R")
+	screen.waitFor(t, "Type 'approve'", 1)
+	screen.typeLine(t, "approve")
+	if code := exitCodeOf(t, cmd); code != ExitOK {
+		t.Fatalf("exit %d; screen:\n%s", code, screen.text())
+	}
+	if e.read("big.py") != "new\n" {
+		t.Fatal("not replaced after approval")
+	}
+	var events []string
+	for _, r := range e.auditEvents() {
+		events = append(events, fmt.Sprint(r["event"], ":", r["approval"], r["refusal"]))
+	}
+	if strings.Join(events, " ") != "file_write_refused:<nil>needs_approval file_write:approved<nil>" {
+		t.Fatalf("audit events %v", events)
+	}
+}
