@@ -123,10 +123,29 @@ func (t *text) String() string {
 	return b.String()
 }
 
-// normHash hashes the whitespace-normalised form of s.
+// normHash hashes the whitespace-normalised form of s. Most lines need
+// only their indentation trimmed, and are hashed without a copy.
 func (t *text) normHash(s string) uint64 {
+	i, j := skipSpace(s, 0), len(s)
+	for j > i && isSpace(s[j-1]) {
+		j--
+	}
+	if s = s[i:j]; isNormalized(s) {
+		return maphash.String(t.seed, s)
+	}
 	t.buf = appendNormalized(t.buf[:0], s)
 	return maphash.Bytes(t.seed, t.buf)
+}
+
+// isNormalized reports whether s, already trimmed, has no whitespace but
+// single spaces.
+func isNormalized(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isSpace(s[i]) && (s[i] != ' ' || (i+1 < len(s) && s[i+1] == ' ')) {
+			return false
+		}
+	}
+	return true
 }
 
 // needNorm computes the normalised hashes once, on first use.
@@ -134,7 +153,11 @@ func (t *text) needNorm() {
 	if t.norm != nil {
 		return
 	}
-	t.norm = &lineIndex{hash: t.hashAll(t.lines(0, t.len()), t.normHash)}
+	hashes := make([]uint64, t.len())
+	for i := range hashes {
+		hashes[i] = t.normHash(t.line(i))
+	}
+	t.norm = &lineIndex{hash: hashes}
 }
 
 func (t *text) hashAll(lines []string, hash func(string) uint64) []uint64 {
