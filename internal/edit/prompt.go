@@ -204,3 +204,27 @@ func ExtractFullFile(reply string) (string, error) {
 	}
 	return "", fmt.Errorf("extract file: %d code blocks: %w", len(found), ErrManyCodeBlocks)
 }
+
+// KeepFileShape gives generated, a whole file from ExtractFullFile (LF
+// endings, final newline), the shape of the file it replaces: CRLF endings
+// if existing mostly had them, a byte-order mark if existing had one, and
+// no final newline if existing had none. Use it for a full-file Modify so
+// that rewriting a file changes only what the model changed, as Apply
+// does for blocks. An empty existing (an Add) leaves generated as it is.
+func KeepFileShape(existing, generated string) string {
+	if existing == "" {
+		return generated
+	}
+	t := newText(existing)
+	out := strings.ReplaceAll(generated, "\r\n", "\n")
+	if len(t.ends) > 0 && t.ends[len(t.ends)-1] == eolNone {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	if t.style == eolCRLF {
+		out = strings.ReplaceAll(out, "\n", "\r\n")
+	}
+	if t.bom && !strings.HasPrefix(out, bom) {
+		out = bom + out
+	}
+	return out
+}

@@ -88,3 +88,24 @@ func TestExtractFullFile(t *testing.T) {
 		})
 	}
 }
+
+func TestKeepFileShape(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, existing, generated, want string
+	}{
+		{"add", "", "a\nb\n", "a\nb\n"},
+		{"LF stays LF", "x\n", "a\nb\n", "a\nb\n"},
+		{"CRLF file", "x\r\ny\r\n", "a\nb\n", "a\r\nb\r\n"},
+		{"CRLF in the reply is not doubled", "x\r\n", "a\r\nb\n", "a\r\nb\r\n"},
+		{"no final newline", "x\ny", "a\nb\n", "a\nb"},
+		{"CRLF without final newline", "x\r\ny", "a\nb\n", "a\r\nb"},
+		{"byte-order mark", "\uFEFFx\n", "a\n", "\uFEFFa\n"},
+		{"byte-order mark already there", "\uFEFFx\n", "\uFEFFa\n", "\uFEFFa\n"},
+	}
+	for _, tt := range tests {
+		if got := edit.KeepFileShape(tt.existing, tt.generated); got != tt.want {
+			t.Errorf("%s: KeepFileShape = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
