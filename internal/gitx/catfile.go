@@ -27,12 +27,26 @@ func ParseBatchHeader(line string) (Object, error) {
 		return Object{ID: fields[0], Missing: true}, nil
 	case len(fields) == 3 && isHex(fields[0]) && fields[1] != "":
 		size, err := strconv.ParseInt(fields[2], 10, 64)
-		if err != nil || size < 0 || fields[2][0] == '+' {
+		if err != nil || !canonicalDecimal(fields[2]) {
 			return Object{}, &MalformedError{0, "cat-file header " + strconv.Quote(line) + ": bad size"}
 		}
 		return Object{ID: fields[0], Type: fields[1], Size: size}, nil
 	}
 	return Object{}, &MalformedError{0, "cat-file header " + strconv.Quote(line) + " is not <id> <type> <size>"}
+}
+
+// canonicalDecimal reports whether s is a number as git prints it: digits
+// only, no sign, no leading zero.
+func canonicalDecimal(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // CatFile streams objects through one `git cat-file --batch` process: every

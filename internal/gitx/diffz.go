@@ -65,11 +65,15 @@ func (z *zReader) field() (string, error) {
 	return s[:len(s)-1], nil
 }
 
-// mustField is field where the end of output is malformed.
-func (z *zReader) mustField(what string) (string, error) {
+// path reads a path field: the end of output or an empty name is
+// malformed.
+func (z *zReader) path(what string) (string, error) {
 	s, err := z.field()
-	if errors.Is(err, io.EOF) {
+	switch {
+	case errors.Is(err, io.EOF):
 		return "", &MalformedError{z.off, "output ends before the " + what}
+	case err == nil && s == "":
+		return "", &MalformedError{z.off, "empty " + what}
 	}
 	return s, err
 }
@@ -153,7 +157,7 @@ func (z *zReader) change(head string) (Change, error) {
 			return c, z.malformed("raw record %q: bad similarity score", head)
 		}
 		c.Score = n
-		if c.OldPath, err = z.mustField("rename source"); err != nil {
+		if c.OldPath, err = z.path("rename source"); err != nil {
 			return c, err
 		}
 	case 'A', 'D', 'M', 'T', 'U', 'X':
@@ -164,7 +168,7 @@ func (z *zReader) change(head string) (Change, error) {
 		return c, z.malformed("raw record %q: unknown status %q", head, st)
 	}
 	var err error
-	if c.Path, err = z.mustField("path"); err != nil {
+	if c.Path, err = z.path("path"); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -195,17 +199,17 @@ func (z *zReader) numstat(head string) (NumStat, error) {
 		return s, nil
 	}
 	var err error
-	if s.OldPath, err = z.mustField("rename source"); err != nil {
+	if s.OldPath, err = z.path("rename source"); err != nil {
 		return s, err
 	}
-	if s.Path, err = z.mustField("rename target"); err != nil {
+	if s.Path, err = z.path("rename target"); err != nil {
 		return s, err
 	}
 	return s, nil
 }
 
 func parseCount(s string) (int, error) {
-	if s == "" || s[0] < '0' || s[0] > '9' {
+	if !canonicalDecimal(s) {
 		return 0, strconv.ErrSyntax
 	}
 	return strconv.Atoi(s)
