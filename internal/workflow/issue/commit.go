@@ -1,0 +1,90 @@
+package issue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/azero-dev/azero/internal/gitx"
+)
+
+// lockWait bounds how long a commit waits for another git process (a
+// parallel run committing its own trail) to release the index.
+const lockWait = 30 * time.Second
+
+// commitPaths records paths (relative to root, slash-separated) in one
+// commit with msg and returns its id. Paths that neither exist nor are
+// tracked are left out (the active/ directory of a trail moved before it
+// was ever committed). The commit is made with --only, so whatever else
+// the user has staged stays staged and uncommitted. When the paths have
+// nothing left to commit, an earlier attempt committed them: the id of the
+// last commit touching the first path is returned.
+func commitPaths(ctx context.Context, root string, paths []string, msg string) (string, error) {
+	repo := gitx.Repo{Dir: root}
+	var keep []string
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err == nil {
+			keep = append(keep, p)
+			continue
+		}
+		out, err := repo.Run(ctx, "ls-files", "-z", "--", p)
+		if err != nil {
+			return "", err
+		}
+		if len(out) > 0 {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == 0 {
+		return "", errors.New("nothing to commit: the audit trail is missing")
+	}
+	if _, err := runLocked(ctx, repo, append([]string{"add", "-A", "--"}, keep...)...); err != nil {
+		return "", fmt.Errorf("stage the audit trail: %w", err)
+	}
+	_, err := repo.Run(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, keep...)...)
+	var ge *gitx.Error
+	switch {
+	case err == nil:
+		out, err := repo.Run(ctx, "log", "-1", "--format=%H", "--", keep[0])
+		if err != nil {
+			return "", err
+		}
+		if id := strings.TrimSpace(string(out)); id != "" {
+			return id, nil
+		}
+		return "", fmt.Errorf("nothing to commit in %s, and no commit contains it", keep[0])
+	case errors.As(err, &ge) && ge.ExitCode == 1:
+	default:
+		return "", err
+	}
+	args := append([]string{"commit", "--quiet", "--only", "-m", msg, "--"}, keep...)
+	if _, err := runLocked(ctx, repo, args...); err != nil {
+		return "", fmt.Errorf("commit the audit trail: %w", err)
+	}
+	out, err := repo.Run(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// runLocked runs git, waiting while another process holds the index lock.
+func runLocked(ctx context.Context, repo gitx.Repo, args ...string) ([]byte, error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		out, err := repo.Run(ctx, args...)
+		var ge *gitx.Error
+		if err == nil || !errors.As(err, &ge) || !strings.Contains(ge.Stderr, ".lock") || time.Now().After(deadline) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

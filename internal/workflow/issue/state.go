@@ -1,0 +1,106 @@
+package issue
+
+import (
+	"fmt"
+	"path"
+	"time"
+)
+
+// Name is the workflow's name in the store.
+const Name = "issue"
+
+// Node names. The spec's N0-N6.
+const (
+	NodeLoadBrief   = "load_brief"   // N0
+	NodePreflight   = "preflight"    // N1
+	NodeDraft       = "draft"        // N2
+	NodeEditDraft   = "edit_draft"   // N3, a gate
+	NodeReview      = "review"       // N4
+	NodeEditVerdict = "edit_verdict" // N5, a gate
+	NodeFileIssue   = "file_issue"   // N6
+)
+
+// Tracker kinds.
+const (
+	TrackerGitHub = "github"
+	TrackerLocal  = "local"
+)
+
+// Defaults of the configurable directories (config issue.audit_dir and
+// issue.issues_dir), relative to the repository root.
+const (
+	DefaultAuditDir  = "docs/audit"
+	DefaultIssuesDir = "docs/issues"
+)
+
+// TrackerConfig says where the run files its issue. It is part of the
+// state, so a resumed run files where it was meant to.
+type TrackerConfig struct {
+	Kind      string `json:"kind"`                 // github or local
+	Repo      string `json:"repo,omitempty"`       // OWNER/NAME, github
+	IssuesDir string `json:"issues_dir,omitempty"` // relative to the root, local
+}
+
+// Filed records the issue a run filed.
+type Filed struct {
+	Number  int       `json:"number"`
+	URL     string    `json:"url"`
+	Title   string    `json:"title"`
+	Labels  []string  `json:"labels"`
+	Created []string  `json:"labels_created,omitempty"` // labels that had to be created first
+	Tracker string    `json:"tracker"`
+	RunID   string    `json:"run_id"`
+	Found   bool      `json:"found_existing,omitempty"` // found by its marker: filed by an earlier attempt
+	At      time.Time `json:"time"`
+	Dir     string    `json:"audit_dir,omitempty"` // where the trail ended: AuditDir/done/<n>-<slug>
+	Commit  string    `json:"commit,omitempty"`
+}
+
+// State is a run's state, saved after every node.
+type State struct {
+	Slug      string        `json:"slug"`
+	BriefPath string        `json:"brief_path"`
+	Brief     string        `json:"brief"`
+	Root      string        `json:"root"`      // the repository's top level
+	AuditDir  string        `json:"audit_dir"` // slash-separated, relative to Root
+	Tracker   TrackerConfig `json:"tracker"`
+	Drafter   string        `json:"drafter"`  // provider:model
+	Reviewer  string        `json:"reviewer"` // provider:model
+
+	Iteration int `json:"iteration"` // times the human was shown a draft at N3
+	Drafts    int `json:"drafts"`    // drafter replies
+	Verdicts  int `json:"verdicts"`  // reviewer replies
+
+	Draft       string `json:"draft"`        // the current draft, as the human last left it
+	DraftFile   string `json:"draft_file"`   // its trail file
+	Verdict     string `json:"verdict"`      // the current verdict, as the human last left it
+	VerdictFile string `json:"verdict_file"` // its trail file
+
+	// Feedback is the human's request for a revision, consumed by the next
+	// draft; FeedbackVerdict the verdict that goes with it (set at N5).
+	Feedback        string `json:"feedback,omitempty"`
+	FeedbackVerdict string `json:"feedback_verdict,omitempty"`
+
+	// Manual is set when the human stopped the run for manual handling, at
+	// the gate named by StoppedAt.
+	Manual    bool   `json:"manual,omitempty"`
+	StoppedAt string `json:"stopped_at,omitempty"`
+
+	Filed *Filed `json:"filed,omitempty"`
+}
+
+// ActiveDir is where the trail lives until the issue is filed.
+func (s *State) ActiveDir() string { return path.Join(s.AuditDir, "active", s.Slug) }
+
+// DoneDir is where the trail of issue number n ends.
+func (s *State) DoneDir(n int) string {
+	return path.Join(s.AuditDir, "done", fmt.Sprintf("%d-%s", n, s.Slug))
+}
+
+// TrailDir is where the trail is now: done/ once filed, else active/.
+func (s *State) TrailDir() string {
+	if s.Filed != nil && s.Filed.Dir != "" {
+		return s.Filed.Dir
+	}
+	return s.ActiveDir()
+}

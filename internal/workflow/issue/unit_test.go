@@ -1,0 +1,275 @@
+package issue
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/tracker"
+)
+
+func TestGraphEveryModelOutputGoesToAHuman(t *testing.T) {
+	t.Parallel()
+	g := New(Deps{})
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The drafter's output goes only to the draft gate, the reviewer's only
+	// to the verdict gate: no model output reaches another model, or the
+	// tracker, without a human in between.
+	if got := g.Next(NodeDraft); !slices.Equal(got, []string{NodeEditDraft}) {
+		t.Errorf("draft goes to %v, want only edit_draft", got)
+	}
+	if got := g.Next(NodeReview); !slices.Equal(got, []string{NodeEditVerdict}) {
+		t.Errorf("review goes to %v, want only edit_verdict", got)
+	}
+	for _, gate := range []string{NodeEditDraft, NodeEditVerdict} {
+		if !g.IsGate(gate) {
+			t.Errorf("%s is not a gate", gate)
+		}
+	}
+	if p := g.PathAvoiding(NodeReview, NodeEditDraft); p != nil {
+		t.Errorf("the reviewer can be reached without the draft gate: %v", p)
+	}
+	if p := g.PathAvoiding(NodeFileIssue, NodeEditVerdict); p != nil {
+		t.Errorf("filing can be reached without the verdict gate: %v", p)
+	}
+	if p := g.PathAvoiding(NodeDraft, NodePreflight); p != nil {
+		t.Errorf("a model can be called before the pre-flight checks: %v", p)
+	}
+	if p := g.PathAvoiding(flow.End, NodeEditDraft); p != nil {
+		t.Errorf("a run can end without a human seeing a draft: %v", p)
+	}
+}
+
+func TestRouters(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		route  func(string) (string, error)
+		choice string
+		want   string
+	}{
+		{"N3 send", RouteAfterDraftEdit, "S", NodeReview},
+		{"N3 revise", RouteAfterDraftEdit, "R", NodeDraft},
+		{"N3 manual", RouteAfterDraftEdit, "M", flow.End},
+		{"N3 approve is not offered", RouteAfterDraftEdit, "A", ""},
+		{"N5 approve", RouteAfterVerdictEdit, "A", NodeFileIssue},
+		{"N5 revise", RouteAfterVerdictEdit, "R", NodeDraft},
+		{"N5 manual", RouteAfterVerdictEdit, "M", flow.End},
+		{"N5 send is not offered", RouteAfterVerdictEdit, "S", ""},
+		{"empty", RouteAfterVerdictEdit, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := tt.route(tt.choice)
+			if tt.want == "" {
+				if err == nil {
+					t.Fatalf("route(%q) = %q, want an error", tt.choice, got)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("route(%q) = %q, %v; want %q", tt.choice, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSlug(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"governance-notes.md", "governance-notes"},
+		{"notes/governance-notes.md", "governance-notes"},
+		{"/abs/Path/My Brief.MD", "my-brief"},
+		{"release.v2.notes.md", "release-v2-notes"},
+		{"__init__.txt", "init"},
+		{"noext", "noext"},
+		{".hidden", "hidden"},
+		{"..md", ""},
+		{"ümlaut-ß.md", "mlaut"},
+		{"../../etc/passwd", "passwd"},
+		{"a--b  c.md", "a-b-c"},
+		{strings.Repeat("x", 100) + ".md", strings.Repeat("x", MaxSlugLen)},
+		{strings.Repeat("ab-", 40) + ".md", strings.TrimRight(strings.Repeat("ab-", 40)[:MaxSlugLen], "-")},
+	}
+	for _, tt := range tests {
+		if got := SlugFromFile(tt.in); got != tt.want {
+			t.Errorf("SlugFromFile(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzCleanSlug(f *testing.F) {
+	for _, s := range []string{"governance-notes", "My Brief", "../..", "a\x00b", "ÄÖÜ", "--x--", "", strings.Repeat("ab-", 40)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := CleanSlug(s)
+		if len(got) > MaxSlugLen {
+			t.Fatalf("slug %q longer than %d", got, MaxSlugLen)
+		}
+		if strings.HasPrefix(got, "-") || strings.HasSuffix(got, "-") || strings.Contains(got, "--") {
+			t.Fatalf("slug %q has stray hyphens", got)
+		}
+		for _, r := range got {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				t.Fatalf("slug %q has %q", got, r)
+			}
+		}
+		if CleanSlug(got) != got {
+			t.Fatalf("CleanSlug is not idempotent on %q", got)
+		}
+		if got != "" && SlugFromFile(got+".md") != got {
+			t.Fatalf("SlugFromFile(%q.md) != %q", got, got)
+		}
+	})
+}
+
+func TestParseEntry(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		ok   bool
+		want Entry
+	}{
+		{"001-brief.md", true, Entry{1, KindBrief, "001-brief.md"}},
+		{"012-draft-edited.md", true, Entry{12, KindDraftEdited, "012-draft-edited.md"}},
+		{"1000-feedback.txt", true, Entry{1000, KindFeedback, "1000-feedback.txt"}},
+		{"007-filed.json", true, Entry{7, KindFiled, "007-filed.json"}},
+		{"006-verdict-edited.md", true, Entry{6, KindVerdictEdited, "006-verdict-edited.md"}},
+		{"01-brief.md", false, Entry{}},
+		{"000-brief.md", false, Entry{}},
+		{"003-feedback.md", false, Entry{}},
+		{"003-draft.txt", false, Entry{}},
+		{"003-notes.md", false, Entry{}},
+		{"003-draft.md~", false, Entry{}},
+		{".003-draft.md.azero-tmp-x", false, Entry{}},
+		{"README.md", false, Entry{}},
+	}
+	for _, tt := range tests {
+		got, ok := ParseEntry(tt.name)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("ParseEntry(%q) = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func FuzzParseEntry(f *testing.F) {
+	for _, s := range []string{"001-brief.md", "002-draft-edited.md", "123456789-filed.json", "1-x.md", "abc", "004-feedback.txt"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		e, ok := ParseEntry(name)
+		if !ok {
+			return
+		}
+		if e.N < 1 || e.Name != name {
+			t.Fatalf("ParseEntry(%q) = %+v", name, e)
+		}
+		// Numbers with more digits than the padding round-trip exactly;
+		// padded ones print back the same.
+		if got := EntryName(e.N, e.Kind); got != name && !strings.HasPrefix(name, "0") {
+			t.Fatalf("EntryName(%d, %q) = %q, want %q", e.N, e.Kind, got, name)
+		}
+	})
+}
+
+func TestTemplateAndPrompts(t *testing.T) {
+	t.Parallel()
+	if tracker.ParseTitle(Template()) == "" || len(tracker.ParseLabels(Template())) == 0 {
+		t.Error("the template has no title or Labels line the filing step can read")
+	}
+	if !strings.Contains(ReviewPrompt(), "**Verdict:** APPROVED or BLOCK") {
+		t.Error("the review prompt does not ask for a verdict")
+	}
+	if len(ReviewPromptSHA256()) != 64 {
+		t.Error("bad prompt hash")
+	}
+
+	s := &State{Brief: "Brief: add a --budget flag", Draft: "# Old draft\n\nbody\n"}
+	first := draftRequest(s)
+	if first.Messages[0].Text != "Brief: add a --budget flag\n" || !strings.Contains(first.System, Template()) {
+		t.Errorf("first draft request = %+v; want the brief and the template", first)
+	}
+	s.Feedback = "make it shorter"
+	rev := draftRequest(s)
+	msg := rev.Messages[0].Text
+	if !strings.HasPrefix(msg, "# Old draft") || !strings.Contains(msg, "make it shorter") || strings.Contains(msg, "budget") ||
+		strings.Contains(msg, "<verdict>") || !strings.Contains(rev.System, Template()) {
+		t.Errorf("revision at N3 = %q; want draft + feedback + template, no brief, no verdict", msg)
+	}
+	s.FeedbackVerdict = "**Verdict:** BLOCK\nclean text"
+	if msg := draftRequest(s).Messages[0].Text; !strings.Contains(msg, "<verdict>\n**Verdict:** BLOCK\nclean text\n</verdict>") {
+		t.Errorf("revision at N5 = %q; want the verdict as the human left it", msg)
+	}
+	r := reviewRequest("# Draft\n")
+	if r.System != ReviewPrompt() || !strings.Contains(r.Messages[0].Text, "# Draft") || r.Purpose != "review" {
+		t.Errorf("review request = %+v", r)
+	}
+}
+
+func TestVerdictWord(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"**Verdict:** APPROVED\n\nfine", "APPROVED"},
+		{"Some intro\n**Verdict:** BLOCK\n", "BLOCK"},
+		{"## Verdict: block", "BLOCK"},
+		{"verdict - approved", "APPROVED"},
+		{"no decision here", ""},
+	}
+	for _, tt := range tests {
+		if got := VerdictWord(tt.in); got != tt.want {
+			t.Errorf("VerdictWord(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzVerdictWord(f *testing.F) {
+	f.Add("**Verdict:** APPROVED")
+	f.Add("Verdict\n\nBLOCK")
+	f.Fuzz(func(t *testing.T, s string) {
+		w := VerdictWord(s)
+		if w != strings.ToUpper(w) || strings.ContainsAny(w, " \n") {
+			t.Fatalf("VerdictWord(%q) = %q", s, w)
+		}
+	})
+}
+
+func TestStripFence(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{"plain", "# T\n\nbody\n", "# T\n\nbody\n"},
+		{"markdown fence", "```markdown\n# T\n\nbody\n```", "# T\n\nbody\n"},
+		{"bare fence", "\n```\n# T\n```\n", "# T\n"},
+		{"text outside", "Here it is:\n```\n# T\n```", "Here it is:\n```\n# T\n```"},
+		{"inner fence kept whole", "```md\n# T\n```mermaid\ngraph\n```\n```", "```md\n# T\n```mermaid\ngraph\n```\n```"},
+		{"fence with spaces in info", "``` a b\n# T\n```", "``` a b\n# T\n```"},
+	}
+	for _, tt := range tests {
+		if got := StripFence(tt.in); got != tt.want {
+			t.Errorf("%s: StripFence(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzStripFence(f *testing.F) {
+	f.Add("```markdown\n# T\n```")
+	f.Add("# T\n")
+	f.Add("``````")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := StripFence(s)
+		if got == s {
+			return
+		}
+		// Stripping only removes the fence lines: the body is inside.
+		if !strings.Contains(s, strings.TrimSpace(got)) {
+			t.Fatalf("StripFence(%q) = %q, not a part of the input", s, got)
+		}
+		if strings.Count(got, "```") != 0 {
+			t.Fatalf("StripFence(%q) = %q still has a fence", s, got)
+		}
+	})
+}
