@@ -211,3 +211,41 @@ func TestGateNodeRejectGoesToCleanup(t *testing.T) {
 		t.Errorf("history %v passes through commit", nodes)
 	}
 }
+
+func TestGateNodeWithoutRejectRouteAbortsTheRun(t *testing.T) {
+	t.Parallel()
+	before, after := pr165()
+	repo := testenv.NewRepo(t, map[string]string{"state.py": before})
+	write(t, repo, "state.py", after)
+	term, tty := newTerminal(t)
+	g := &review.Gate{IO: tty, Prompter: prompt.New(tty, noEnv, exec.LookPath)}
+	var recorded bool
+	graph := flow.New[commitState]("abort-demo", "diff_review").
+		Gate("diff_review", review.GateNode(g,
+			func(s *commitState) review.GateOptions { return review.GateOptions{Repo: s.Repo} },
+			func(*commitState, review.Outcome) { recorded = true },
+			review.Routes{Approved: "commit"}), "commit").
+		Node("commit", func(context.Context, *commitState) (string, error) {
+			return "", errors.New("commit reached")
+		}, flow.End)
+	e := newEngine(t)
+	id, err := flow.Create(t.Context(), e, graph, &commitState{Repo: repo}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := flow.Drive(t.Context(), e, graph, id); done <- err }()
+	term.waitFor(t, "Type 'approve' to proceed", 1)
+	term.typeLine(t, "reject")
+	select {
+	case err = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the run did not finish")
+	}
+	if !errors.Is(err, review.ErrRejected) || !errors.Is(err, flow.ErrAborted) || recorded {
+		t.Fatalf("err = %v, recorded = %v; want the run aborted by the rejection", err, recorded)
+	}
+	if r, _ := e.Store.GetRun(t.Context(), id); r.Status != store.StatusAborted || r.Node != "diff_review" {
+		t.Errorf("run = %s at %s, want aborted at diff_review", r.Status, r.Node)
+	}
+}
