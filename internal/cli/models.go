@@ -58,7 +58,9 @@ func (f *Factory) providerEnv(cfg config.Config) provider.Env {
 		}
 		prices = prices.With(over)
 	}
-	conv := func(p config.Provider) llm.ProviderConfig { return llm.ProviderConfig{APIKey: p.APIKey, BaseURL: p.BaseURL} }
+	conv := func(p config.Provider) llm.ProviderConfig {
+		return llm.ProviderConfig{APIKey: p.APIKey, BaseURL: p.BaseURL}
+	}
 	script := cfg.Mock.Script
 	if s := f.Getenv("AZERO_MOCK_SCRIPT"); s != "" {
 		script = s

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/workflow/implement"
+	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
 
 // resumer continues a run of one workflow.
@@ -14,7 +16,11 @@ type resumer func(ctx context.Context, f *Factory, run store.Run, asJSON bool) e
 
 // resumers maps workflow names to the code that continues their runs.
 func resumers() map[string]resumer {
-	return map[string]resumer{}
+	return map[string]resumer{
+		selftest.Name:  resumeSelftest,
+		implement.Name: resumeImplement,
+		issueWorkflow:  resumeIssue,
+	}
 }
 
 func newResumeCommand(f *Factory) *cobra.Command {

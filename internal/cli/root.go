@@ -86,6 +86,10 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newRunsCommand(f),
 		newResumeCommand(f),
 		newModelsCommand(f),
+		newSelftestCommand(f),
+		newImplementCommand(f),
+		newIssueCommand(f),
+		newDemoCommand(f),
 		newGateCommand(f, nil),
 		newWriteCommand(f, nil),
 	)

@@ -112,6 +112,26 @@ func New(kind string, opts Options) (Runner, error) {
 	}
 }
 
+// DetectFiles names the runner the test files call for: go for *_test.go,
+// pytest for Python tests, "" when they do not agree or say nothing.
+func DetectFiles(tests []string) string {
+	kind := ""
+	for _, t := range tests {
+		k := ""
+		switch {
+		case strings.HasSuffix(t, "_test.go"):
+			k = "go"
+		case strings.HasSuffix(t, ".py"):
+			k = "pytest"
+		}
+		if k == "" || (kind != "" && k != kind) {
+			return ""
+		}
+		kind = k
+	}
+	return kind
+}
+
 // Detect guesses the runner of the project in dir: go when it has a go.mod,
 // pytest when it has Python test configuration or test files.
 func Detect(dir string) (string, error) {

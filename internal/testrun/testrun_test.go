@@ -232,3 +232,22 @@ func TestLint(t *testing.T) {
 		})
 	}
 }
+
+func TestDetectFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"pkg/a_test.go"}, "go"},
+		{[]string{"test_a.py", "tests/b_test.py"}, "pytest"},
+		{[]string{"a_test.go", "test_b.py"}, ""},
+		{[]string{"spec.js"}, ""},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		if got := testrun.DetectFiles(tt.files); got != tt.want {
+			t.Errorf("DetectFiles(%v) = %q, want %q", tt.files, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/workflow/demo"
+)
+
+// DemoOptions are the inputs of `azero demo`.
+type DemoOptions struct {
+	Dir  string
+	JSON bool
+}
+
+func newDemoCommand(f *Factory) *cobra.Command {
+	opts := &DemoOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Watch the implementation workflow on a small embedded Go project, offline",
+		Long: trimLines(`
+  Copy a small Go project (textkit, whose Slugify only lower-cases) into a new
+  git repository in a temporary directory and run 'azero implement' on its
+  design document with the offline scripted model: nothing leaves this machine
+  and no API key is needed.
+
+  You will see the model's tests fail (red), a first implementation fail one
+  case, the fix pass (green), go vet, the diff review report, and two typed
+  approvals: 'approve' at the diff review, then 'approve' to merge. The merge
+  lands in the demo repository, never in yours.
+
+  Without a terminal the run stops at the first gate that needs you (exit 3)
+  and prints how to continue: run 'azero resume RUN' from a terminal.`),
+		Args:        noArgs,
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return demoRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to create the demo in (default: a new temporary directory)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
+	return cmd
+}
+
+func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
+	base := f.abs(opts.Dir)
+	if base == "" {
+		d, err := os.MkdirTemp("", "azero-demo-")
+		if err != nil {
+			return err
+		}
+		base = d
+	} else if err := os.MkdirAll(base, 0o755); err != nil {
+		return err
+	}
+	proj := filepath.Join(base, "textkit")
+	if err := os.Mkdir(proj, 0o755); err != nil {
+		return fmt.Errorf("create the demo project: %w (choose another --dir)", err)
+	}
+	w, err := f.writer(false, false)
+	if err != nil {
+		return err
+	}
+	if _, err := demo.WriteProject(ctx, w, proj); err != nil {
+		return err
+	}
+	// The script lives beside the project, not in it, so it is not part of
+	// the change under review.
+	script := filepath.Join(base, "coder-script.toml")
+	if _, err := w.Write(ctx, safewrite.Request{Root: base, Path: "coder-script.toml", Content: demo.CoderScript, Actor: "azero demo"}); err != nil {
+		return err
+	}
+	repo := gitx.Repo{Dir: proj}
+	for _, args := range [][]string{
+		{"init", "--quiet", "--initial-branch=main"},
+		// The demo must work on a machine where git has no identity yet.
+		{"config", "user.name", "azero demo"},
+		{"config", "user.email", "demo@azero.invalid"},
+		{"add", "--all"},
+		{"commit", "--quiet", "--no-verify", "-m", "textkit: initial import"},
+	} {
+		if _, err := repo.Run(ctx, args...); err != nil {
+			return fmt.Errorf("prepare the demo repository: %w", err)
+		}
+	}
+	cs := f.IO.ColorScheme()
+	fmt.Fprintf(f.IO.ErrOut, "%s a demo repository is ready in %s\n", cs.Bold("azero demo:"), proj)
+	fmt.Fprintf(f.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n\n", demo.Design)
+	return implementRun(ctx, f, &ImplementOptions{
+		LLD:        filepath.Join(proj, demo.Design),
+		Repo:       proj,
+		Runner:     "go",
+		JSON:       opts.JSON,
+		mockScript: script,
+	})
+}

@@ -1,0 +1,336 @@
+package cli
+
+// End-to-end tests of `azero implement` (spec #87, TS-01 to TS-06): the
+// real azero process (this test binary, see main_test.go), real git, real
+// pytest and go test on small fixture projects, the offline scripted coder,
+// and a real pseudo-terminal for the human's answers.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+const calcDesign = "# 7 - Feature: multiply\n\n## 2.1 Files Changed\n\n| File | Change Type | Description |\n|---|---|---|\n" +
+	"| `test_calc.py` | Add | tests for multiply |\n| `calc.py` | Modify | add multiply |\n"
+
+const calcPy = "\"\"\"A small calculator.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n"
+
+// Replies of the scripted coder.
+const (
+	goodTests = "```python\nimport calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\ndef test_multiply():\n    assert calc.multiply(3, 4) == 12\n```\n"
+	passTests = "```python\nimport calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n```\n"
+	syntaxBad = "```python\ndef test_multiply(:\n    pass\n```\n"
+	goodCalc  = "```python\n\"\"\"A small calculator.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n\n\ndef multiply(a, b):\n    return a * b\n```\n"
+	badCalc   = "```python\n\"\"\"A small calculator.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n\n\ndef multiply(a, b):\n    return a + b\n```\n"
+)
+
+// coderScript writes a mock:scripted script with the coder's replies in
+// turn order.
+func coderScript(t *testing.T, replies ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for i, r := range replies {
+		fmt.Fprintf(&b, "[[reply]]\nrole = \"coder\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, r)
+	}
+	p := filepath.Join(t.TempDir(), "coder.toml")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// calcRepo is the user's checkout: the calculator committed, plus an
+// uncommitted change and an untracked file that must survive everything.
+func calcRepo(t *testing.T) string {
+	t.Helper()
+	dir := testenv.NewRepo(t, map[string]string{"calc.py": calcPy, "README.md": "# calc\n", "docs/design.md": calcDesign})
+	testenv.WriteFiles(t, dir, map[string]string{"README.md": "# calc\n\nwork in progress\n", "notes.txt": "my notes\n"})
+	return dir
+}
+
+// checkout fingerprints a checkout: every file but .git, the status, HEAD.
+func checkout(t *testing.T, dir string) string {
+	t.Helper()
+	var lines []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			sum := sha256.Sum256(data)
+			rel, _ := filepath.Rel(dir, p)
+			lines = append(lines, rel+" "+hex.EncodeToString(sum[:8]))
+		}
+		return nil
+	})
+	sort.Strings(lines)
+	lines = append(lines, "status:"+testenv.Git(t, dir, "status", "--porcelain"), "head:"+testenv.Git(t, dir, "rev-parse", "HEAD"))
+	return strings.Join(lines, "\n")
+}
+
+// refs lists the repository's branches and worktrees: a run in progress
+// adds its own, and every ending must remove them.
+func refs(t *testing.T, dir string) string {
+	t.Helper()
+	var paths []string
+	for _, l := range strings.Split(testenv.Git(t, dir, "worktree", "list", "--porcelain"), "\n") {
+		if strings.HasPrefix(l, "worktree ") {
+			paths = append(paths, l)
+		}
+	}
+	return testenv.Git(t, dir, "branch", "--format=%(refname:short)") + strings.Join(paths, "\n")
+}
+
+func implementEnv(state, script string) []string {
+	return []string{"AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT=" + script, "AZERO_STATE_DIR=" + state}
+}
+
+// runOf returns the only run in the state dir and its history.
+func runOf(t *testing.T, state string) (store.Run, []store.Step) {
+	t.Helper()
+	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.ListRuns(t.Context(), store.Filter{})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs = %d, %v", len(runs), err)
+	}
+	hist, err := st.History(t.Context(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs[0], hist
+}
+
+func nodePath(hist []store.Step) string {
+	var nodes []string
+	for _, h := range hist {
+		if h.Outcome != "started" && h.Outcome != "resumed" {
+			nodes = append(nodes, h.Node+":"+h.Outcome)
+		}
+	}
+	return strings.Join(nodes, " ")
+}
+
+func TestImplementRoutesOnTheRunner(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	tests := []struct {
+		name    string
+		replies []string
+		code    int
+		path    string
+	}{
+		{"TS-02 premature pass is rejected and re-scaffolded", []string{passTests, goodTests, goodCalc}, 3,
+			"worktree:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+		{"syntax error in tests is re-scaffolded", []string{syntaxBad, goodTests, goodCalc}, 3,
+			"worktree:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+		{"TS-04 three failed implementations stop with exit 5", []string{goodTests, badCalc, badCalc, badCalc}, 5,
+			"worktree:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"},
+		{"a failure then the fix goes green", []string{goodTests, badCalc, goodCalc}, 3,
+			"worktree:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+		{"three scaffolds without a red escalate to the human", []string{passTests, passTests, passTests}, 3,
+			"worktree:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo, state := calcRepo(t), t.TempDir()
+			before, beforeRefs := checkout(t, repo), refs(t, repo)
+			res := gateRunPiped(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), "implement", "--lld", "docs/design.md", "--json")
+			if res.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.stderr)
+			}
+			r, hist := runOf(t, state)
+			if got := nodePath(hist); got != tt.path {
+				t.Errorf("path:\n got %s\nwant %s", got, tt.path)
+			}
+			if after := checkout(t, repo); after != before {
+				t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
+			}
+			var out struct {
+				RunID  string `json:"run_id"`
+				Status string `json:"status"`
+				Resume string `json:"resume"`
+			}
+			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out.RunID != r.ID {
+				t.Fatalf("--json output %q: %v", res.stdout, err)
+			}
+			if tt.code == 3 && (out.Status != "waiting" || out.Resume != "azero resume "+r.ID) {
+				t.Errorf("waiting run reported as %+v", out)
+			}
+			if tt.code == 5 {
+				if got := refs(t, repo); got != beforeRefs {
+					t.Errorf("branches or worktrees left behind:\n%s", got)
+				}
+				if r.Status != store.StatusFailed || !strings.Contains(res.stderr, "tests still fail after 3") {
+					t.Errorf("status %s, stderr:\n%s", r.Status, res.stderr)
+				}
+				if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
+					t.Error("worktree left behind")
+				}
+				patches, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-attempt.patch"))
+				if len(patches) != 1 {
+					t.Errorf("the last attempt was not saved: %v", patches)
+				}
+			}
+		})
+	}
+}
+
+func TestImplementOnATerminal(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	tests := []struct {
+		name   string
+		answer string
+		code   int
+		merged bool
+	}{
+		{"human approve merges (TS-01)", "approve", 0, true},
+		{"TS-06 human abort cleans up", "abort", 4, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo, state := calcRepo(t), t.TempDir()
+			before, beforeRefs := checkout(t, repo), refs(t, repo)
+			env := gateEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc))...)
+			screen, cmd, _ := startOnTerminal(t, repo, env, os.Args[0], "implement", "--lld", "docs/design.md")
+			screen.waitFor(t, "Nothing is committed unless you type approve", 1)
+			if checkout(t, repo) != before {
+				t.Error("the checkout changed before the human approved")
+			}
+			screen.typeLine(t, "approve")
+			screen.waitFor(t, "Merge this change?", 1)
+			screen.typeLine(t, "yes") // not the word: asked again
+			screen.waitFor(t, "in full", 1)
+			screen.typeLine(t, tt.answer)
+			if code := exitCodeOf(t, cmd); code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tt.code, screen.text())
+			}
+			r, _ := runOf(t, state)
+			if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
+				t.Error("worktree left behind")
+			}
+			if got := refs(t, repo); got != beforeRefs {
+				t.Errorf("branches or worktrees left behind:\n%s", got)
+			}
+			calc, _ := os.ReadFile(filepath.Join(repo, "calc.py"))
+			readme, _ := os.ReadFile(filepath.Join(repo, "README.md"))
+			notes, _ := os.ReadFile(filepath.Join(repo, "notes.txt"))
+			if string(readme) != "# calc\n\nwork in progress\n" || string(notes) != "my notes\n" {
+				t.Errorf("uncommitted work lost: README %q notes %q", readme, notes)
+			}
+			if !tt.merged {
+				if after := checkout(t, repo); after != before {
+					t.Errorf("abort changed the checkout:\n%s\n---\n%s", before, after)
+				}
+				if r.Status != store.StatusAborted {
+					t.Errorf("status %s", r.Status)
+				}
+				return
+			}
+			if !strings.Contains(string(calc), "def multiply") {
+				t.Errorf("not merged: calc.py = %q", calc)
+			}
+			log := testenv.Git(t, repo, "log", "-1", "--format=%s%n%b")
+			if !strings.Contains(log, "#7: ") || !strings.Contains(log, "Azero-Run: "+r.ID) {
+				t.Errorf("commit message:\n%s", log)
+			}
+			if st := testenv.Git(t, repo, "status", "--porcelain"); st != " M README.md\n?? notes.txt\n" {
+				t.Errorf("status after merge:\n%s", st)
+			}
+			recs, _ := audit.Read(filepath.Join(state, audit.FileName))
+			var decisions []string
+			for _, rec := range recs {
+				if rec["event"] == "gate_decision" {
+					decisions = append(decisions, fmt.Sprint(rec["decision"]))
+				}
+			}
+			if strings.Join(decisions, ",") != "APPROVED" {
+				t.Errorf("gate decisions in the audit log: %v", decisions)
+			}
+		})
+	}
+}
+
+func TestImplementRefusesBadInputBeforeAnyModelCall(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	os.Mkdir(repo, 0o755)
+	testenv.Git(t, repo, "init", "-q", "-b", "main")
+	testenv.WriteFiles(t, repo, map[string]string{"calc.py": calcPy, "docs/design.md": calcDesign, ".env": "KEY=1\n",
+		"certs/x.pem": "pem\n", "big.txt": strings.Repeat("x", 200<<10),
+		"docs/bad.md":     "# 8 - T\n## Files Changed\n| File | Change Type |\n|--|--|\n| `missing.py` | Modify |\n| `test_m.py` | Add |\n",
+		"docs/notests.md": "# 9 - T\n## Files Changed\n| File | Change Type |\n|--|--|\n| `calc.py` | Modify |\n"})
+	testenv.Git(t, repo, "add", "calc.py", "docs")
+	testenv.Git(t, repo, "commit", "-qm", "init")
+	os.WriteFile(filepath.Join(base, "outside.py"), []byte("x\n"), 0o644)
+	os.Symlink(filepath.Join(base, "outside.py"), filepath.Join(repo, "link.py"))
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"TS-03 secret file", []string{"--context", ".env"}, []string{".env", "no-secret-files"}},
+		{"pem file", []string{"--context", "certs/x.pem"}, []string{"x.pem", "no-secret-files"}},
+		{"TS-05 path traversal", []string{"--context", "../outside.py"}, []string{"../outside.py", "no-parent-traversal"}},
+		{"symlink escape", []string{"--context", "link.py"}, []string{"link.py", "inside-repository"}},
+		{"file over 100 KB", []string{"--context", "big.txt"}, []string{"big.txt", "max-100KB-per-file"}},
+		{"design names a missing file", []string{"--lld", "docs/bad.md"}, []string{"missing.py", "must-exist"}},
+		{"design without tests", []string{"--lld", "docs/notests.md"}, []string{"at least one test file"}},
+		{"design document missing", []string{"--lld", "docs/nope.md"}, []string{"nope.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			state := t.TempDir()
+			args := append([]string{"implement", "--runner", "pytest"}, tt.args...)
+			if !strings.Contains(strings.Join(tt.args, " "), "--lld") {
+				args = append(args, "--lld", "docs/design.md")
+			}
+			res := gateRunPiped(t, state, repo, []string{"AZERO_MOCK_LLM=1"}, args...)
+			if res.code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.stderr, w) {
+					t.Errorf("error does not mention %q:\n%s", w, res.stderr)
+				}
+			}
+			if strings.Contains(res.stderr, "Data policy") {
+				t.Error("refused input got as far as the data policy")
+			}
+			if _, err := os.Stat(filepath.Join(state, store.FileName)); err == nil {
+				st, _ := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
+				defer st.Close()
+				if runs, _ := st.ListRuns(t.Context(), store.Filter{}); len(runs) != 0 {
+					t.Errorf("a run was created for refused input")
+				}
+			}
+		})
+	}
+	if out := testenv.Git(t, repo, "branch", "--list", "azero/*"); out != "" {
+		t.Errorf("branches created: %s", out)
+	}
+}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/store"
+)
+
+// engine returns a flow engine over the factory's store and audit log,
+// reporting progress on stderr.
+func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
+	st, err := f.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := f.Audit()
+	if err != nil {
+		return nil, err
+	}
+	return &flow.Engine{Store: st, Audit: a, Observer: progressObserver(f.IO), Now: f.Now}, nil
+}
+
+// writer returns the single file-writing function's front door, asking on
+// the terminal when there is one.
+func (f *Factory) writer(auto, force bool) (*safewrite.Writer, error) {
+	a, err := f.Audit()
+	if err != nil {
+		return nil, err
+	}
+	w := &safewrite.Writer{Audit: a, Auto: auto, Force: force}
+	if f.IO.CanPrompt() {
+		w.Approver = safewrite.NewTerminalApprover(f.IO, f.Prompter())
+	}
+	return w, nil
+}
+
+// progressObserver prints each node as it starts and ends.
+func progressObserver(io *iostreams.IOStreams) func(flow.Event) {
+	cs := io.ColorScheme()
+	return func(ev flow.Event) {
+		w := io.ErrOut
+		switch ev.Kind {
+		case flow.EventStarted:
+			fmt.Fprintf(w, "%s run %s at %s\n", cs.Faint("azero:"), cs.Bold(ev.RunID), ev.Node)
+		case flow.EventNodeStart:
+			fmt.Fprintf(w, "%s %s\n", cs.Cyan("▸"), ev.Node)
+		case flow.EventNodeDone:
+			fmt.Fprintf(w, "%s %s %s\n", cs.Green("✓"), ev.Node, cs.Faint(fmt.Sprintf("(%s)", ev.Elapsed.Round(1e6))))
+		case flow.EventWaiting:
+			fmt.Fprintf(w, "%s %s needs a human answer\n", cs.Yellow("⏸"), ev.Node)
+		case flow.EventInterrupted:
+			fmt.Fprintf(w, "%s interrupted at %s; the run is saved\n", cs.Yellow("⏸"), ev.Node)
+		case flow.EventFailed:
+			fmt.Fprintf(w, "%s %s failed\n", cs.Red("✗"), ev.Node)
+		case flow.EventFinished:
+			fmt.Fprintf(w, "%s run %s %s\n", cs.Faint("azero:"), ev.RunID, ev.Status)
+		}
+	}
+}
+
+// runOutcome is what a workflow command reports with --json.
+type runOutcome struct {
+	RunID    string       `json:"run_id"`
+	Workflow string       `json:"workflow"`
+	Status   store.Status `json:"status"`
+	Node     string       `json:"node"`
+	Error    string       `json:"error,omitempty"`
+	Resume   string       `json:"resume,omitempty"`
+	Result   any          `json:"result,omitempty"`
+}
+
+// reportRun prints where a run stands after driving it, as JSON when
+// asked, and returns the drive error for the exit code.
+func (f *Factory) reportRun(ctx context.Context, runID string, result any, driveErr error, asJSON bool) error {
+	if !asJSON {
+		return driveErr
+	}
+	st, err := f.Store(ctx)
+	if err != nil {
+		return errors.Join(driveErr, err)
+	}
+	r, err := st.GetRun(context.WithoutCancel(ctx), runID)
+	if err != nil {
+		return errors.Join(driveErr, err)
+	}
+	out := runOutcome{RunID: r.ID, Workflow: r.Workflow, Status: effectiveStatus(st, r), Node: r.Node, Error: r.Error, Result: result}
+	if !r.Status.Finished() && r.Status != store.StatusRunning {
+		out.Resume = "azero resume " + r.ID
+	}
+	if err := writeJSON(f.IO.Out, out); err != nil {
+		return errors.Join(driveErr, err)
+	}
+	return driveErr
+}
+
+// decodeState reads a run's stored state.
+func decodeState(r store.Run, v any) error {
+	if err := json.Unmarshal(r.State, v); err != nil {
+		return fmt.Errorf("decode state of run %s: %w", r.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package tracker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/azero-dev/azero/internal/safewrite"
+)
+
+// Local files issues as numbered markdown files (0001-slug.md) in a
+// directory of the repository.
+type Local struct {
+	Root   string // repository root
+	Dir    string // directory relative to Root, e.g. docs/issues
+	Writer *safewrite.Writer
+	RunID  string
+}
+
+// Name implements Tracker.
+func (l *Local) Name() string { return "local " + l.Dir }
+
+// Check implements Tracker: the directory must be inside the repository
+// and writable.
+func (l *Local) Check(ctx context.Context) error {
+	info, err := os.Stat(l.Root)
+	if err != nil || !info.IsDir() {
+		return fmt.Errorf("local tracker: repository %s not found", l.Root)
+	}
+	if l.Dir == "" || path.IsAbs(filepath.ToSlash(l.Dir)) || strings.HasPrefix(path.Clean(filepath.ToSlash(l.Dir)), "..") {
+		return fmt.Errorf("local tracker: issues directory %q must be a path inside the repository", l.Dir)
+	}
+	return nil
+}
+
+var issueFile = regexp.MustCompile(`^(\d+)-.*\.md$`)
+
+func (l *Local) abs() string { return filepath.Join(l.Root, filepath.FromSlash(l.Dir)) }
+
+// files returns the issue files by number.
+func (l *Local) files() (map[int]string, error) {
+	entries, err := os.ReadDir(l.abs())
+	if os.IsNotExist(err) {
+		return map[int]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("local tracker: %w", err)
+	}
+	out := map[int]string{}
+	for _, e := range entries {
+		if m := issueFile.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
+			n, _ := strconv.Atoi(m[1])
+			out[n] = e.Name()
+		}
+	}
+	return out, nil
+}
+
+// Find implements Tracker.
+func (l *Local) Find(ctx context.Context, marker string) (Issue, bool, error) {
+	files, err := l.files()
+	if err != nil {
+		return Issue{}, false, err
+	}
+	nums := make([]int, 0, len(files))
+	for n := range files {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	for _, n := range nums {
+		data, err := os.ReadFile(filepath.Join(l.abs(), files[n]))
+		if err != nil {
+			return Issue{}, false, fmt.Errorf("local tracker: %w", err)
+		}
+		if strings.Contains(string(data), marker) {
+			return Issue{Number: n, URL: path.Join(filepath.ToSlash(l.Dir), files[n]), Title: ParseTitle(string(data))}, true, nil
+		}
+	}
+	return Issue{}, false, nil
+}
+
+// EnsureLabels implements Tracker; local issues keep labels in their text.
+func (l *Local) EnsureLabels(ctx context.Context, labels []string) ([]string, error) { return nil, nil }
+
+// Create implements Tracker. Numbers are allocated under a lock on the
+// repository directory, so parallel runs never take the same number.
+func (l *Local) Create(ctx context.Context, is Issue) (Issue, error) {
+	unlock, err := lockDir(l.Root)
+	if err != nil {
+		return Issue{}, err
+	}
+	defer unlock()
+	files, err := l.files()
+	if err != nil {
+		return Issue{}, err
+	}
+	n := 1
+	for k := range files {
+		n = max(n, k+1)
+	}
+	name := fmt.Sprintf("%04d-%s.md", n, slugify(is.Title))
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", is.Title)
+	if len(is.Labels) > 0 {
+		fmt.Fprintf(&b, "**Labels:** %s\n\n", strings.Join(is.Labels, ", "))
+	}
+	b.WriteString(strings.TrimRight(is.Body, "\n"))
+	b.WriteString("\n")
+	rel := path.Join(filepath.ToSlash(l.Dir), name)
+	_, err = l.Writer.Write(ctx, safewrite.Request{Root: l.Root, Path: rel, Content: []byte(b.String()),
+		Base: &safewrite.Snapshot{Exists: false}, Actor: "tracker:local", RunID: l.RunID})
+	if err != nil {
+		return Issue{}, fmt.Errorf("local tracker: file issue: %w", err)
+	}
+	is.Number, is.URL = n, rel
+	return is, nil
+}
+
+// lockDir takes an exclusive flock on a directory (opened read-only).
+func lockDir(dir string) (func(), error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("local tracker: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("local tracker: lock %s: %w", dir, err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slugify(title string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(title), "-"), "-")
+	if len(s) > 60 {
+		s = strings.TrimRight(s[:60], "-")
+	}
+	if s == "" {
+		s = "issue"
+	}
+	return s
+}

@@ -1,0 +1,630 @@
+// Package implement is azero's implementation workflow (spec #87 with
+// #171, #173 and #324 wired in): given a design document, a model writes
+// failing tests, then code, until the project's real test runner says
+// green; a human sees the diff and approves the merge.
+//
+// The graph:
+//
+//	worktree -> scaffold -> red -> implement -> green -> lint -> diff_review -> human_review -> commit -> merge -> cleanup -> END
+//
+// with the loops the specification routes on the runner's result (red:
+// RouteRed, green: RouteGreen, lint: RouteLint) and an escalate gate for
+// what only a human can decide. Invariants, each proven by a test:
+//
+//   - The model never decides whether tests passed: the red and green gates
+//     route on the runner's outcome only.
+//   - No path from the start to the commit avoids the red gate, the green
+//     gate, the diff review gate or the human review (Graph.PathAvoiding).
+//   - All generation and test runs happen in a git worktree on a new branch;
+//     the user's checkout is untouched until the human approves, and then
+//     only by a merge that leaves their uncommitted work intact.
+//   - Every file write goes through safewrite, confined to the worktree.
+//   - Every node is safe to repeat: a run killed anywhere resumes.
+package implement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/azero-dev/azero/internal/edit"
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/prompt"
+	"github.com/azero-dev/azero/internal/review"
+	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/testrun"
+)
+
+// Asker asks the human.
+type Asker interface {
+	Approve(ctx context.Context, question, word, reject string) (bool, error)
+	Choose(ctx context.Context, question string, choices []prompt.Choice) (string, error)
+}
+
+// Lineage saves the run's records (test output, patches) next to the
+// model's prompts and responses.
+type Lineage interface {
+	Next(ctx context.Context) (int, error)
+	Save(ctx context.Context, name string, content []byte) error
+}
+
+// Deps are what the nodes use. None of it is global: the same graph can
+// run elsewhere with other implementations.
+type Deps struct {
+	Coder     llm.Model
+	Writer    *safewrite.Writer
+	Runner    testrun.Runner
+	Gate      *review.Gate
+	Asker     Asker
+	Lineage   Lineage
+	Git       func(dir string) gitx.Repo
+	Out       io.Writer // what the human reads: summaries, test tails
+	Color     iostreams.ColorScheme
+	MaxTokens int // per coder call; default 8192
+	Lint      func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error)
+}
+
+// Graph builds the implementation workflow over d.
+func Graph(d Deps) *flow.Graph[State] {
+	if d.MaxTokens == 0 {
+		d.MaxTokens = 8192
+	}
+	if d.Lint == nil {
+		d.Lint = func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error) {
+			return testrun.Lint(ctx, dir, kind, files, testrun.Options{})
+		}
+	}
+	n := &nodes{d: d}
+	return flow.New[State](Name, NodeWorktree).
+		Node(NodeWorktree, n.worktree, NodeScaffold).
+		Node(NodeScaffold, n.scaffold, NodeRed).
+		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeEscalate).
+		Node(NodeImplement, n.implement, NodeGreen).
+		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate).
+		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement).
+		Gate(NodeEscalate, n.escalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
+		Gate(NodeDiffGate, review.GateNode(d.Gate,
+			func(s *State) review.GateOptions { return review.GateOptions{Repo: s.Worktree} },
+			func(s *State, o review.Outcome) { s.Flagged, s.GateDecision = o.Flagged, string(o.Decision) },
+			review.Routes{Approved: NodeReview, Rejected: NodeCleanup}), NodeReview, NodeCleanup).
+		Gate(NodeReview, n.humanReview, NodeCommit, NodeCleanup).
+		Node(NodeCommit, n.commit, NodeMerge).
+		Node(NodeMerge, n.merge, NodeCleanup).
+		Node(NodeCleanup, n.cleanup, flow.End).
+		MaxVisits(NodeScaffold, MaxScaffolds+3).
+		MaxVisits(NodeImplement, MaxImplementations+3).
+		MaxSteps(200).
+		Finish(finish)
+}
+
+type nodes struct{ d Deps }
+
+func (n *nodes) say(format string, args ...any) {
+	if n.d.Out != nil {
+		fmt.Fprintf(n.d.Out, format+"\n", args...)
+	}
+}
+
+func (n *nodes) git(dir string) gitx.Repo {
+	if n.d.Git != nil {
+		return n.d.Git(dir)
+	}
+	return gitx.Repo{Dir: dir}
+}
+
+// worktree creates the isolated checkout on the run's branch (or finds the
+// one a killed run left).
+func (n *nodes) worktree(ctx context.Context, s *State) (string, error) {
+	if err := n.git(s.Repo).AddWorktree(ctx, s.Worktree, s.Branch, s.BaseCommit); err != nil {
+		return "", fmt.Errorf("create worktree: %w", err)
+	}
+	n.say("  worktree %s on branch %s", s.Worktree, s.Branch)
+	return NodeScaffold, nil
+}
+
+// scaffold writes the tests, or, when the last red run could not build or
+// import what the tests test, compiling stubs of the code files.
+func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
+	stubs := s.Red != nil && needsStubs(*s.Red) && !s.Stubbed
+	s.Scaffolds++
+	if stubs {
+		s.Stubbed = true
+		for _, f := range s.CodeFiles() {
+			if f.Change == "Delete" {
+				continue
+			}
+			if err := n.generate(ctx, s, f, "stub", stubText(s, f.Path, s.TestOutput)); err != nil {
+				return "", err
+			}
+		}
+		return NodeRed, nil
+	}
+	s.Stubbed = false
+	for _, f := range s.TestFiles() {
+		if err := n.generate(ctx, s, f, "scaffold", scaffoldText(s, f.Path)); err != nil {
+			return "", err
+		}
+	}
+	return NodeRed, nil
+}
+
+// implement writes (or deletes) the code files.
+func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
+	s.Implementations++
+	for _, f := range s.CodeFiles() {
+		if f.Change == "Delete" {
+			if err := n.d.Writer.Remove(ctx, s.Worktree, f.Path, "implement", flow.RunID(ctx)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return "", err
+			}
+			continue
+		}
+		if err := n.generate(ctx, s, f, "implement", implementText(s, f.Path)); err != nil {
+			return "", err
+		}
+	}
+	return NodeGreen, nil
+}
+
+// generate asks the coder for one file and writes it.
+func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, task string) error {
+	existing, snap, err := safewrite.Read(s.Worktree, f.Path)
+	if err != nil {
+		return err
+	}
+	change := edit.Modify
+	if f.Change == "Add" {
+		change = edit.Add
+	}
+	n.say("  %s %s", purpose, f.Path)
+	res, err := edit.Generate(ctx, n.d.Coder, edit.GenerateInput{
+		Change: change,
+		Prompt: edit.PromptInput{Path: f.Path, LLD: s.LLD, Existing: string(existing), Tests: n.testsText(s, f)},
+		System: systemText, Extra: task, MaxTokens: n.d.MaxTokens, Purpose: purpose,
+	})
+	if err != nil {
+		return err
+	}
+	req := safewrite.Request{Root: s.Worktree, Path: f.Path, Content: []byte(res.Content), Base: &snap,
+		Actor: "implement:" + purpose, RunID: flow.RunID(ctx)}
+	switch {
+	case res.Strategy == edit.Blocks:
+		req.Strategy = safewrite.Edit
+	case f.Change == "Add" && snap.Exists:
+		// An Add file holds only what this run wrote earlier; replacing it
+		// loses nothing of the user's, so it is removed and written anew.
+		if err := n.d.Writer.Remove(ctx, s.Worktree, f.Path, "implement:"+purpose, flow.RunID(ctx)); err != nil {
+			return err
+		}
+		req.Base = &safewrite.Snapshot{Exists: false}
+	}
+	_, err = n.d.Writer.Write(ctx, req)
+	return err
+}
+
+// testsText gives the coder the current test files (none for a test file
+// itself, which is being written).
+func (n *nodes) testsText(s *State, current FileSpec) string {
+	if current.Test {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range s.TestFiles() {
+		content, _, err := safewrite.Read(s.Worktree, f.Path)
+		if err != nil || content == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "### %s\n%s\n\n", f.Path, fence(string(content)))
+	}
+	return b.String()
+}
+
+// runTests runs the project's tests in the worktree and records the
+// output in the lineage.
+func (n *nodes) runTests(ctx context.Context, s *State, phase string) (testrun.Result, error) {
+	res, err := n.d.Runner.Run(ctx, s.Worktree)
+	if err != nil {
+		return testrun.Result{}, fmt.Errorf("run tests: %w", err)
+	}
+	s.TestOutput = tail(res.Output, 200)
+	if n.d.Lineage != nil {
+		seq, err := n.d.Lineage.Next(ctx)
+		if err == nil {
+			err = n.d.Lineage.Save(ctx, fmt.Sprintf("%03d-tests-%s.txt", seq, phase),
+				[]byte(fmt.Sprintf("$ %s\nexit %d, %s, %s\n\n%s", strings.Join(res.Command, " "), res.ExitCode, res.Outcome, res.Duration.Round(time.Millisecond), res.Output)))
+		}
+		if err != nil {
+			return testrun.Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// red is the gate before any code: the new tests must fail on assertions.
+func (n *nodes) red(ctx context.Context, s *State) (string, error) {
+	res, err := n.runTests(ctx, s, "red")
+	if err != nil {
+		return "", err
+	}
+	s.Red = &res
+	next := RouteRed(res.Outcome, s.Scaffolds)
+	switch next {
+	case NodeImplement:
+		n.say("  %s red: %s", n.d.Color.Red("●"), res.Summary)
+	case NodeScaffold:
+		n.say("  %s not a valid red: %s; scaffolding again", n.d.Color.Yellow("●"), res.Summary)
+	case NodeEscalate:
+		s.Escalation = fmt.Sprintf("the tests are not a valid red after %d scaffold(s): %s", s.Scaffolds, res.Summary)
+		s.EscalatedFrom = NodeRed
+	}
+	return next, nil
+}
+
+// green is the gate after the code: every test must pass.
+func (n *nodes) green(ctx context.Context, s *State) (string, error) {
+	res, err := n.runTests(ctx, s, "green")
+	if err != nil {
+		return "", err
+	}
+	s.Green = &res
+	next := RouteGreen(res.Outcome, s.Implementations)
+	switch next {
+	case NodeLint:
+		n.say("  %s green: %s", n.d.Color.Green("●"), res.Summary)
+		s.TestOutput = ""
+	case NodeImplement:
+		n.say("  %s still failing (%d of %d attempts): %s", n.d.Color.Red("●"), s.Implementations, MaxImplementations, res.Summary)
+	case NodeCleanup:
+		n.say("  %s tests still fail after %d implementation attempts: %s", n.d.Color.Red("●"), s.Implementations, res.Summary)
+		s.Result = ResultTestsFailed
+	case NodeEscalate:
+		s.Escalation = "the test runner failed: " + res.Summary
+		s.EscalatedFrom = NodeGreen
+	}
+	return next, nil
+}
+
+func (n *nodes) changedFiles(s *State) []string {
+	var out []string
+	for _, f := range s.Files {
+		if f.Change != "Delete" {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// lint runs the static checks; findings go back to the coder while
+// attempts remain, then to the human with the diff.
+func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
+	res, err := n.d.Lint(ctx, s.Worktree, s.Runner, n.changedFiles(s))
+	if err != nil {
+		return "", err
+	}
+	s.Lint = &res
+	if res.Passed {
+		n.say("  lint clean (%s)", strings.Join(res.Tools, ", "))
+	} else {
+		n.say("  lint findings:\n%s", tail(res.Output, 20))
+	}
+	return RouteLint(res.Passed, s.Implementations), nil
+}
+
+// escalate asks the human what to do when the rules cannot decide.
+func (n *nodes) escalate(ctx context.Context, s *State) (string, error) {
+	n.say("\n%s %s", n.d.Color.Alert(" NEEDS YOU "), s.Escalation)
+	if s.TestOutput != "" {
+		n.say("%s", tail(s.TestOutput, 30))
+	}
+	choices := []prompt.Choice{{Key: "R", Label: "Rerun the tests"}, {Key: "A", Label: "Abort"}}
+	if s.EscalatedFrom == NodeRed {
+		choices = []prompt.Choice{{Key: "R", Label: "Rerun the tests"}, {Key: "S", Label: "Scaffold again"}, {Key: "A", Label: "Abort"}}
+	}
+	answer, err := n.d.Asker.Choose(ctx, "What now?", choices)
+	if err != nil {
+		return "", err
+	}
+	switch answer {
+	case "R":
+		return s.EscalatedFrom, nil
+	case "S":
+		s.Scaffolds = 0
+		s.Stubbed = false
+		return NodeScaffold, nil
+	}
+	s.Decision, s.Result = "abort", ResultAborted
+	return NodeCleanup, nil
+}
+
+// humanReview is the final human decision: approve merges, abort cleans
+// up.
+func (n *nodes) humanReview(ctx context.Context, s *State) (string, error) {
+	if s.GateDecision != string(review.Approved) {
+		// Nobody saw the diff at the gate (it passed without a terminal):
+		// show all of it before asking.
+		if err := n.showDiff(ctx, s); err != nil {
+			return "", err
+		}
+	}
+	n.say("\n%s", n.d.Color.Bold("Review"))
+	n.say("  tests: %s", s.Green.Summary)
+	if s.Lint != nil && !s.Lint.Passed {
+		n.say("  lint: %s", n.d.Color.Yellow("findings remain (shown above)"))
+	}
+	n.say("  files: %s", strings.Join(n.changedFiles(s), ", "))
+	n.say("  branch %s would merge into %s of %s", s.Branch, s.BaseBranch, s.Repo)
+	ok, err := n.d.Asker.Approve(ctx, "Merge this change?", "approve", "abort")
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		s.Decision, s.Result = "abort", ResultAborted
+		return NodeCleanup, nil
+	}
+	s.Decision = "approve"
+	return NodeCommit, nil
+}
+
+// showDiff prints the change in full: the summary and every file's diff.
+func (n *nodes) showDiff(ctx context.Context, s *State) error {
+	files, err := review.Analyze(ctx, s.Worktree, review.AnalyzeOptions{})
+	if err != nil {
+		return err
+	}
+	diffs, err := review.Diffs(ctx, s.Worktree, files, review.DiffOptions{})
+	if err != nil {
+		return err
+	}
+	n.say("\n%s", review.FormatReport(files, diffs, review.ReportOptions{Color: n.d.Color}))
+	for _, f := range files {
+		if review.RequiresReview(f) {
+			continue // FormatReport showed it under its warning
+		}
+		if d, ok := diffs[f.FilePath]; ok {
+			n.say("%s", colorDiff(n.d.Color, strings.Join(d.Lines, "\n")))
+			if d.Total > len(d.Lines) {
+				n.say("... truncated: %d more lines", d.Total-len(d.Lines))
+			}
+		} else if f.ChangeType == review.New {
+			content, _, err := safewrite.Read(s.Worktree, f.FilePath)
+			if err == nil {
+				n.say("%s", n.d.Color.Bold("new file "+f.FilePath))
+				n.say("%s", colorDiff(n.d.Color, "+"+strings.ReplaceAll(strings.TrimRight(string(content), "\n"), "\n", "\n+")))
+			}
+		}
+	}
+	return nil
+}
+
+func colorDiff(cs iostreams.ColorScheme, text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			lines[i] = cs.Bold(l)
+		case strings.HasPrefix(l, "+"):
+			lines[i] = cs.Green(l)
+		case strings.HasPrefix(l, "-"):
+			lines[i] = cs.Red(l)
+		case strings.HasPrefix(l, "@@"):
+			lines[i] = cs.Cyan(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// trailer marks the run's commit, so a repeated commit node finds it.
+func trailer(runID string) string { return "Azero-Run: " + runID }
+
+// commit records the approved change on the run's branch.
+func (n *nodes) commit(ctx context.Context, s *State) (string, error) {
+	runID := flow.RunID(ctx)
+	wt := n.git(s.Worktree)
+	head, err := wt.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	if head != s.BaseCommit {
+		msg, err := wt.Run(ctx, "log", "-1", "--format=%B", head)
+		if err == nil && strings.Contains(string(msg), trailer(runID)) {
+			s.Commit = head
+			return NodeMerge, nil
+		}
+	}
+	if _, err := wt.Run(ctx, "add", "-A"); err != nil {
+		return "", err
+	}
+	title := s.Title
+	if title == "" {
+		title = "implement the design"
+	}
+	msg := fmt.Sprintf("%s\n\nImplemented by azero under the design %s; tests green, diff reviewed and approved by a human.\n\n%s\n", subject(s.Issue, title), s.LLDPath, trailer(runID))
+	if s.Issue != "" {
+		msg = strings.Replace(msg, "\n\n"+trailer(runID), fmt.Sprintf("\n\nRefs #%s\n%s", s.Issue, trailer(runID)), 1)
+	}
+	if _, err := wt.Run(ctx, "commit", "--quiet", "--no-verify", "-m", msg); err != nil {
+		return "", fmt.Errorf("commit on %s: %w", s.Branch, err)
+	}
+	if s.Commit, err = wt.Head(ctx); err != nil {
+		return "", err
+	}
+	n.say("  committed %s on %s", short(s.Commit), s.Branch)
+	return NodeMerge, nil
+}
+
+func subject(issue, title string) string {
+	if issue != "" {
+		return fmt.Sprintf("#%s: %s", issue, title)
+	}
+	return title
+}
+
+func short(id string) string {
+	if len(id) > 10 {
+		return id[:10]
+	}
+	return id
+}
+
+// merge brings the commit into the branch the user had checked out, only
+// when that cannot touch their uncommitted work; otherwise it stops with
+// the branch kept and the exact command to finish by hand.
+func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
+	repo := n.git(s.Repo)
+	s.MergeCommand = fmt.Sprintf("git -C %s merge %s", shellQuote(s.Repo), s.Branch)
+	stop := func(why string) (string, error) {
+		s.Result, s.MergeNote = ResultMergeStopped, why
+		n.say("  %s not merged: %s\n  finish by hand with: %s", n.d.Color.Yellow("●"), why, s.MergeCommand)
+		return NodeCleanup, nil
+	}
+	if merged, err := repo.IsAncestor(ctx, s.Commit, "HEAD"); err == nil && merged {
+		s.Result = ResultMerged
+		return NodeCleanup, nil
+	}
+	cur, err := repo.CurrentBranch(ctx)
+	if err != nil {
+		return "", err
+	}
+	if cur != s.BaseBranch {
+		return stop(fmt.Sprintf("your checkout is on %q now, not %q", cur, s.BaseBranch))
+	}
+	dirty, err := repo.DirtyPaths(ctx)
+	if err != nil {
+		return "", err
+	}
+	changed, err := repo.ChangedPaths(ctx, s.BaseCommit, s.Commit)
+	if err != nil {
+		return "", err
+	}
+	if both := intersect(dirty, changed); len(both) > 0 {
+		return stop(fmt.Sprintf("you have uncommitted changes to %s, which the merge would touch", strings.Join(both, ", ")))
+	}
+	if _, err := repo.Run(ctx, "merge", "--ff-only", "--quiet", s.Branch); err != nil {
+		if _, err := repo.Run(ctx, "merge", "--no-edit", "--no-verify", "--quiet", s.Branch); err != nil {
+			// Leave the checkout exactly as it was.
+			_, _ = repo.Run(context.WithoutCancel(ctx), "merge", "--abort")
+			return stop("the merge conflicts with commits made since the run began")
+		}
+	}
+	s.Result = ResultMerged
+	n.say("  %s merged %s into %s", n.d.Color.Green("●"), s.Branch, s.BaseBranch)
+	return NodeCleanup, nil
+}
+
+func intersect(a, b []string) []string {
+	set := map[string]bool{}
+	for _, x := range a {
+		set[x] = true
+	}
+	var out []string
+	for _, x := range b {
+		if set[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// cleanup removes the worktree in every ending; the branch goes too unless
+// it holds an approved commit that is not merged yet.
+func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
+	repo := n.git(s.Repo)
+	if s.Result != ResultMerged && s.Result != ResultMergeStopped && s.Patch == "" {
+		if err := n.savePatch(ctx, s); err != nil {
+			n.say("  could not save the attempt: %v", err)
+		}
+	}
+	if err := repo.RemoveWorktree(ctx, s.Worktree); err != nil {
+		return "", fmt.Errorf("remove worktree: %w", err)
+	}
+	switch s.Result {
+	case ResultMergeStopped:
+		// The approved commit stays on its branch for the user to merge.
+	case ResultMerged:
+		if err := repo.DeleteBranch(ctx, s.Branch, false); err != nil {
+			n.say("  branch %s kept: %v", s.Branch, err)
+		}
+	default:
+		if err := repo.DeleteBranch(ctx, s.Branch, true); err != nil {
+			return "", err
+		}
+	}
+	return flow.End, nil
+}
+
+// savePatch keeps the last attempt in the lineage, so nothing the model
+// wrote is lost when a run ends without a merge.
+func (n *nodes) savePatch(ctx context.Context, s *State) error {
+	if n.d.Lineage == nil {
+		return nil
+	}
+	if _, err := os.Stat(s.Worktree); err != nil {
+		return nil
+	}
+	wt := n.git(s.Worktree)
+	if _, err := wt.Run(ctx, "add", "-A"); err != nil {
+		return err
+	}
+	patch, err := wt.Run(ctx, append([]string{"diff", "--cached", "--binary"}, gitx.PatchArgs...)...)
+	if err != nil || len(patch) == 0 {
+		return err
+	}
+	seq, err := n.d.Lineage.Next(ctx)
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%03d-attempt.patch", seq)
+	if err := n.d.Lineage.Save(ctx, name, patch); err != nil {
+		return err
+	}
+	s.Patch = name
+	return nil
+}
+
+// MergeStoppedError reports an approved change that could not be merged
+// automatically.
+type MergeStoppedError struct{ Branch, Reason, Command string }
+
+func (e *MergeStoppedError) Error() string {
+	return fmt.Sprintf("approved and committed on %s, but not merged: %s; finish with: %s", e.Branch, e.Reason, e.Command)
+}
+
+// finish judges the run at its end.
+func finish(s *State) error {
+	switch s.Result {
+	case ResultMerged:
+		return nil
+	case ResultMergeStopped:
+		return &MergeStoppedError{Branch: s.Branch, Reason: s.MergeNote, Command: s.MergeCommand}
+	case ResultTestsFailed:
+		res := testrun.Result{}
+		if s.Green != nil {
+			res = *s.Green
+		}
+		return &testrun.FailedError{Result: res, Reason: fmt.Sprintf("tests still fail after %d implementation attempts (the last attempt is saved in the run's lineage as %s)", s.Implementations, s.Patch)}
+	default:
+		return fmt.Errorf("%s (the last attempt is saved in the run's lineage as %s): %w", abortReason(s), s.Patch, flow.ErrAborted)
+	}
+}
+
+func abortReason(s *State) string {
+	if s.GateDecision == string(review.Rejected) {
+		return "the diff was rejected at the review gate"
+	}
+	return "aborted by the human"
+}

@@ -1,0 +1,94 @@
+package implement
+
+import (
+	"strings"
+
+	"github.com/azero-dev/azero/internal/testrun"
+)
+
+// Retry limits from the specification (#87, section 3.5).
+const (
+	MaxScaffolds       = 3 // scaffolding attempts before escalating to the human
+	MaxImplementations = 3 // implementation attempts before giving up
+)
+
+// Node names of the implementation graph.
+const (
+	NodeWorktree  = "worktree"
+	NodeScaffold  = "scaffold"
+	NodeRed       = "red"
+	NodeImplement = "implement"
+	NodeGreen     = "green"
+	NodeLint      = "lint"
+	NodeEscalate  = "escalate"
+	NodeDiffGate  = "diff_review"
+	NodeReview    = "human_review"
+	NodeCommit    = "commit"
+	NodeMerge     = "merge"
+	NodeCleanup   = "cleanup"
+)
+
+// RouteRed decides where a run goes after the red gate ran the tests
+// written by the scaffold, which must fail before any code is written:
+//
+//   - a real failure (pytest 1, go test failures) is a valid red: implement;
+//   - a pass means the tests test nothing new: scaffold again;
+//   - tests that cannot run (collection or build errors, usage errors) or
+//     that do not exist: scaffold again;
+//   - both of those only while scaffolds remain, then the human decides;
+//   - an internal error or interruption of the runner: the human decides.
+func RouteRed(outcome testrun.Outcome, scaffolds int) string {
+	switch outcome {
+	case testrun.Fail:
+		return NodeImplement
+	case testrun.Pass, testrun.Broken, testrun.NoTests:
+		if scaffolds < MaxScaffolds {
+			return NodeScaffold
+		}
+		return NodeEscalate
+	default:
+		return NodeEscalate
+	}
+}
+
+// RouteGreen decides where a run goes after the green gate: on to lint
+// when every test passes; back to the coder, with the test output, while
+// implementation attempts remain; else to cleanup with the tests failed.
+// A runner error goes to the human.
+func RouteGreen(outcome testrun.Outcome, implementations int) string {
+	switch outcome {
+	case testrun.Pass:
+		return NodeLint
+	case testrun.Fail, testrun.Broken, testrun.NoTests:
+		if implementations < MaxImplementations {
+			return NodeImplement
+		}
+		return NodeCleanup
+	default:
+		return NodeEscalate
+	}
+}
+
+// RouteLint sends lint findings back to the coder while attempts remain;
+// once they are spent the findings go to the human with the diff.
+func RouteLint(passed bool, implementations int) string {
+	if passed || implementations >= MaxImplementations {
+		return NodeDiffGate
+	}
+	return NodeImplement
+}
+
+// needsStubs reports whether tests failed to build or import only because
+// what they test does not exist yet: the scaffold then writes compiling
+// stubs (no logic) so that the red gate sees real assertion failures.
+func needsStubs(r testrun.Result) bool {
+	if r.Outcome != testrun.Broken {
+		return false
+	}
+	for _, sign := range []string{"undefined: ", "has no field or method", "ModuleNotFoundError", "ImportError", "cannot import name", "NameError", "AttributeError: module"} {
+		if strings.Contains(r.Output, sign) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+package implement
+
+import (
+	"github.com/azero-dev/azero/internal/testrun"
+)
+
+// Name is the workflow's name in the store.
+const Name = "implement"
+
+// FileSpec is one file of the design's Files Changed table.
+type FileSpec struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // Add, Modify or Delete
+	Test   bool   `json:"test"`
+}
+
+// ContextFile is a file sent to the model as read-only context.
+type ContextFile struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// Results a run can end with.
+const (
+	ResultMerged       = "merged"
+	ResultAborted      = "aborted"
+	ResultTestsFailed  = "tests_failed"
+	ResultMergeStopped = "merge_stopped"
+)
+
+// State is an implementation run. Everything a node needs is here (or in
+// the graph's dependencies), so a run killed at any point resumes from the
+// store alone.
+type State struct {
+	// Inputs, fixed when the run is created.
+	Issue      string        `json:"issue"`
+	Title      string        `json:"title"`
+	LLDPath    string        `json:"lld_path"`
+	LLD        string        `json:"lld"`
+	Repo       string        `json:"repo"`        // the user's checkout (its top level)
+	BaseBranch string        `json:"base_branch"` // the branch checked out when the run began
+	BaseCommit string        `json:"base_commit"`
+	Branch     string        `json:"branch"`   // azero/<issue>-<slug>
+	Worktree   string        `json:"worktree"` // where all generation and tests happen
+	Runner     string        `json:"runner"`   // "pytest" or "go"
+	TestCmd    string        `json:"test_cmd,omitempty"`
+	Files      []FileSpec    `json:"files"`
+	Context    []ContextFile `json:"context,omitempty"`
+	Coder      string        `json:"coder"`
+
+	// Progress.
+	Scaffolds       int             `json:"scaffolds"`       // scaffold rounds done
+	Implementations int             `json:"implementations"` // implementation rounds done
+	Stubbed         bool            `json:"stubbed"`         // the last scaffold round wrote stubs
+	Red             *testrun.Result `json:"red,omitempty"`
+	Green           *testrun.Result `json:"green,omitempty"`
+	TestOutput      string          `json:"test_output,omitempty"` // tail of the last test run, fed back to the model
+	Lint            *testrun.LintResult
+	Escalation      string   `json:"escalation,omitempty"` // why the human was asked
+	EscalatedFrom   string   `json:"escalated_from,omitempty"`
+	Flagged         []string `json:"flagged,omitempty"`
+	GateDecision    string   `json:"gate_decision,omitempty"`
+	Decision        string   `json:"decision,omitempty"` // the human's: approve or abort
+	Commit          string   `json:"commit,omitempty"`
+	MergeCommand    string   `json:"merge_command,omitempty"`
+	MergeNote       string   `json:"merge_note,omitempty"`
+	Result          string   `json:"result,omitempty"`
+	Patch           string   `json:"patch,omitempty"` // lineage file with the last attempt, when nothing was merged
+}
+
+// TestFiles returns the files the scaffold writes.
+func (s *State) TestFiles() []FileSpec {
+	var out []FileSpec
+	for _, f := range s.Files {
+		if f.Test && f.Change != "Delete" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// CodeFiles returns the files the coder writes or deletes.
+func (s *State) CodeFiles() []FileSpec {
+	var out []FileSpec
+	for _, f := range s.Files {
+		if !f.Test {
+			out = append(out, f)
+		}
+	}
+	return out
+}
