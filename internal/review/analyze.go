@@ -112,8 +112,11 @@ var ErrNoCommits = gitx.ErrNoCommits
 // repoDir would take, sorted by path (relative to the repository's top
 // level). No changes give an empty slice.
 func Analyze(ctx context.Context, repoDir string, opts AnalyzeOptions) ([]FileAnalysis, error) {
-	_, files, err := analyze(ctx, repoDir, opts)
-	return files, err
+	repo, err := openRepo(ctx, repoDir)
+	if err != nil {
+		return nil, err
+	}
+	return analyzeRepo(ctx, repo, opts)
 }
 
 // openRepo resolves the repository's top level and requires a commit.
@@ -134,15 +137,6 @@ func openRepo(ctx context.Context, repoDir string) (gitx.Repo, error) {
 		return repo, fmt.Errorf("%s: %w, so there is nothing to compare a commit with: make the first commit yourself (git add, git commit), then let azero review the next ones", top, ErrNoCommits)
 	}
 	return repo, nil
-}
-
-func analyze(ctx context.Context, repoDir string, opts AnalyzeOptions) (string, []FileAnalysis, error) {
-	repo, err := openRepo(ctx, repoDir)
-	if err != nil {
-		return "", nil, err
-	}
-	files, err := analyzeRepo(ctx, repo, opts)
-	return repo.Dir, files, err
 }
 
 // analyzeRepo analyses an opened repository.
