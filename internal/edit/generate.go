@@ -121,14 +121,19 @@ func interpret(st Strategy, existing, reply string) (string, []Result, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	if existing == "" {
+		return content, nil, nil
+	}
 	// A whole file that swaps real code for "... rest of code ..." would
 	// delete that code just as a lazy block would.
-	if existing != "" {
-		if err := CheckElision([]Block{{N: 1, Find: existing, Replace: content}}); err != nil {
-			return "", nil, err
-		}
+	var el *ElisionError
+	if err := CheckElision([]Block{{N: 1, Find: existing, Replace: content}}); errors.As(err, &el) {
+		return "", nil, fmt.Errorf("the file you sent replaces existing code with the placeholder %q; send the complete file, with every line written out", strings.TrimSpace(el.Line))
+	} else if err != nil {
+		return "", nil, err
 	}
-	return content, nil, nil
+	// Keep the file's line endings, byte-order mark and final newline.
+	return KeepFileShape(existing, content), nil, nil
 }
 
 func correction(st Strategy, err error) string {

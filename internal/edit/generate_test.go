@@ -121,3 +121,16 @@ func TestGenerateSendsTheErrorBack(t *testing.T) {
 		t.Error("the first prompt for a large file does not ask for FIND/REPLACE blocks")
 	}
 }
+
+func TestGenerateKeepsTheFileShape(t *testing.T) {
+	t.Parallel()
+	existing := "def a():\r\n    return 1\r\n"
+	m := &scripted{replies: []llm.Response{reply("```python\ndef a():\n    return 2\n```")}}
+	res, err := Generate(context.Background(), m, GenerateInput{Change: Modify, Prompt: PromptInput{Path: "a.py", Existing: existing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Content != "def a():\r\n    return 2\r\n" {
+		t.Errorf("content = %q, want the file's CRLF kept", res.Content)
+	}
+}

@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/edit"
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/safewrite"
+)
+
+// ApplyOptions are the inputs of `azero apply`.
+type ApplyOptions struct {
+	File   string
+	Edits  string // a path, or "-" for stdin
+	Root   string
+	DryRun bool
+	JSON   bool
+}
+
+func newApplyCommand(f *Factory) *cobra.Command {
+	opts := &ApplyOptions{}
+	cmd := &cobra.Command{
+		Use:   "apply FILE --edits REPLY",
+		Short: "Apply a model's FIND/REPLACE edit blocks to a file, all or nothing",
+		Long: trimLines(`
+  Apply the edit blocks in REPLY (a file, or - for standard input) to FILE.
+  Two formats are accepted, even mixed in one reply:
+
+    ### CHANGE 1: what changes         <<<<<<< SEARCH
+    FIND:                               exact lines to find
+    ` + "```" + `                                 =======
+    exact lines to find                 their replacement
+    ` + "```" + `                                 >>>>>>> REPLACE
+    REPLACE WITH:
+    ` + "```" + `
+    their replacement
+    ` + "```" + `
+
+  Each FIND must match whole lines of the file exactly once: exactly first,
+  then ignoring differences in whitespace (the replacement is then re-indented
+  the same way). Blocks apply in order. If any block fails (not found,
+  ambiguous, or replacing code with a placeholder such as "// ... existing
+  code ..."), nothing is written and the error names the block, with the
+  closest lines of the file or the line numbers of every match.
+
+  The file is written through azero's safe write: confined to --root (default:
+  the git repository containing FILE, else FILE's directory), atomically, with
+  its mode, line endings and final newline kept.`),
+		Example:     "  azero apply big.py --edits reply.md --dry-run\n  model-cli ... | azero apply internal/store/store.go --edits - --json",
+		Args:        exactArgs(1, "the FILE to edit"),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if opts.Edits == "" {
+				return usagef("--edits REPLY is required (a file with the model's reply, or - for stdin)")
+			}
+			return applyRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Edits, "edits", "", "the reply with the edit blocks: a file, or - for standard input")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "the project root the file must be inside (default: its git repository, else its directory)")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the unified diff and write nothing")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// applyReport is `azero apply --json`.
+type applyReport struct {
+	File    string        `json:"file"`
+	Applied bool          `json:"applied"`
+	DryRun  bool          `json:"dry_run"`
+	Blocks  int           `json:"blocks"`
+	Results []edit.Result `json:"results"`
+	Diff    string        `json:"diff,omitempty"`
+	Error   string        `json:"error,omitempty"`
+	Detail  any           `json:"error_detail,omitempty"`
+}
+
+func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
+	file := f.abs(opts.File)
+	root := f.abs(opts.Root)
+	if root == "" {
+		if top, err := gitx.TopLevel(ctx, filepath.Dir(file)); err == nil {
+			root = top
+		} else {
+			root = filepath.Dir(file)
+		}
+	}
+	rep := applyReport{File: opts.File, DryRun: opts.DryRun, Results: []edit.Result{}}
+	fail := func(err error) error {
+		rep.Error = err.Error()
+		var (
+			pe *edit.ParseError
+			nf *edit.NotFoundError
+			am *edit.AmbiguousError
+			el *edit.ElisionError
+		)
+		switch {
+		case errors.As(err, &pe):
+			rep.Detail = pe
+		case errors.As(err, &nf):
+			rep.Detail = nf
+		case errors.As(err, &am):
+			rep.Detail = am
+		case errors.As(err, &el):
+			rep.Detail = el
+		}
+		if opts.JSON {
+			if werr := writeJSON(f.IO.Out, rep); werr != nil {
+				return errors.Join(err, werr)
+			}
+		}
+		return fmt.Errorf("%s unchanged: %w", opts.File, err)
+	}
+
+	reply, err := readInput(f, opts.Edits)
+	if err != nil {
+		return fail(err)
+	}
+	before, snap, err := safewrite.Read(root, file)
+	if err != nil {
+		return fail(err)
+	}
+	if !snap.Exists {
+		return fail(fmt.Errorf("%s does not exist: edit blocks change an existing file (create new files with azero write)", opts.File))
+	}
+	blocks, err := edit.Parse(string(reply))
+	if err != nil {
+		return fail(err)
+	}
+	rep.Blocks = len(blocks)
+	for _, b := range blocks {
+		if b.Path != "" && !samePathTail(file, b.Path) {
+			return fail(fmt.Errorf("edit block %d is for %s, not %s", b.N, b.Path, opts.File))
+		}
+	}
+	after, results, err := edit.Apply(string(before), blocks)
+	if results != nil {
+		rep.Results = results
+	}
+	if err != nil {
+		return fail(err)
+	}
+	req := safewrite.Request{Root: root, Path: file, Content: []byte(after), Strategy: safewrite.Edit, Base: &snap, Actor: "azero apply"}
+	if opts.DryRun {
+		p, err := safewrite.Propose(req)
+		if err != nil {
+			return fail(err)
+		}
+		rep.Diff = p.Diff
+		if opts.JSON {
+			return writeJSON(f.IO.Out, rep)
+		}
+		if p.Diff == "" {
+			fmt.Fprintln(f.IO.ErrOut, "no change: every block replaces text with itself")
+			return nil
+		}
+		fmt.Fprint(f.IO.Out, safewrite.ColorDiff(f.IO.ColorSchemeOut(), p.Diff))
+		return nil
+	}
+	w, err := f.writer(false, false)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := w.Write(ctx, req); err != nil {
+		return fail(err)
+	}
+	rep.Applied = true
+	if opts.JSON {
+		return writeJSON(f.IO.Out, rep)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "applied %d block(s) to %s\n", len(results), opts.File)
+	return nil
+}
+
+// samePathTail reports whether file ends with the block's path (models
+// name files relative to some root azero does not know).
+func samePathTail(file, blockPath string) bool {
+	bp := path.Clean(filepath.ToSlash(strings.TrimSpace(blockPath)))
+	fp := filepath.ToSlash(file)
+	return fp == bp || strings.HasSuffix(fp, "/"+strings.TrimPrefix(bp, "/"))
+}
+
+// readInput reads a file, or standard input for "-".
+func readInput(f *Factory, name string) ([]byte, error) {
+	if name == "-" {
+		data, err := io.ReadAll(f.IO.In)
+		if err != nil {
+			return nil, fmt.Errorf("read standard input: %w", err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(f.abs(name))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return data, nil
+}

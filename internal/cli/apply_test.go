@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+func TestApplyCommand(t *testing.T) {
+	t.Parallel()
+	const original = "package x\r\n\r\nfunc A() int {\r\n\treturn 1\r\n}\r\n\r\nfunc B() int {\r\n\treturn 2\r\n}" // CRLF, no final newline
+	const spec = "### CHANGE 1: A returns 10\nFIND:\n```go\nfunc A() int {\n    return 1\n}\n```\nREPLACE WITH:\n```go\nfunc A() int {\n    return 10\n}\n```\n"
+	const aider = "x.go\n```go\n<<<<<<< SEARCH\n\treturn 2\n=======\n\treturn 20\n>>>>>>> REPLACE\n```\n"
+	tests := []struct {
+		name    string
+		reply   string
+		args    []string
+		code    int
+		want    string // file content after; "" means unchanged
+		stdout  []string
+		stderr  []string
+		applied bool
+	}{
+		{"spec format, re-indented, CRLF kept", spec, nil, 0,
+			"package x\r\n\r\nfunc A() int {\r\n\treturn 10\r\n}\r\n\r\nfunc B() int {\r\n\treturn 2\r\n}", nil, []string{"applied 1 block"}, true},
+		{"both formats in one reply", spec + "\nthen\n" + aider, nil, 0,
+			"package x\r\n\r\nfunc A() int {\r\n\treturn 10\r\n}\r\n\r\nfunc B() int {\r\n\treturn 20\r\n}", nil, nil, true},
+		{"dry run writes nothing", spec, []string{"--dry-run"}, 0, "", []string{"-\treturn 1", "+\treturn 10"}, nil, false},
+		{"not found leaves the file byte-identical", strings.Replace(spec, "return 1\n", "return 7\n", 1), nil, 1, "",
+			nil, []string{"edit block 1", "closest lines", "unchanged"}, false},
+		{"second block failing applies none", spec + strings.Replace(aider, "return 2", "return 3", 1), nil, 1, "", nil, []string{"edit block 2"}, false},
+		{"ambiguous", "<<<<<<< SEARCH\n}\n=======\n}\n>>>>>>> REPLACE\n", nil, 1, "", nil, []string{"lines 5 and 9"}, false},
+		{"lazy elision refused", "<<<<<<< SEARCH\nfunc B() int {\n\treturn 2\n}\n=======\n// ... existing code ...\n>>>>>>> REPLACE\n", nil, 1, "", nil, []string{"existing code"}, false},
+		{"malformed reply", "### CHANGE 1: x\nFIND:\n```\nfunc A() int {\n```\n", nil, 1, "", nil, []string{"REPLACE WITH"}, false},
+		{"block for another file", strings.Replace(aider, "x.go", "other.go", 1), nil, 1, "", nil, []string{"other.go"}, false},
+		{"json on failure", "<<<<<<< SEARCH\nnope\n=======\n>>>>>>> REPLACE\n", []string{"--json"}, 1, "", []string{`"applied": false`, `"closest"`}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := testenv.NewRepo(t, map[string]string{"x.go": original})
+			os.Chmod(filepath.Join(dir, "x.go"), 0o640)
+			replyPath := filepath.Join(t.TempDir(), "reply.md")
+			os.WriteFile(replyPath, []byte(tt.reply), 0o644)
+			res := gateRunPiped(t, t.TempDir(), dir, nil, append([]string{"apply", "x.go", "--edits", replyPath}, tt.args...)...)
+			if res.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.stderr)
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, "x.go"))
+			want := tt.want
+			if want == "" {
+				want = original
+			}
+			if string(got) != want {
+				t.Errorf("file = %q\nwant %q", got, want)
+			}
+			if info, _ := os.Stat(filepath.Join(dir, "x.go")); info.Mode().Perm() != 0o640 {
+				t.Errorf("mode = %v, want 0640 kept", info.Mode().Perm())
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(res.stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, res.stdout)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(res.stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, res.stderr)
+				}
+			}
+			if strings.Contains(strings.Join(tt.args, " "), "--json") {
+				var rep struct{ Applied bool }
+				if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil || rep.Applied != tt.applied {
+					t.Errorf("json %q: %v", res.stdout, err)
+				}
+			}
+		})
+	}
+}
+
+func TestApplyFromStdinAndRefusals(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dir := filepath.Join(base, "proj")
+	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "one\ntwo\n"})
+	testenv.WriteFiles(t, base, map[string]string{"outside.txt": "one\n"})
+	res := gateRunPipedStdin(t, dir, "<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n", "apply", "a.txt", "--edits", "-")
+	if res.code != 0 {
+		t.Fatalf("stdin: exit %d\n%s", res.code, res.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\n2\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	res = gateRunPipedStdin(t, dir, "<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n", "apply", "../outside.txt", "--edits", "-", "--root", dir)
+	if res.code != 1 || !strings.Contains(res.stderr, "outside.txt") {
+		t.Errorf("outside the root: exit %d\n%s", res.code, res.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(base, "outside.txt")); string(got) != "one\n" {
+		t.Errorf("a file outside the root changed: %q", got)
+	}
+	res = gateRunPipedStdin(t, dir, "", "apply", "missing.txt", "--edits", "-")
+	if res.code != 1 || !strings.Contains(res.stderr, "does not exist") {
+		t.Errorf("missing file: exit %d\n%s", res.code, res.stderr)
+	}
+	if res := gateRunPiped(t, t.TempDir(), dir, nil, "apply", "a.txt"); res.code != 2 {
+		t.Errorf("no --edits: exit %d, want 2", res.code)
+	}
+}
+
+// gateRunPipedStdin runs azero in dir with stdin from a string.
+func gateRunPipedStdin(t *testing.T, dir, stdin string, args ...string) gateResult {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = gateEnv(t.TempDir())
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	res := gateResult{stdout: out.String(), stderr: errOut.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		res.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
