@@ -90,6 +90,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newImplementCommand(f),
 		newIssueCommand(f),
 		newDemoCommand(f),
+		newApplyCommand(f),
 		newGateCommand(f, nil),
 		newWriteCommand(f, nil),
 	)
