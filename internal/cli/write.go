@@ -74,10 +74,10 @@ func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command 
   else the working directory. A relative PATH is relative to --root when it is
   given, else to the working directory.`),
 		Example: trimLines(`
-  azero write src/state.py --content /tmp/state.py
-  generate | azero write internal/store/store.go --content - --strategy extend
-  azero write notes.md --content new.md --strategy insert --line 10
-  azero write big.py --content new.py --auto --force --json`),
+    azero write src/state.py --content /tmp/state.py
+    generate | azero write internal/store/store.go --content - --strategy extend
+    azero write notes.md --content new.md --strategy insert --line 10
+    azero write big.py --content new.py --auto --force --json`),
 		Args:        exactArgs(1, "the PATH to write"),
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected),
 		RunE: func(cmd *cobra.Command, args []string) error {

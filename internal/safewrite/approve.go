@@ -60,7 +60,7 @@ func (a *TerminalApprover) Decide(ctx context.Context, p Proposal) (Decision, er
 	fmt.Fprintf(w, "%s\n\n", cs.Yellow(fmt.Sprintf("%d lines would be deleted and %d added. The diff:", p.Deleted, p.Added)))
 	fmt.Fprint(w, ColorDiff(cs, p.Diff))
 	for {
-		key, err := a.p.Choose(ctx, "\nHow should the new content go into "+p.Rel+"?", strategyMenu)
+		key, err := a.p.Choose(ctx, fmt.Sprintf("\n%s: %s. How should the new content go in?", p.Rel, warning), strategyMenu)
 		if err != nil {
 			return Decision{}, err
 		}

@@ -64,7 +64,10 @@ func confine(root, p string, followLast bool) (target, error) {
 	case strings.ContainsRune(p, 0):
 		return refuse("the path contains a NUL byte")
 	}
-	if hasGitComponent(p) {
+	// A relative path naming .git is refused as written, even when its
+	// ".." would lead out again; an absolute one is judged by where it
+	// resolves (the root itself may legitimately lie below a .git).
+	if !filepath.IsAbs(p) && hasGitComponent(p) {
 		return refuse("azero never writes inside .git")
 	}
 	rootReal, err := resolveRoot(root)

@@ -15,11 +15,13 @@ import (
 // "limit diff generation to 10KB").
 const MaxDiffBytes = 10 * 1024
 
-// myersBudget bounds the memory of one Myers run: the algorithm keeps one
-// vector of 2(N+M)+1 ints per edit step, so a total rewrite of a large file
-// would need gigabytes. Within the budget the diff is minimal; beyond it
-// (only when nearly everything changed) udiff's bounded LCS is used.
-const myersBudget = 16 << 20
+// myersBudget bounds the memory of one Myers run below the spec's 10 MB
+// for a diff: the algorithm keeps one vector of 2(N+M)+1 ints per edit
+// step, so a total rewrite of a large file would need gigabytes. Within
+// the budget the diff is minimal; beyond it (when a large part of a large
+// file changed, where minimality matters little) udiff's bounded LCS is
+// used.
+const myersBudget = 8 << 20
 
 // diffStats are the changed lines of a diff.
 type diffStats struct {

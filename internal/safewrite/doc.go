@@ -12,8 +12,8 @@
 // symlinked parent directory alike), and must then lie strictly inside the
 // project root (itself resolved with filepath.EvalSymlinks). A relative
 // path may not climb above the root with "..", even to come back. Any
-// component named .git (in any case), in the path as given or as resolved,
-// is refused, as are the root itself, empty paths, NUL bytes and symlink
+// component named .git (in any case), in a relative path as given or in
+// the resolved path below the root, is refused, as are the root itself, empty paths, NUL bytes and symlink
 // loops. Refusals are *PathTraversalError naming the path. The I/O itself
 // goes through an os.Root opened on the resolved root, so even a symlink
 // swapped in between the check and the write cannot lead outside: nothing

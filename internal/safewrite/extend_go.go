@@ -52,7 +52,7 @@ func extendGo(rel string, existing, piece []byte) ([]byte, error) {
 		case *dst.FuncDecl:
 			name := d.Name.Name
 			if d.Recv == nil || len(d.Recv.List) == 0 {
-				if name != "init" && idx.top[name] {
+				if name != "init" && name != "_" && idx.top[name] {
 					return nil, fail("%s is already declared in the file; extend adds members, it does not replace them (use an edit or replace)", name)
 				}
 				idx.top[name] = true

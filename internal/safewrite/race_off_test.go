@@ -1,0 +1,5 @@
+//go:build !race
+
+package safewrite_test
+
+const raceEnabled = false
