@@ -1,0 +1,266 @@
+package cli
+
+// The foundation's end-to-end checks (issue 2) on the self-test workflow,
+// with real azero processes: SIGKILL at random moments and resume, one
+// driver per run, SIGINT, 50 concurrent runs on one store, and the gate on
+// a real terminal and without one.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/workflow/selftest"
+)
+
+// effects reads the self-test's effects log.
+func effects(t *testing.T, dir string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, selftest.EffectsFile))
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+func onlyRun(t *testing.T, state string) store.Run {
+	t.Helper()
+	r, _ := runOf(t, state)
+	return r
+}
+
+func startAzero(t *testing.T, state string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = gateEnv(state)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func TestSelftestSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	const steps = 8
+	cmd := startAzero(t, state, "selftest", "--dir", dir, "--steps", fmt.Sprint(steps), "--delay", "150ms")
+	kills := 0
+	var runID string
+	for {
+		// Let it work a little, then kill it wherever it is.
+		time.Sleep(time.Duration(100+rand.IntN(400)) * time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			// It reached the gate (exit 3) before the kill.
+			if code := exitCodeOfErr(err); code != 3 {
+				t.Fatalf("exit %d before the gate", code)
+			}
+		default:
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			kills++
+		}
+		if runID == "" {
+			runID = onlyRun(t, state).ID
+		}
+		r := onlyRun(t, state)
+		if r.Node == "approve" && r.Status == store.StatusWaiting {
+			break
+		}
+		cmd = startAzero(t, state, "resume", runID)
+	}
+	if kills == 0 {
+		t.Fatal("the run was never killed: the test proved nothing")
+	}
+	// Finish through the gate on a terminal.
+	screen, term, _ := startOnTerminal(t, dir, gateEnv(state), os.Args[0], "resume", runID)
+	screen.waitFor(t, "Finish it?", 1)
+	screen.typeLine(t, "approve")
+	if code := exitCodeOf(t, term); code != 0 {
+		t.Fatalf("exit %d\n%s", code, screen.text())
+	}
+	got := effects(t, dir)
+	count := map[string]int{}
+	for _, e := range got {
+		count[e]++
+	}
+	dups := 0
+	want := []string{"prepare", "finish"}
+	for i := 1; i <= steps; i++ {
+		want = append(want, fmt.Sprintf("work %d", i))
+	}
+	for _, w := range want {
+		switch n := count[w]; {
+		case n == 0:
+			t.Errorf("effect %q missing", w)
+		case n > 2:
+			t.Errorf("effect %q happened %d times", w, n)
+		case n == 2:
+			dups++
+		}
+	}
+	if len(count) != len(want) {
+		t.Errorf("unexpected effects: %v", got)
+	}
+	// A node runs twice only when it was the one interrupted.
+	if dups > kills {
+		t.Errorf("%d effects doubled by %d kills", dups, kills)
+	}
+	r, hist := runOf(t, state)
+	if r.Status != store.StatusDone {
+		t.Fatalf("status %s", r.Status)
+	}
+	oks := map[string]int{}
+	for _, h := range hist {
+		if h.Outcome == "ok" {
+			oks[h.Node]++
+		}
+	}
+	if oks["prepare"] != 1 || oks["work"] != steps || oks["approve"] != 1 || oks["finish"] != 1 {
+		t.Errorf("history is not complete: %v", oks)
+	}
+	t.Logf("%d kills, %d effects repeated", kills, dups)
+}
+
+func exitCodeOfErr(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+func TestSecondDriverIsRefused(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	first := startAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "3s")
+	defer first.Process.Kill()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run never started")
+		}
+		if res := gateRunPiped(t, state, dir, nil, "runs", "--json"); strings.Contains(res.stdout, `"status": "running"`) {
+			var doc struct{ Runs []struct{ ID string } }
+			json.Unmarshal([]byte(res.stdout), &doc)
+			id = doc.Runs[0].ID
+		}
+	}
+	res := gateRunPiped(t, state, dir, nil, "resume", id)
+	if res.code != 1 || !strings.Contains(res.stderr, "being driven by another azero process") {
+		t.Fatalf("second driver: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+func TestInterruptSavesTheRun(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	cmd := startAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "2s")
+	for deadline := time.Now().Add(10 * time.Second); len(effects(t, dir)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run never started")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCodeOfErr(cmd.Wait()); code != 130 {
+		t.Fatalf("exit %d, want 130", code)
+	}
+	r := onlyRun(t, state)
+	if r.Status != store.StatusInterrupted || r.Node != "work" || r.Lease.Token != "" {
+		t.Fatalf("run %s at %s, lease %q", r.Status, r.Node, r.Lease.Token)
+	}
+	// It continues from there.
+	res := gateRunPiped(t, state, dir, nil, "resume", r.ID)
+	if res.code != 3 {
+		t.Fatalf("resume: exit %d\n%s", res.code, res.stderr)
+	}
+	if got := strings.Join(effects(t, dir), ","); got != "prepare,work 1,work 2,work 3" {
+		t.Errorf("effects = %s", got)
+	}
+}
+
+func TestFiftyRunsOnOneStore(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	const n = 50
+	var wg sync.WaitGroup
+	results := make([]gateResult, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = gateRunPiped(t, state, t.TempDir(), nil, "selftest", "--steps", "3", "--delay", "5ms", "--dir", filepath.Join(state, fmt.Sprint("d", i)))
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 3 || strings.Contains(r.stderr, "locked") {
+			t.Errorf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	res := gateRunPiped(t, state, state, nil, "runs", "--json", "--limit", "0")
+	var doc struct {
+		Runs []struct {
+			ID, Workflow, Status, Node string
+		}
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil {
+		t.Fatalf("runs --json is not JSON: %v\n%s", err, res.stdout)
+	}
+	if len(doc.Runs) != n {
+		t.Fatalf("%d runs listed, want %d", len(doc.Runs), n)
+	}
+	for _, r := range doc.Runs {
+		if r.Workflow != "selftest" || r.Status != "waiting" || r.Node != "approve" {
+			t.Errorf("run %+v", r)
+		}
+	}
+}
+
+func TestGateNeedsTheTypedWord(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	res := gateRunPiped(t, state, dir, nil, "selftest", "--dir", dir, "--steps", "1", "--delay", "1ms")
+	if res.code != 3 || !strings.Contains(res.stderr, "azero resume") {
+		t.Fatalf("no terminal: exit %d\n%s", res.code, res.stderr)
+	}
+	id := onlyRun(t, state).ID
+	// Resuming without a terminal stops at once, at the same gate.
+	res = gateRunPiped(t, state, dir, nil, "resume", id)
+	if res.code != 3 || res.elapsed > 2*time.Second {
+		t.Fatalf("no terminal: exit %d after %s", res.code, res.elapsed)
+	}
+	t.Logf("resume at the gate without a terminal exited 3 in %s", res.elapsed)
+	if r := onlyRun(t, state); r.Status != store.StatusWaiting || r.Node != "approve" {
+		t.Fatalf("run %s at %s", r.Status, r.Node)
+	}
+	screen, cmd, _ := startOnTerminal(t, dir, gateEnv(state), os.Args[0], "resume", id)
+	screen.waitFor(t, "Finish it?", 1)
+	for _, answer := range []string{"", "y", "yes", "APPROV"} {
+		screen.typeLine(t, answer)
+	}
+	screen.waitFor(t, "in full", 4)
+	if strings.Contains(strings.Join(effects(t, dir), ","), "finish") {
+		t.Fatal("finished without the typed word")
+	}
+	screen.typeLine(t, "approve")
+	if code := exitCodeOf(t, cmd); code != 0 {
+		t.Fatalf("exit %d\n%s", code, screen.text())
+	}
+	if got := strings.Join(effects(t, dir), ","); got != "prepare,work 1,finish" {
+		t.Errorf("effects = %s", got)
+	}
+}
