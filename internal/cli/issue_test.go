@@ -1,0 +1,1331 @@
+package cli
+
+// Tests of `azero issue`, named by the spec's scenarios (#62, 10.1). Each
+// runs the real azero process (this test binary, see main_test.go): the
+// editor is a shell script that edits the files it is given, the human's
+// answers are typed into a real pseudo-terminal, GitHub is a local server
+// speaking its REST API to the real go-github client, and the models are
+// the scripted offline model with scripts written here.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/tracker"
+	"github.com/azero-dev/azero/internal/tracker/trackertest"
+	"github.com/azero-dev/azero/internal/workflow/issue"
+	"github.com/azero-dev/azero/internal/workflow/roles"
+)
+
+// The prompts as the terminal shows them.
+const (
+	issDraftMenu   = "[S]end to reviewer / [R]evise / [M]anual? "
+	issVerdictMenu = "[A]pprove / [R]evise / [M]anual? "
+	issErrorMenu   = "[R]etry / [E]dit draft / [A]bort? "
+	issSlugMenu    = "[R]esume existing / [N]ew name / [A]bort? "
+	issFeedback    = "(end with an empty line)"
+)
+
+// issEditor is the editor: it counts its openings, logs the files it was
+// given, and runs the action a test left for that opening (N.sh, sourced
+// with the files as "$@") in the directory named by AZERO_TEST_EDITOR_DIR.
+const issEditor = `#!/bin/sh
+d="$AZERO_TEST_EDITOR_DIR"
+n=$(( $(cat "$d/count" 2>/dev/null || echo 0) + 1 ))
+echo "$n" > "$d/count"
+echo "$n $*" >> "$d/log"
+if [ -f "$d/$n.sh" ]; then . "$d/$n.sh"; fi
+exit 0
+`
+
+// issScript is a drafter and reviewer script: one reply per turn.
+func issScript(drafts []string, verdicts []string) string {
+	var b strings.Builder
+	for i, d := range drafts {
+		fmt.Fprintf(&b, "[[reply]]\nrole = \"drafter\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, d)
+	}
+	for i, v := range verdicts {
+		fmt.Fprintf(&b, "[[reply]]\nrole = \"reviewer\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, v)
+	}
+	return b.String()
+}
+
+const (
+	issDraft1 = "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nStop runs that cost too much.\n\n## Acceptance Criteria\n\n- [ ] A run over budget stops.\n"
+	issDraft2 = "# Add a budget flag to every workflow\n\n**Labels:** enhancement\n\n## Summary\n\nRevised.\n"
+	issOK     = "**Verdict:** APPROVED\n\nLooks complete.\n"
+	issBlock  = "**Verdict:** BLOCK\n\n## Tier 1: blocking\n\n- INTERNAL-ONLY remark: the acceptance criteria are missing.\n"
+)
+
+// issWorld is one repository, state directory, editor and, optionally, a
+// fake GitHub, for one test.
+type issWorld struct {
+	t      *testing.T
+	repo   string
+	notes  string // briefs live here, outside the repository
+	state  string
+	bin    string // holds the editor
+	edits  string // the default editor control directory
+	script string
+	fake   *trackertest.GitHub
+	apiURL string
+}
+
+func newIssWorld(t *testing.T, script string) *issWorld {
+	t.Helper()
+	testenv.RequireTool(t, "git")
+	w := &issWorld{t: t, repo: t.TempDir(), notes: t.TempDir(), state: t.TempDir(), bin: t.TempDir()}
+	testenv.Git(t, w.repo, "init", "-q", "-b", "main")
+	testenv.WriteFiles(t, w.repo, map[string]string{"README.md": "project\n"})
+	testenv.Git(t, w.repo, "add", "README.md")
+	testenv.Git(t, w.repo, "commit", "-q", "-m", "init")
+	if err := os.WriteFile(filepath.Join(w.bin, "editor"), []byte(issEditor), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.edits = w.editorDir("default")
+	if script != "" {
+		w.script = filepath.Join(w.bin, "script.toml")
+		if err := os.WriteFile(w.script, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// withGitHub files to a fake GitHub holding acme/widgets.
+func (w *issWorld) withGitHub(labels ...string) *trackertest.GitHub {
+	w.fake = trackertest.NewGitHub(w.t, "acme", "widgets", "ghp_testtoken123456", labels...)
+	w.apiURL = w.fake.URL
+	return w.fake
+}
+
+func (w *issWorld) editorDir(name string) string {
+	d := filepath.Join(w.bin, "edits-"+name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	return d
+}
+
+// onEdit leaves the shell action for the n-th editor opening.
+func (w *issWorld) onEdit(dir string, n int, shell string) {
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.sh", n)), []byte(shell+"\n"), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// editorLog returns the files given to each editor opening.
+func (w *issWorld) editorLog(dir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, "log"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+func (w *issWorld) brief(name, text string) string {
+	p := filepath.Join(w.notes, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	return p
+}
+
+// environ is azero's environment: nothing of the developer's keys,
+// editor or azero settings leaks in.
+func (w *issWorld) environ(extra ...string) []string {
+	var env []string
+	for _, kv := range testenv.GitEnv(os.Environ()) {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
+			k == "NO_COLOR", k == "TERM", strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "AZERO_TEST_MAIN=1", "AZERO_STATE_DIR="+w.state, "XDG_CONFIG_HOME="+filepath.Join(w.state, "config"),
+		"TERM=xterm", "NO_COLOR=1", "AZERO_MOCK_LLM=1", "EDITOR="+filepath.Join(w.bin, "editor"), "AZERO_TEST_EDITOR_DIR="+w.edits)
+	if w.script != "" {
+		env = append(env, "AZERO_MOCK_SCRIPT="+w.script)
+	}
+	if w.fake != nil {
+		env = append(env, "GITHUB_TOKEN="+w.fake.Token, "GITHUB_API_URL="+w.apiURL)
+	}
+	return append(env, extra...)
+}
+
+type issResult struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+// runPiped runs azero with stdin from /dev/null: nobody can be asked.
+func (w *issWorld) runPiped(extra []string, args ...string) issResult {
+	w.t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir, cmd.Env = w.repo, w.environ(extra...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	res := issResult{stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		res.code = ee.ExitCode()
+	case err != nil:
+		w.t.Fatalf("azero %v: %v", args, err)
+	}
+	return res
+}
+
+// issProc is azero running on a pseudo-terminal: stdin and stderr are the
+// terminal, stdout (the JSON) a buffer.
+type issProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	master *os.File
+	stdout bytes.Buffer
+
+	mu     sync.Mutex
+	screen bytes.Buffer
+	done   chan struct{}
+	code   int
+}
+
+func (w *issWorld) start(extra []string, args ...string) *issProc {
+	w.t.Helper()
+	master, tty, err := pty.Open()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	p := &issProc{t: w.t, master: master, done: make(chan struct{})}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir, cmd.Env = w.repo, w.environ(extra...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &p.stdout, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	tty.Close()
+	p.cmd = cmd
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := master.Read(b)
+			p.mu.Lock()
+			p.screen.Write(b[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			p.code = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				p.code = 128 + int(ws.Signal())
+			}
+		case err != nil:
+			p.code = -1
+		}
+		close(p.done)
+	}()
+	w.t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			cmd.Process.Kill()
+			<-p.done
+		}
+		master.Close()
+	})
+	return p
+}
+
+func (p *issProc) text() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.screen.String()
+}
+
+// waitFor waits until the terminal has shown text count times.
+func (p *issProc) waitFor(text string, count int) {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(p.text(), text) >= count {
+			return
+		}
+		select {
+		case <-p.done:
+			if strings.Count(p.text(), text) >= count {
+				return
+			}
+			p.t.Fatalf("azero exited (%d) before showing %q %d times; screen:\n%s", p.code, text, count, p.text())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	p.t.Fatalf("the terminal never showed %q %d times; screen:\n%s", text, count, p.text())
+}
+
+// answer waits for the count-th showing of prompt, then types line.
+func (p *issProc) answer(prompt string, count int, line string) {
+	p.t.Helper()
+	p.waitFor(prompt, count)
+	if _, err := p.master.Write([]byte(line + "\r")); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// feedback waits for the count-th feedback question and types a paragraph.
+func (p *issProc) feedback(count int, text string) {
+	p.t.Helper()
+	p.waitFor(issFeedback, count)
+	if _, err := p.master.Write([]byte(text + "\r\r")); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// exit waits for azero to end and returns its exit code.
+func (p *issProc) exit() int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(60 * time.Second):
+		p.cmd.Process.Kill()
+		p.t.Fatalf("azero did not exit; screen:\n%s", p.text())
+	}
+	time.Sleep(20 * time.Millisecond) // let the reader drain the last output
+	return p.code
+}
+
+func (p *issProc) kill() {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		p.t.Fatal(err)
+	}
+	<-p.done
+}
+
+// issOutcome is `azero issue --json`'s document.
+type issOutcome struct {
+	RunID  string `json:"run_id"`
+	Status string `json:"status"`
+	Node   string `json:"node"`
+	Error  string `json:"error"`
+	Resume string `json:"resume"`
+	Result struct {
+		Slug      string        `json:"slug"`
+		AuditDir  string        `json:"audit_dir"`
+		Tracker   string        `json:"tracker"`
+		Iteration int           `json:"iteration"`
+		Drafts    int           `json:"drafts"`
+		Verdicts  int           `json:"verdicts"`
+		Issue     *issue.Filed  `json:"issue"`
+		Resume    string        `json:"resume_command"`
+		Trail     []issue.Entry `json:"trail"`
+	} `json:"result"`
+}
+
+func (w *issWorld) outcome(stdout string) issOutcome {
+	w.t.Helper()
+	var o issOutcome
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		w.t.Fatalf("stdout is not the JSON outcome: %v\n%s", err, stdout)
+	}
+	return o
+}
+
+func (w *issWorld) names(dir string) []string {
+	w.t.Helper()
+	entries, err := issue.Trail{Root: w.repo, Dir: dir}.Entries()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out := []string{}
+	for _, e := range entries {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func (w *issWorld) exists(rel string) bool {
+	_, err := os.Stat(filepath.Join(w.repo, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+func (w *issWorld) read(rel string) string {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.repo, filepath.FromSlash(rel)))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (w *issWorld) git(args ...string) string {
+	w.t.Helper()
+	return testenv.Git(w.t, w.repo, args...)
+}
+
+// store opens the state directory's store (after the processes ended).
+func (w *issWorld) store() *store.Store {
+	w.t.Helper()
+	st, err := store.Open(w.t.Context(), filepath.Join(w.state, store.FileName), store.Options{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func (w *issWorld) runs() []store.Run {
+	w.t.Helper()
+	if _, err := os.Stat(filepath.Join(w.state, store.FileName)); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	runs, err := w.store().ListRuns(w.t.Context(), store.Filter{Workflow: issue.Name})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return runs
+}
+
+// calls counts a run's model calls by role.
+func (w *issWorld) calls(runID string) map[string]int {
+	w.t.Helper()
+	calls, err := w.store().Calls(w.t.Context(), runID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, c := range calls {
+		out[c.Role]++
+	}
+	return out
+}
+
+// lineage returns the run's lineage file whose name ends with suffix, the
+// n-th such (from 1).
+func (w *issWorld) lineage(runID, suffix string, n int) string {
+	w.t.Helper()
+	dir := roles.LineageDir(w.state, runID)
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	seen := 0
+	for _, de := range des {
+		if strings.HasSuffix(de.Name(), suffix) {
+			if seen++; seen == n {
+				b, err := os.ReadFile(filepath.Join(dir, de.Name()))
+				if err != nil {
+					w.t.Fatal(err)
+				}
+				return string(b)
+			}
+		}
+	}
+	w.t.Fatalf("no lineage file #%d ending in %s in %s", n, suffix, dir)
+	return ""
+}
+
+func (w *issWorld) auditEvents(event string) []audit.Record {
+	w.t.Helper()
+	recs, err := audit.Read(filepath.Join(w.state, audit.FileName))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []audit.Record
+	for _, r := range recs {
+		if r["event"] == event {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (w *issWorld) postIssues() int {
+	n := 0
+	for _, r := range w.fake.Requests() {
+		if r == "POST /repos/acme/widgets/issues" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestIssueCommandFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		args  []string
+		want  IssueOptions
+		usage bool
+	}{
+		{"brief", []string{"--brief", "notes.md"}, IssueOptions{Brief: "notes.md"}, false},
+		{"everything", []string{"--brief", "n.md", "--repo", "acme/w", "--tracker", "github", "--drafter", "openai:gpt-4.1", "--reviewer", "mock:scripted", "--json"},
+			IssueOptions{Brief: "n.md", Repo: "acme/w", Tracker: "github", Drafter: "openai:gpt-4.1", Reviewer: "mock:scripted", JSON: true}, false},
+		{"resume alone", []string{"--resume", "governance-notes"}, IssueOptions{Resume: "governance-notes"}, false},
+		{"resume with brief", []string{"--brief", "g.md", "--resume", "g"}, IssueOptions{Brief: "g.md", Resume: "g"}, false},
+		{"nothing", nil, IssueOptions{}, true},
+		{"bad tracker", []string{"--brief", "n.md", "--tracker", "jira"}, IssueOptions{}, true},
+		{"resume is a slug", []string{"--resume", "../x"}, IssueOptions{}, true},
+		{"no review prompt override", []string{"--brief", "n.md", "--review-prompt", "weak.md"}, IssueOptions{}, true},
+		{"no template override", []string{"--brief", "n.md", "--template", "t.md"}, IssueOptions{}, true},
+		{"no arguments", []string{"--brief", "n.md", "extra"}, IssueOptions{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			io, _, _, _ := iostreams.Test()
+			f := &Factory{IO: io, Getenv: func(string) string { return "" }, LookPath: exec.LookPath, WorkDir: "/work", Now: time.Now}
+			var got *IssueOptions
+			cmd := newIssueCommandWith(f, func(o *IssueOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Out)
+			cmd.SetErr(io.ErrOut)
+			err := cmd.Execute()
+			if tt.usage {
+				if code := ExitCode(err); code != ExitUsage || got != nil {
+					t.Fatalf("err = %v (exit %d), ran = %v; want a usage error that runs nothing", err, code, got != nil)
+				}
+				return
+			}
+			if err != nil || got == nil || *got != tt.want {
+				t.Fatalf("options = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestIssueHelpDocumentsExitCodes(t *testing.T) {
+	t.Parallel()
+	res := newIssWorld(t, "").runPiped(nil, "issue", "--help")
+	for _, want := range []string{"--brief", "--resume", "[S]end", "[A]pprove", "[R]etry / [E]dit draft / [A]bort", "  3  human approval needed", "  4  rejected or aborted"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("help lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}
+
+// TestIssue010HappyPath: a brief becomes an issue on GitHub, approved on
+// the first try.
+func TestIssue010HappyPath(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	fake := w.withGitHub("enhancement")
+	brief := w.brief("governance-notes.md", "# Governance notes\n\nStop runaway spending.\n")
+	p := w.start(nil, "issue", "--brief", brief, "--tracker", "github", "--repo", "acme/widgets", "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	is := o.Result.Issue
+	if o.Status != "done" || is == nil || is.Number != 1 || is.URL != "https://github.example/acme/widgets/issues/1" {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if o.Result.Slug != "governance-notes" || o.Result.AuditDir != "docs/audit/done/1-governance-notes" || o.Result.Iteration != 1 ||
+		o.Result.Drafts != 1 || o.Result.Verdicts != 1 || len(o.Result.Trail) != 4 {
+		t.Errorf("result = %+v", o.Result)
+	}
+	screen := p.text()
+	for _, want := range []string{"Iteration 1 | Draft #1", "Iteration 1 | Draft #1 | Verdict #1", "Reviewer's verdict: APPROVED", "Filed issue #1: https://github.example/acme/widgets/issues/1"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal did not show %q:\n%s", want, screen)
+		}
+	}
+	issues := fake.Issues()
+	if len(issues) != 1 || issues[0]["title"] != "Add a budget flag" ||
+		!strings.Contains(issues[0]["body"].(string), tracker.Marker(o.RunID)) || !strings.Contains(issues[0]["body"].(string), "Stop runs that cost too much.") {
+		t.Errorf("issues = %v", issues)
+	}
+	// Every gate decision is in the audit log, with the counts.
+	var seen []string
+	for _, r := range w.auditEvents("gate_decision") {
+		seen = append(seen, fmt.Sprintf("%v:%v:%v/%v/%v", r["gate"], r["decision"], r["iteration"], r["drafts"], r["verdicts"]))
+		if r["run_id"] != o.RunID {
+			t.Errorf("decision without the run id: %v", r)
+		}
+	}
+	if !slices.Equal(seen, []string{"edit_draft:send:1/1/0", "edit_verdict:approve:1/1/1"}) {
+		t.Errorf("gate decisions = %v", seen)
+	}
+	if rev := w.auditEvents("issue_review"); len(rev) != 1 || rev[0]["review_prompt_sha256"] != issue.ReviewPromptSHA256() {
+		t.Errorf("review events = %v", rev)
+	}
+	// The reviewer got the built-in prompt, whatever the repository holds.
+	if p := w.lineage(o.RunID, "prompt-review.md", 1); !strings.Contains(p, strings.TrimSpace(issue.ReviewPrompt())) {
+		t.Errorf("the reviewer's prompt is not the built-in one:\n%s", p)
+	}
+}
+
+// TestIssue020MissingBrief: a brief that does not exist is a clear error,
+// exit 1, before anything is created.
+func TestIssue020MissingBrief(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, "")
+	res := w.runPiped(nil, "issue", "--brief", filepath.Join(w.notes, "nope.md"))
+	if res.code != ExitError || !strings.Contains(res.stderr, "nope.md not found") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	if w.exists("docs") || len(w.runs()) != 0 {
+		t.Error("something was created for a missing brief")
+	}
+}
+
+// collided starts a run of governance-notes that stops at its first gate,
+// so the slug is taken.
+func collided(t *testing.T) (*issWorld, string, string) {
+	w := newIssWorld(t, issScript([]string{issDraft1, issDraft2}, []string{issOK}))
+	brief := w.brief("governance-notes.md", "notes\n")
+	res := w.runPiped(nil, "issue", "--brief", brief, "--json")
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	return w, brief, w.outcome(res.stdout).RunID
+}
+
+// TestIssue025SlugCollisionPrompt: the prompt appears; without a terminal
+// the command stops with exit 3 and names --resume.
+func TestIssue025SlugCollisionPrompt(t *testing.T) {
+	t.Parallel()
+	w, brief, runID := collided(t)
+	res := w.runPiped(nil, "issue", "--brief", brief, "--json")
+	if res.code != ExitNeedsHuman || !strings.Contains(res.stderr, "azero issue --resume governance-notes") {
+		t.Fatalf("no terminal at the collision: exit %d, stderr %q", res.code, res.stderr)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil || doc["status"] != "needs_human" || doc["run_id"] != runID {
+		t.Errorf("json = %s (%v)", res.stdout, err)
+	}
+	p := w.start(nil, "issue", "--brief", brief)
+	p.waitFor(issSlugMenu, 1)
+	if !strings.Contains(p.text(), `Slug "governance-notes" belongs to unfinished run `+runID) {
+		t.Errorf("the prompt does not say what collides:\n%s", p.text())
+	}
+	p.answer(issSlugMenu, 1, "") // no default: asks again
+	p.answer("Please choose one of", 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if len(w.runs()) != 1 {
+		t.Error("a run was created")
+	}
+}
+
+// TestIssue026SlugCollisionResume: R continues the existing run from its
+// last node, without drafting again.
+func TestIssue026SlugCollisionResume(t *testing.T) {
+	t.Parallel()
+	w, brief, runID := collided(t)
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	p.answer(issSlugMenu, 1, "R")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	if o.RunID != runID || o.Status != "done" {
+		t.Errorf("outcome = %+v; want run %s done", o, runID)
+	}
+	if c := w.calls(runID); c["drafter"] != 1 || c["reviewer"] != 1 {
+		t.Errorf("calls = %v; the resumed run drafted again", c)
+	}
+	if got := w.names("docs/audit/done/1-governance-notes"); !slices.Equal(got, []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-filed.json"}) {
+		t.Errorf("trail = %v", got)
+	}
+}
+
+// TestIssue027SlugCollisionNewName: N and a new slug start a separate run
+// in active/<new>/.
+func TestIssue027SlugCollisionNewName(t *testing.T) {
+	t.Parallel()
+	w, brief, runID := collided(t)
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	p.answer(issSlugMenu, 1, "N")
+	p.answer("Enter new slug: ", 1, "governance-notes") // taken: asked again
+	p.answer(issSlugMenu, 2, "N")
+	p.answer("Enter new slug: ", 2, "Foo")
+	p.answer(issDraftMenu, 1, "M")
+	if code := p.exit(); code != ExitRejected {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if !strings.Contains(p.text(), `Using "foo"`) {
+		t.Errorf("the cleaned slug was not shown:\n%s", p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	if o.RunID == runID || o.Result.Slug != "foo" || o.Status != "aborted" {
+		t.Errorf("outcome = %+v", o)
+	}
+	if got := w.names("docs/audit/active/foo"); !slices.Equal(got, []string{"001-brief.md", "002-draft.md"}) {
+		t.Errorf("active/foo = %v", got)
+	}
+	if got := w.names("docs/audit/active/governance-notes"); len(got) != 2 {
+		t.Errorf("the first run's trail changed: %v", got)
+	}
+	decisions := w.auditEvents("gate_decision")
+	if len(decisions) < 2 || decisions[0]["gate"] != "slug_collision" || decisions[1]["slug"] != "governance-notes -> foo" {
+		t.Errorf("decisions = %v", decisions)
+	}
+}
+
+// TestIssue028SlugCollisionAbort: A exits 0 and changes nothing.
+func TestIssue028SlugCollisionAbort(t *testing.T) {
+	t.Parallel()
+	w, brief, _ := collided(t)
+	before := w.names("docs/audit/active/governance-notes")
+	p := w.start(nil, "issue", "--brief", brief)
+	p.answer(issSlugMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if got := w.names("docs/audit/active/governance-notes"); !slices.Equal(got, before) || len(w.runs()) != 1 {
+		t.Errorf("abort changed something: %v, %d runs", got, len(w.runs()))
+	}
+	if !strings.Contains(p.text(), "nothing was created or changed") {
+		t.Errorf("screen:\n%s", p.text())
+	}
+}
+
+// TestIssue030EditorMissing: an editor that does not exist fails the
+// pre-flight, exit 1, before any model call or file.
+func TestIssue030EditorMissing(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, "")
+	brief := w.brief("notes.md", "notes\n")
+	res := w.runPiped([]string{"EDITOR=/nonexistent/code --wait"}, "issue", "--brief", brief)
+	if res.code != ExitError || !strings.Contains(res.stderr, `editor "/nonexistent/code" not found`) || !strings.Contains(res.stderr, "pre-flight") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	if w.exists("docs") || len(w.runs()) != 0 {
+		t.Error("files or a run were created before the pre-flight passed")
+	}
+}
+
+// TestIssue040BadToken: GitHub refuses the token: exit 1 with a clear
+// error, checked with a real call before any model call.
+func TestIssue040BadToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		repo  string
+		extra []string
+		want  string
+	}{
+		{"rejected token", "acme/widgets", []string{"GITHUB_TOKEN=ghp_wrongtoken000000"}, "the token was rejected (401"},
+		{"no token", "acme/widgets", []string{"GITHUB_TOKEN="}, "no GitHub token: set GITHUB_TOKEN"},
+		{"no repository", "acme/nothing", nil, "acme/nothing not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newIssWorld(t, "")
+			w.withGitHub()
+			brief := w.brief("notes.md", "notes\n")
+			res := w.runPiped(tt.extra, "issue", "--brief", brief, "--repo", tt.repo)
+			if res.code != ExitError || !strings.Contains(res.stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+			}
+			if strings.Contains(res.stderr, "ghp_wrongtoken000000") {
+				t.Error("the token was printed")
+			}
+			if w.exists("docs") || len(w.runs()) != 0 {
+				t.Error("files or a run were created before the pre-flight passed")
+			}
+			if _, err := os.Stat(filepath.Join(w.state, "runs")); !errors.Is(err, os.ErrNotExist) {
+				t.Error("a model was called (lineage exists)")
+			}
+		})
+	}
+}
+
+// TestIssue050And060ReviseAtDraftGate: R at N3 loops to the drafter, and
+// the reviewer is never called.
+func TestIssue050And060ReviseAtDraftGate(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, issScript([]string{issDraft1, issDraft2}, []string{issOK}))
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	p.answer(issDraftMenu, 1, "R")
+	p.feedback(1, "Name every workflow.")
+	p.waitFor("Iteration 2 | Draft #2", 1)
+	p.answer(issDraftMenu, 2, "M")
+	if code := p.exit(); code != ExitRejected {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	if c := w.calls(o.RunID); c["drafter"] != 2 || c["reviewer"] != 0 {
+		t.Errorf("calls = %v; want the drafter twice and the reviewer never", c)
+	}
+	if o.Result.Verdicts != 0 || o.Result.Drafts != 2 || o.Result.Iteration != 2 {
+		t.Errorf("counts = %+v", o.Result)
+	}
+	want := []string{"001-brief.md", "002-draft.md", "003-feedback.txt", "004-draft.md"}
+	if got := w.names("docs/audit/active/budget"); !slices.Equal(got, want) {
+		t.Errorf("trail = %v, want %v", got, want)
+	}
+	if fb := w.read("docs/audit/active/budget/003-feedback.txt"); fb != "Name every workflow.\n" {
+		t.Errorf("feedback = %q", fb)
+	}
+	if rev := w.lineage(o.RunID, "prompt-draft.md", 2); !strings.Contains(rev, "Name every workflow.") || !strings.Contains(rev, "Stop runs that cost too much.") {
+		t.Errorf("the revision prompt lacks the feedback or the draft:\n%s", rev)
+	}
+	if !strings.Contains(p.text(), "stopped for manual handling at edit_draft") || !strings.Contains(p.text(), "docs/audit/active/budget/") {
+		t.Errorf("manual message missing:\n%s", p.text())
+	}
+}
+
+// TestIssue070And080ReviseAtVerdictGateWithSanitisedVerdict: R at N5
+// loops to the drafter with the verdict as the human left it.
+func TestIssue070And080ReviseAtVerdictGateWithSanitisedVerdict(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, issScript([]string{issDraft1, issDraft2}, []string{issBlock, issOK}))
+	// Opening 2 is N5 (draft, verdict): the human rewrites the verdict.
+	w.onEdit(w.edits, 2, `printf '**Verdict:** BLOCK\n\nSanitised: add acceptance criteria.\n' > "$2"`)
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "R")
+	p.feedback(1, "Follow the reviewer.")
+	p.answer(issDraftMenu, 2, "M")
+	if code := p.exit(); code != ExitRejected {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-verdict-edited.md", "005-feedback.txt", "006-draft.md"}
+	if got := w.names("docs/audit/active/budget"); !slices.Equal(got, want) {
+		t.Fatalf("trail = %v, want %v", got, want)
+	}
+	if c := w.calls(o.RunID); c["drafter"] != 2 || c["reviewer"] != 1 {
+		t.Errorf("calls = %v", c)
+	}
+	rev := w.lineage(o.RunID, "prompt-draft.md", 2)
+	if !strings.Contains(rev, "Sanitised: add acceptance criteria.") || !strings.Contains(rev, "Follow the reviewer.") {
+		t.Errorf("the drafter did not get the sanitised verdict and the feedback:\n%s", rev)
+	}
+	if strings.Contains(rev, "INTERNAL-ONLY") {
+		t.Error("text the human removed from the verdict reached the drafter")
+	}
+	if log := w.editorLog(w.edits); len(log) != 3 || !strings.HasSuffix(log[1], "/verdict.md") || len(strings.Fields(log[1])) != 3 {
+		t.Errorf("editor openings = %q; want draft, draft+verdict, draft", log)
+	}
+}
+
+// TestIssue090BlockVerdict: a BLOCK verdict is saved as the model wrote it
+// and shown at the gate.
+func TestIssue090BlockVerdict(t *testing.T) {
+	t.Parallel()
+	noCriteria := "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nNo criteria here.\n"
+	w := newIssWorld(t, issScript([]string{noCriteria}, []string{issBlock}))
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief)
+	p.answer(issDraftMenu, 1, "S")
+	p.waitFor("Reviewer's verdict: BLOCK", 1)
+	p.answer(issVerdictMenu, 1, "M")
+	if code := p.exit(); code != ExitRejected {
+		t.Fatalf("exit %d", code)
+	}
+	if v := w.read("docs/audit/active/budget/003-verdict.md"); !strings.Contains(v, "**Verdict:** BLOCK") {
+		t.Errorf("verdict = %q", v)
+	}
+	if d := w.auditEvents("gate_decision"); len(d) != 2 || d[1]["verdict"] != "BLOCK" || d[1]["decision"] != "manual" {
+		t.Errorf("decisions = %v", d)
+	}
+}
+
+// TestIssue100LabelCreation: labels missing on GitHub are created before
+// the issue is filed with them.
+func TestIssue100LabelCreation(t *testing.T) {
+	t.Parallel()
+	draft := "# Audit the gates\n\n**Labels:** `enhancement`, governance-workflow, Enhancement\n\n## Summary\n\nx\n"
+	w := newIssWorld(t, issScript([]string{draft}, []string{issOK}))
+	fake := w.withGitHub("enhancement", "bug")
+	brief := w.brief("gates.md", "audit the gates\n")
+	p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if got := fake.Labels(); !slices.Equal(got, []string{"enhancement", "bug", "governance-workflow"}) {
+		t.Errorf("labels = %v", got)
+	}
+	posts := 0
+	for _, r := range fake.Requests() {
+		if r == "POST /repos/acme/widgets/labels" {
+			posts++
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%d label creations, want 1", posts)
+	}
+	is := fake.Issues()
+	if len(is) != 1 || fmt.Sprint(is[0]["labels"]) != "[map[name:enhancement] map[name:governance-workflow]]" {
+		t.Errorf("issue = %v", is)
+	}
+	if !strings.Contains(p.text(), "Created labels on github acme/widgets: governance-workflow") {
+		t.Errorf("screen:\n%s", p.text())
+	}
+}
+
+// rejected starts a run whose first issue creation GitHub rejects, and
+// waits for the Retry / Edit / Abort prompt.
+func rejected(t *testing.T) (*issWorld, *issProc) {
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	w.withGitHub("enhancement").FailNextCreates(http.StatusUnprocessableEntity)
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets", "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	p.waitFor(issErrorMenu, 1)
+	return w, p
+}
+
+// TestIssue110GitHubRejection: the error is shown with the choices, and
+// the files stay in active/.
+func TestIssue110GitHubRejection(t *testing.T) {
+	t.Parallel()
+	w, p := rejected(t)
+	if !strings.Contains(p.text(), "Filing failed: github: create the issue: 422 simulated failure 422") {
+		t.Errorf("screen:\n%s", p.text())
+	}
+	if got := w.names("docs/audit/active/budget"); len(got) != 3 || w.exists("docs/audit/done") {
+		t.Errorf("active = %v", got)
+	}
+	p.answer(issErrorMenu, 1, "A")
+	p.exit()
+}
+
+// TestIssue120RetryAfterError: Retry files on the second attempt.
+func TestIssue120RetryAfterError(t *testing.T) {
+	t.Parallel()
+	w, p := rejected(t)
+	p.answer(issErrorMenu, 1, "R")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if n := w.postIssues(); n != 2 || len(w.fake.Issues()) != 1 {
+		t.Errorf("%d creates, %d issues; want 2 and 1", n, len(w.fake.Issues()))
+	}
+	if o := w.outcome(p.stdout.String()); o.Status != "done" || o.Result.Issue.Number != 1 {
+		t.Errorf("outcome = %+v", o)
+	}
+}
+
+// TestIssue130EditAfterError: Edit reopens the editor at the verdict gate;
+// the edited draft is what gets filed.
+func TestIssue130EditAfterError(t *testing.T) {
+	t.Parallel()
+	w, p := rejected(t)
+	w.onEdit(w.edits, 3, `printf '\nA line added after the rejection.\n' >> "$1"`)
+	p.answer(issErrorMenu, 1, "E")
+	p.answer(issVerdictMenu, 2, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if log := w.editorLog(w.edits); len(log) != 3 || len(strings.Fields(log[2])) != 3 {
+		t.Errorf("editor openings = %q; want the verdict gate reopened", log)
+	}
+	is := w.fake.Issues()
+	if len(is) != 1 || !strings.Contains(is[0]["body"].(string), "A line added after the rejection.") {
+		t.Errorf("issues = %v", is)
+	}
+	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-draft-edited.md", "005-filed.json"}
+	if got := w.names("docs/audit/done/1-budget"); !slices.Equal(got, want) {
+		t.Errorf("trail = %v, want %v", got, want)
+	}
+}
+
+// TestIssue140AbortAfterError: Abort exits 1 with the error; the files
+// stay in active/ and nothing is committed.
+func TestIssue140AbortAfterError(t *testing.T) {
+	t.Parallel()
+	w, p := rejected(t)
+	p.answer(issErrorMenu, 1, "A")
+	if code := p.exit(); code != ExitError {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(p.text(), "filing aborted; nothing was filed and the audit trail stays in docs/audit/active/budget/") {
+		t.Errorf("screen:\n%s", p.text())
+	}
+	if got := w.names("docs/audit/active/budget"); len(got) != 3 || w.exists("docs/audit/done") {
+		t.Errorf("active = %v", got)
+	}
+	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "1" {
+		t.Errorf("commits = %s", got)
+	}
+	if o := w.outcome(p.stdout.String()); o.Status != "failed" || o.Result.Resume == "" {
+		t.Errorf("outcome = %+v; want failed and resumable", o)
+	}
+}
+
+// TestIssue150ResumeAfterKill: the process is killed with SIGKILL at a
+// gate, or right after GitHub created the issue; the resumed run finishes
+// with exactly one issue.
+func TestIssue150ResumeAfterKill(t *testing.T) {
+	t.Parallel()
+	t.Run("at the verdict gate", func(t *testing.T) {
+		t.Parallel()
+		w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+		w.withGitHub("enhancement")
+		brief := w.brief("budget.md", "add a budget\n")
+		p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets")
+		p.answer(issDraftMenu, 1, "S")
+		p.waitFor(issVerdictMenu, 1)
+		p.kill()
+
+		q := w.start(nil, "issue", "--brief", brief, "--resume", "budget", "--json")
+		q.answer(issVerdictMenu, 1, "A")
+		if code := q.exit(); code != 0 {
+			t.Fatalf("exit %d; screen:\n%s", code, q.text())
+		}
+		o := w.outcome(q.stdout.String())
+		if len(w.fake.Issues()) != 1 || o.Result.Verdicts != 1 || o.Result.Drafts != 1 {
+			t.Errorf("issues %d, outcome %+v", len(w.fake.Issues()), o.Result)
+		}
+		if c := w.calls(o.RunID); c["drafter"] != 1 || c["reviewer"] != 1 {
+			t.Errorf("calls = %v; a model was asked again", c)
+		}
+	})
+	t.Run("right after the issue was created", func(t *testing.T) {
+		t.Parallel()
+		w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+		fake := w.withGitHub("enhancement")
+		// Between azero and GitHub: the create goes through, its answer is
+		// held until azero is dead.
+		created, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		target, _ := url.Parse(fake.URL)
+		rp := httputil.NewSingleHostReverseProxy(target)
+		rp.ModifyResponse = func(r *http.Response) error {
+			if r.Request.Method == http.MethodPost && strings.HasSuffix(r.Request.URL.Path, "/issues") {
+				once.Do(func() { close(created) })
+				<-release
+			}
+			return nil
+		}
+		proxy := httptest.NewServer(rp)
+		t.Cleanup(proxy.Close)
+		t.Cleanup(func() { close(release) })
+		w.apiURL = proxy.URL
+		brief := w.brief("budget.md", "add a budget\n")
+		p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets", "--json")
+		p.answer(issDraftMenu, 1, "S")
+		p.answer(issVerdictMenu, 1, "A")
+		select {
+		case <-created:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the issue was never created; screen:\n%s", p.text())
+		}
+		p.kill()
+		if len(fake.Issues()) != 1 || w.exists("docs/audit/done") {
+			t.Fatalf("before the resume: %d issues, done exists %v", len(fake.Issues()), w.exists("docs/audit/done"))
+		}
+		runs := w.runs()
+		if len(runs) != 1 || runs[0].Node != issue.NodeFileIssue {
+			t.Fatalf("runs = %+v", runs)
+		}
+
+		w.apiURL = fake.URL
+		q := w.start(nil, "resume", runs[0].ID, "--json")
+		if code := q.exit(); code != 0 {
+			t.Fatalf("exit %d; screen:\n%s", code, q.text())
+		}
+		if n := len(fake.Issues()); n != 1 || w.postIssues() != 1 {
+			t.Fatalf("%d issues after %d creates; want exactly one", n, w.postIssues())
+		}
+		if !strings.Contains(q.text(), "Issue #1 was already filed by this run") {
+			t.Errorf("screen:\n%s", q.text())
+		}
+		o := w.outcome(q.stdout.String())
+		if o.Status != "done" || !o.Result.Issue.Found || o.Result.AuditDir != "docs/audit/done/1-budget" {
+			t.Errorf("outcome = %+v", o)
+		}
+		if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "2" {
+			t.Errorf("commits = %s", got)
+		}
+	})
+}
+
+// TestIssue160ParallelBriefs: two briefs run at once, each with its own
+// run, directory and issue, and each commit holds only its own trail.
+func TestIssue160ParallelBriefs(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, "") // built-in drafter and reviewer replies
+	procs := map[string]*issProc{}
+	for _, name := range []string{"alpha", "beta"} {
+		brief := w.brief(name+".md", "# "+name+" feature\n\nDo "+name+".\n")
+		procs[name] = w.start([]string{"AZERO_TEST_EDITOR_DIR=" + w.editorDir(name)}, "issue", "--brief", brief, "--json")
+	}
+	for _, p := range procs {
+		p.answer(issDraftMenu, 1, "S")
+	}
+	for _, p := range procs {
+		p.answer(issVerdictMenu, 1, "A")
+	}
+	outcomes := map[string]issOutcome{}
+	for name, p := range procs {
+		if code := p.exit(); code != 0 {
+			t.Fatalf("%s: exit %d; screen:\n%s", name, code, p.text())
+		}
+		outcomes[name] = w.outcome(p.stdout.String())
+	}
+	a, b := outcomes["alpha"], outcomes["beta"]
+	if a.RunID == b.RunID || a.Result.Issue.Number == b.Result.Issue.Number {
+		t.Fatalf("runs share an id or an issue: %+v %+v", a, b)
+	}
+	for name, o := range outcomes {
+		dir := fmt.Sprintf("docs/audit/done/%d-%s", o.Result.Issue.Number, name)
+		if o.Result.AuditDir != dir || len(w.names(dir)) != 4 || !strings.Contains(w.read(dir+"/001-brief.md"), "Do "+name) {
+			t.Errorf("%s: audit dir %s, trail %v", name, o.Result.AuditDir, w.names(dir))
+		}
+		files := w.git("show", "--name-only", "--format=", o.Result.Issue.Commit)
+		for _, f := range strings.Fields(files) {
+			if !strings.HasPrefix(f, dir+"/") && f != o.Result.Issue.URL {
+				t.Errorf("%s's commit holds %s", name, f)
+			}
+		}
+	}
+	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "3" {
+		t.Errorf("commits = %s, want 3", got)
+	}
+	if w.exists("docs/audit/active/alpha") || w.exists("docs/audit/active/beta") {
+		t.Error("a trail was left in active/")
+	}
+}
+
+// TestIssue170SequentialNumbering: ten revision loops through both gates
+// number every file in event order, without gaps.
+func TestIssue170SequentialNumbering(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, "") // built-in replies for any number of turns
+	brief := w.brief("loops.md", "# Loops\n\nMany revisions.\n")
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	want := []string{"brief", "draft"}
+	for i := 1; i <= 10; i++ {
+		if i%2 == 1 { // revise at the draft gate
+			p.answer(issDraftMenu, i, "R")
+			want = append(want, "feedback", "draft")
+		} else { // send, then revise at the verdict gate
+			p.answer(issDraftMenu, i, "S")
+			p.answer(issVerdictMenu, i/2, "R")
+			want = append(want, "verdict", "feedback", "draft")
+		}
+		p.feedback(i, fmt.Sprintf("loop %d", i))
+	}
+	p.answer(issDraftMenu, 11, "S")
+	p.answer(issVerdictMenu, 6, "A")
+	want = append(want, "verdict", "filed")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	if o.Result.Iteration != 11 || o.Result.Drafts != 11 || o.Result.Verdicts != 6 {
+		t.Errorf("counts = %+v", o.Result)
+	}
+	if !strings.Contains(p.text(), "Iteration 11 | Draft #11 | Verdict #6") {
+		t.Error("the last gate did not show the counts")
+	}
+	names := w.names(o.Result.AuditDir)
+	if len(names) != len(want) {
+		t.Fatalf("trail = %v\nwant kinds %v", names, want)
+	}
+	for i, name := range names {
+		e, _ := issue.ParseEntry(name)
+		if e.N != i+1 || e.Kind != want[i] {
+			t.Errorf("file %d is %s, want %03d-%s", i+1, name, i+1, want[i])
+		}
+	}
+	for i := 1; i <= 10; i++ {
+		found := false
+		for _, name := range names {
+			if strings.HasSuffix(name, "feedback.txt") && w.read(o.Result.AuditDir+"/"+name) == fmt.Sprintf("loop %d\n", i) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("feedback of loop %d is missing", i)
+		}
+	}
+}
+
+// localRun files with the local tracker, approving at once.
+func localRun(t *testing.T) (*issWorld, issOutcome) {
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	// The user's own work: a staged file and an unstaged edit.
+	testenv.WriteFiles(t, w.repo, map[string]string{"wip.txt": "mine\n", "README.md": "project, edited\n"})
+	w.git("add", "wip.txt")
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	return w, w.outcome(p.stdout.String())
+}
+
+// TestIssue180MoveToDone: once filed, the trail moves from active/ to
+// done/<issue#>-<slug>/ with the filing record.
+func TestIssue180MoveToDone(t *testing.T) {
+	t.Parallel()
+	w, o := localRun(t)
+	if o.Result.AuditDir != "docs/audit/done/1-budget" || w.exists("docs/audit/active/budget") {
+		t.Fatalf("audit dir %s, active still there: %v", o.Result.AuditDir, w.exists("docs/audit/active/budget"))
+	}
+	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-filed.json"}
+	if got := w.names("docs/audit/done/1-budget"); !slices.Equal(got, want) {
+		t.Errorf("trail = %v", got)
+	}
+	var rec issue.Filed
+	if err := json.Unmarshal([]byte(w.read("docs/audit/done/1-budget/004-filed.json")), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Number != 1 || rec.URL != "docs/issues/0001-add-a-budget-flag.md" || rec.Title != "Add a budget flag" ||
+		!slices.Equal(rec.Labels, []string{"enhancement"}) || rec.At.IsZero() || rec.Tracker != "local docs/issues" {
+		t.Errorf("filed.json = %+v", rec)
+	}
+	if body := w.read(rec.URL); !strings.Contains(body, tracker.Marker(o.RunID)) {
+		t.Errorf("local issue = %q", body)
+	}
+}
+
+// TestIssue190OneCommit: one commit holds every audit file (and the local
+// issue), and nothing else of the user's.
+func TestIssue190OneCommit(t *testing.T) {
+	t.Parallel()
+	w, o := localRun(t)
+	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "2" {
+		t.Fatalf("commits = %s, want 2", got)
+	}
+	head := strings.TrimSpace(w.git("rev-parse", "HEAD"))
+	if o.Result.Issue.Commit != head {
+		t.Errorf("reported commit %s, HEAD %s", o.Result.Issue.Commit, head)
+	}
+	files := strings.Fields(w.git("show", "--name-only", "--format=", "HEAD"))
+	want := []string{"docs/audit/done/1-budget/001-brief.md", "docs/audit/done/1-budget/002-draft.md",
+		"docs/audit/done/1-budget/003-verdict.md", "docs/audit/done/1-budget/004-filed.json", "docs/issues/0001-add-a-budget-flag.md"}
+	slices.Sort(files)
+	if !slices.Equal(files, want) {
+		t.Errorf("commit holds %v, want %v", files, want)
+	}
+	if msg := w.git("log", "-1", "--format=%B"); !strings.Contains(msg, "issue #1") || !strings.Contains(msg, o.RunID) {
+		t.Errorf("message = %q", msg)
+	}
+	status := w.git("status", "--porcelain")
+	if !strings.Contains(status, "A  wip.txt") || !strings.Contains(status, " M README.md") || strings.Contains(status, "docs/") {
+		t.Errorf("status after the commit = %q; the user's changes must stay as they were", status)
+	}
+}
+
+// TestIssueNoTerminalStopsAtTheFirstGate: without a terminal the draft is
+// made and the run waits at edit_draft (exit 3); `azero resume` continues
+// it on a terminal.
+func TestIssueNoTerminalStopsAtTheFirstGate(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	brief := w.brief("budget.md", "add a budget\n")
+	res := w.runPiped(nil, "issue", "--brief", brief, "--json")
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if res.elapsed > 20*time.Second {
+		t.Errorf("took %s to stop at the gate", res.elapsed)
+	}
+	o := w.outcome(res.stdout)
+	if o.Status != "waiting" || o.Node != issue.NodeEditDraft || o.Resume != "azero resume "+o.RunID ||
+		o.Result.Resume != "azero issue --resume budget" || o.Result.Drafts != 1 || o.Result.Iteration != 0 {
+		t.Errorf("outcome = %+v", o)
+	}
+	if !strings.Contains(res.stderr, "azero issue --resume budget") || !strings.Contains(res.stderr, "azero resume "+o.RunID) {
+		t.Errorf("stderr does not say how to continue: %s", res.stderr)
+	}
+	if w.editorLog(w.edits) != nil {
+		t.Error("an editor was started without a terminal")
+	}
+	p := w.start(nil, "resume", o.RunID, "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if o2 := w.outcome(p.stdout.String()); o2.Status != "done" || o2.RunID != o.RunID {
+		t.Errorf("outcome = %+v", o2)
+	}
+}
+
+// TestIssueEditedDraftIsWhatIsSentAndFiled: the human's edit at N3 is
+// recorded as its own file, reviewed and filed.
+func TestIssueEditedDraftIsWhatIsSentAndFiled(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	w.onEdit(w.edits, 1, `sed -i 's/^# Add a budget flag$/# Add a spending budget/' "$1"`)
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	want := []string{"001-brief.md", "002-draft.md", "003-draft-edited.md", "004-verdict.md", "005-filed.json"}
+	if got := w.names(o.Result.AuditDir); !slices.Equal(got, want) {
+		t.Errorf("trail = %v", got)
+	}
+	if o.Result.Issue.Title != "Add a spending budget" {
+		t.Errorf("filed title %q", o.Result.Issue.Title)
+	}
+	if rev := w.lineage(o.RunID, "prompt-review.md", 1); !strings.Contains(rev, "# Add a spending budget") {
+		t.Errorf("the reviewer did not get the edited draft:\n%s", rev)
+	}
+}
+
+// TestIssueMissingModelKey: a real provider without its key fails before
+// anything is written, naming the variable.
+func TestIssueMissingModelKey(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, "")
+	brief := w.brief("notes.md", "notes\n")
+	res := w.runPiped([]string{"AZERO_MOCK_LLM=0"}, "issue", "--brief", brief, "--reviewer", "mock:scripted")
+	if res.code != ExitError || !strings.Contains(res.stderr, "ANTHROPIC_API_KEY") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	if w.exists("docs") || len(w.runs()) != 0 {
+		t.Error("something was created without a key")
+	}
+}
