@@ -1,6 +1,7 @@
 package safewrite_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -230,5 +231,57 @@ func TestRootForms(t *testing.T) {
 	}
 	if _, err := os.Stat("missing"); !os.IsNotExist(err) {
 		t.Fatal("a missing root was created")
+	}
+}
+
+// A symlink swapped in while the human decides (between the check and the
+// write) still cannot lead the write outside: the I/O goes through an
+// os.Root, which refuses to follow it.
+func TestSwapDuringApprovalCannotEscape(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		swap func(t *testing.T, p project)
+	}{
+		{"parent directory becomes a symlink to outside", func(t *testing.T, p project) {
+			if err := os.Rename(p.path("sub"), p.path("sub.orig")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(p.outside, p.path("sub")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"the file becomes a symlink to outside", func(t *testing.T, p project) {
+			if err := os.Remove(p.path("sub/big.txt")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(p.outside, "secret.txt"), p.path("sub/big.txt")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProject(t)
+			writeFile(t, p.path("sub/big.txt"), numbered("old", 1, 150))
+			writeFile(t, filepath.Join(p.outside, "big.txt"), numbered("old", 1, 150))
+			before := tree(t, p.outside)
+			w := &safewrite.Writer{Approver: approverFunc(func(context.Context, safewrite.Proposal) (safewrite.Decision, error) {
+				tt.swap(t, p)
+				return safewrite.Decision{Approved: true, Strategy: safewrite.Replace}, nil
+			})}
+			_, err := w.Write(t.Context(), safewrite.Request{Root: p.root, Path: "sub/big.txt", Content: []byte("pwned\n")})
+			if err == nil {
+				t.Fatal("the write went through the swapped-in symlink")
+			}
+			t.Log(err)
+			p.assertOutsideUnchanged(t, before)
+			for name := range tree(t, p.root) {
+				if strings.Contains(name, ".azero-tmp-") {
+					t.Errorf("temporary file left: %s", name)
+				}
+			}
+		})
 	}
 }
