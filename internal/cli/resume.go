@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +25,10 @@ func resumers() map[string]resumer {
 }
 
 func newResumeCommand(f *Factory) *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON bool
+		budget float64
+	)
 	cmd := &cobra.Command{
 		Use:   "resume RUN",
 		Short: "Continue a run that stopped at a gate, was interrupted or failed",
@@ -53,9 +57,20 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			if !ok {
 				return fmt.Errorf("run %s belongs to workflow %q, which this azero cannot run", r.ID, r.Workflow)
 			}
+			if cmd.Flags().Changed("budget") {
+				if budget < 0 {
+					return usagef("--budget must not be negative")
+				}
+				meta := map[string]string{"budget": strconv.FormatFloat(budget, 'f', -1, 64)}
+				if err := st.UpdateMeta(ctx, r.ID, meta); err != nil {
+					return err
+				}
+				r.Meta["budget"] = meta["budget"]
+			}
 			return resume(ctx, f, r, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON")
+	cmd.Flags().Float64Var(&budget, "budget", 0, "set the run's budget in USD anew (for a run stopped by its budget); 0 removes it")
 	return cmd
 }

@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+// coderServer speaks the OpenAI chat completions protocol and answers as
+// the coder: the tests when asked for tests, the code when asked for code.
+// While hold is set, requests wait until it is closed.
+type coderServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	calls    int
+	hold     chan struct{}
+	arrived  chan struct{}
+	tests    string
+	code     string
+	lastBody string
+}
+
+func newCoderServer(t *testing.T, tests, code string) *coderServer {
+	s := &coderServer{tests: tests, code: code, arrived: make(chan struct{}, 16)}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+			http.NotFound(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.calls++
+		s.lastBody = string(body)
+		hold := s.hold
+		s.mu.Unlock()
+		s.arrived <- struct{}{}
+		if hold != nil {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		text := s.code
+		if strings.Contains(string(body), "the tests first") {
+			text = s.tests
+		}
+		content, _ := json.Marshal(text)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1",
+"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],
+"usage":{"prompt_tokens":900,"completion_tokens":120,"total_tokens":1020}}`, content)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *coderServer) setHold(ch chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hold = ch
+}
+
+func (s *coderServer) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+func TestImplementSurvivesSIGKILLDuringAModelCallAndATestRun(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	repo, state := calcRepo(t), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "pytest-started")
+	// The project's own conftest lets the test see when pytest runs, and
+	// makes the first run slow enough to be killed in.
+	testenv.WriteFiles(t, repo, map[string]string{"conftest.py": fmt.Sprintf(`import os, time
+def pytest_sessionstart(session):
+    if not os.path.exists(%q):
+        open(%q, "w").close()
+        time.sleep(3)
+`, marker, marker)})
+	testenv.Git(t, repo, "add", "conftest.py")
+	testenv.Git(t, repo, "commit", "-qm", "conftest")
+	before := checkout(t, repo)
+	srv := newCoderServer(t, goodTests, goodCalc)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
+	run := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Dir = repo
+		cmd.Env = gateEnv(state, env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	waitArrival := func() {
+		select {
+		case <-srv.arrived:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no model call arrived")
+		}
+	}
+
+	// 1. Killed while the model is answering the scaffold call.
+	hold := make(chan struct{})
+	srv.setHold(hold)
+	cmd := run("implement", "--lld", "docs/design.md", "--coder", "openai:gpt-4.1")
+	waitArrival()
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	srv.setHold(nil)
+	close(hold)
+	if checkout(t, repo) != before {
+		t.Fatal("the checkout changed after a kill during the model call")
+	}
+	r := onlyRun(t, state)
+	if r.Node != "scaffold" {
+		t.Fatalf("killed during scaffold, run stands at %s", r.Node)
+	}
+
+	// 2. Resumed; killed while pytest runs the red gate.
+	cmd = run("resume", r.ID)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("pytest never started")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if checkout(t, repo) != before {
+		t.Fatal("the checkout changed after a kill during the test run")
+	}
+	if r = onlyRun(t, state); r.Node != "red" {
+		t.Fatalf("killed during the red gate, run stands at %s", r.Node)
+	}
+
+	// 3. Resumed without a terminal: it goes on to the human and waits.
+	res := gateRunPiped(t, state, repo, env, "resume", r.ID)
+	if res.code != 3 {
+		t.Fatalf("resume: exit %d\n%s", res.code, res.stderr)
+	}
+	if checkout(t, repo) != before {
+		t.Fatal("the checkout changed before approval")
+	}
+	// 4. A human approves on a terminal: merged.
+	screen, term, _ := startOnTerminal(t, repo, gateEnv(state, env...), os.Args[0], "resume", r.ID)
+	screen.waitFor(t, "Merge this change?", 1)
+	if !strings.Contains(screen.text(), "+def multiply(a, b):") {
+		t.Errorf("the human was not shown the diff before approving:\n%s", screen.text())
+	}
+	screen.typeLine(t, "approve")
+	if code := exitCodeOf(t, term); code != 0 {
+		t.Fatalf("exit %d\n%s", code, screen.text())
+	}
+	calc, _ := os.ReadFile(filepath.Join(repo, "calc.py"))
+	if !strings.Contains(string(calc), "def multiply") {
+		t.Error("not merged")
+	}
+	if srv.count() != 3 {
+		t.Errorf("%d model calls, want 3 (the killed one, its repeat, the implementation)", srv.count())
+	}
+	_, hist := runOf(t, state)
+	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting human_review:ok commit:ok merge:ok cleanup:ok END:done") {
+		t.Errorf("history: %s", got)
+	}
+}
+
+func TestImplementStopsAtTheBudget(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	repo, state := calcRepo(t), t.TempDir()
+	srv := newCoderServer(t, goodTests, goodCalc)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
+	// gpt-4.1 is priced: the first call's worst case (its prompt plus 8192
+	// output tokens) is several cents, over a one-cent budget.
+	res := gateRunPiped(t, state, repo, env, "implement", "--lld", "docs/design.md", "--coder", "openai:gpt-4.1", "--budget", "0.01")
+	if res.code != 1 || !strings.Contains(res.stderr, "budget") {
+		t.Fatalf("exit %d, want 1 with a budget message\n%s", res.code, res.stderr)
+	}
+	if srv.count() != 0 {
+		t.Fatalf("%d calls made past the budget", srv.count())
+	}
+	r := onlyRun(t, state)
+	if r.Status != store.StatusFailed || r.Node != "scaffold" {
+		t.Fatalf("run %s at %s, want failed at scaffold (resumable)", r.Status, r.Node)
+	}
+	// A larger budget lets it continue where it stopped.
+	res = gateRunPiped(t, state, repo, env, "resume", r.ID, "--budget", "5")
+	if res.code != 3 {
+		t.Fatalf("resume with a larger budget: exit %d\n%s", res.code, res.stderr)
+	}
+	show := gateRunPiped(t, state, repo, nil, "runs", "show", r.ID, "--json")
+	var d struct {
+		CostByNode []struct {
+			Node  string
+			Calls int
+		} `json:"cost_by_node"`
+		TotalUSD float64 `json:"total_cost_usd"`
+	}
+	if err := json.Unmarshal([]byte(show.stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.CostByNode) != 2 || d.TotalUSD <= 0 {
+		t.Errorf("cost by node = %+v total %v", d.CostByNode, d.TotalUSD)
+	}
+}
