@@ -43,7 +43,7 @@ func newRunsCommand(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Status, "status", "", "only runs with this status")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 50, "at most this many runs (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
-	cmd.AddCommand(newRunsShowCommand(f))
+	cmd.AddCommand(newRunsShowCommand(f), newRunsGCCommand(f))
 	return cmd
 }
 
