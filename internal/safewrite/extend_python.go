@@ -191,7 +191,9 @@ func extendPython(ctx context.Context, rel string, existing, piece []byte) ([]by
 		case len(oldBody) > 0 && oldBody[0].Docstring:
 			anchor = oldBody[0].End
 		case len(oldBody) > 0:
-			anchor = commentStart(oldLines, oldBody[0].Start, 0) - 1
+			// Above the comments of the first statement, below a shebang
+			// or encoding line, which must stay first.
+			anchor = commentStart(oldLines, oldBody[0].Start, headerLines(oldLines)) - 1
 		default:
 			anchor = len(oldLines)
 		}
@@ -242,6 +244,22 @@ func commentStart(lines [][]byte, start, floor int) int {
 		start--
 	}
 	return start
+}
+
+// headerLines counts the lines that must stay at the top of a Python
+// file: a shebang on line 1 and an encoding declaration on line 1 or 2.
+func headerLines(lines [][]byte) int {
+	n := 0
+	for i := 0; i < len(lines) && i < 2; i++ {
+		l := bytes.TrimSpace(lines[i])
+		isShebang := i == 0 && bytes.HasPrefix(l, []byte("#!"))
+		isCoding := bytes.HasPrefix(l, []byte("#")) && (bytes.Contains(l, []byte("coding:")) || bytes.Contains(l, []byte("coding=")))
+		if !isShebang && !isCoding {
+			break
+		}
+		n = i + 1
+	}
+	return n
 }
 
 // bodyIndent returns the indentation of a class's member, refusing a

@@ -384,3 +384,120 @@ func TestExtendPythonWithoutPython(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestExtendGoShapes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, existing, content string
+		want                    []string
+		wantErr                 string
+	}{
+		{"generic receiver", "package p\n\ntype Stack[T any] struct{ items []T }\n\nfunc (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }\n\nfunc Other() {}\n",
+			"func (s *Stack[T]) Pop() T { return s.items[0] }\n",
+			[]string{"func (s *Stack[T]) Push(v T)", "func (s *Stack[T]) Pop() T", "func Other()"}, ""},
+		{"two type parameters", "package p\n\ntype Pair[K comparable, V any] struct{}\n\nfunc (Pair[K, V]) A() {}\n",
+			"func (Pair[K, V]) A() {}\n", nil, "Pair.A already exists"},
+		{"type without methods gets its first after it", "package p\n\ntype T struct{}\n\nvar x = 1\n",
+			"func (t T) M() {}\n", []string{"type T struct{}\n\nfunc (t T) M() {}\n\nvar x = 1"}, ""},
+		{"method of a type declared elsewhere goes at the end", "package p\n\nvar x = 1\n",
+			"func (t *Elsewhere) M() {}\n", []string{"var x = 1\n\nfunc (t *Elsewhere) M() {}"}, ""},
+		{"embedded field conflicts by type name", "package p\n\nimport \"io\"\n\ntype T struct{ io.Reader }\n",
+			"type T struct{ Reader int }\n", nil, "T.Reader already exists"},
+		{"imports into a file without any, with an alias", "package p\n\nfunc F() {}\n",
+			"import (\n\tstr \"strings\"\n\t\"fmt\"\n)\n\nfunc G() { fmt.Println(str.ToUpper(\"x\")) }\n",
+			[]string{"import (\n\t\"fmt\"\n\tstr \"strings\"\n)", "func F() {}", "func G()"}, ""},
+		{"one import into a file without any", "package p\n\nfunc F() {}\n", "import \"os\"\n\nfunc G() { os.Exit(0) }\n",
+			[]string{"package p\n\nimport \"os\"\n\nfunc F() {}"}, ""},
+		{"an import already there is not repeated", "package p\n\nimport \"os\"\n\nfunc F() { os.Exit(1) }\n", "import \"os\"\n\nfunc G() { os.Exit(0) }\n",
+			[]string{"import \"os\"\n\nfunc F()"}, ""},
+		{"several init and blank functions may coexist", "package p\n\nfunc init() {}\n\nfunc _() {}\n", "func init() {}\n\nfunc _() {}\n",
+			[]string{"func init() {}", "func _() {}", "func init() {}", "func _() {}"}, ""},
+		{"const and var", "package p\n\nconst A = 1\n", "const B = 2\n\nvar (\n\tC = 3\n\t_ = 4\n)\n", []string{"const A = 1", "const B = 2", "C = 3"}, ""},
+		{"const named like an existing one", "package p\n\nconst A = 1\n", "var A = 2\n", nil, "A is already declared"},
+		{"type named like a function", "package p\n\nfunc A() {}\n", "type A int\n", nil, "A is already declared"},
+		{"grouped types: one merged, one new", "package p\n\ntype S struct{ A int }\n",
+			"type (\n\tS struct{ B int }\n\tN int\n)\n", []string{"A int", "B int", "type N int"}, ""},
+		{"the existing file must parse", "package p\n\nfunc {\n", "func F() {}\n", nil, "existing file does not parse as Go"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prop, err := propose(t, "p.go", tt.existing, tt.content, safewrite.Extend, 0)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(prop.Result)
+			at := 0
+			for _, frag := range tt.want {
+				i := strings.Index(got[at:], frag)
+				if i < 0 {
+					t.Fatalf("missing or out of order: %q\nin:\n%s", frag, got)
+				}
+				at += i + len(frag)
+			}
+			if _, err := parser.ParseFile(token.NewFileSet(), "", got, 0); err != nil {
+				t.Fatalf("result does not parse: %v\n%s", err, got)
+			}
+		})
+	}
+}
+
+func TestExtendPythonShapes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	tests := []struct {
+		name, existing, content string
+		want                    string
+		wantErr                 string
+	}{
+		{"a one-line class cannot be extended", "class A: pass\n", "class A:\n    def f(self): pass\n", "", "body is on the header's line"},
+		{"content without a final newline", "class A:\n    x = 1\n", "class A:\n    y = 2", "class A:\n    x = 1\n\n    y = 2\n", ""},
+		{"a file without a final newline", "class A:\n    x = 1", "class A:\n    y = 2\n", "class A:\n    x = 1\n\n    y = 2\n", ""},
+		{"imports into a file with a docstring only", "\"\"\"Doc.\"\"\"\n", "import os\n", "\"\"\"Doc.\"\"\"\nimport os\n", ""},
+		{"imports above the first statement, below a leading comment", "#!/usr/bin/env python3\n# comment\nx = 1\n", "import os\n", "#!/usr/bin/env python3\nimport os\n# comment\nx = 1\n", ""},
+		{"an empty class body in the new content adds nothing", "class A:\n    x = 1\n", "class A:\n    \"\"\"Only a docstring.\"\"\"\n", "class A:\n    x = 1\n", ""},
+		{"CRLF file stays CRLF", "class A:\r\n    x = 1\r\n", "class A:\n    y = 2\n", "class A:\r\n    x = 1\r\n\r\n    y = 2\r\n", ""},
+		{"the existing file must parse", "def (:\n", "x = 1\n", "", "existing file does not parse as Python"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prop, err := propose(t, "m.py", tt.existing, tt.content, safewrite.Extend, 0)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(prop.Result) != tt.want {
+				t.Fatalf("got %q\nwant %q", prop.Result, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseStrategy(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]safewrite.Strategy{"": "", "append": safewrite.Append, " Insert ": safewrite.Insert,
+		"EXTEND": safewrite.Extend, "replace": safewrite.Replace, "edit": safewrite.Edit} {
+		if got, err := safewrite.ParseStrategy(in); err != nil || got != want {
+			t.Errorf("ParseStrategy(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"merge", "overwrite", "a"} {
+		if _, err := safewrite.ParseStrategy(bad); err == nil || !strings.Contains(err.Error(), "use append, insert, extend or replace") {
+			t.Errorf("ParseStrategy(%q): %v", bad, err)
+		}
+	}
+}

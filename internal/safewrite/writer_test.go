@@ -55,10 +55,15 @@ func TestStaleness(t *testing.T) {
 			}
 		})
 	}
-	// An unchanged file with its Base is written.
+	// An unchanged file with its Base is written; a proposal carries the
+	// same snapshot as Read.
 	p := newProject(t)
 	writeFile(t, p.path("f.txt"), "v1\n")
 	_, base, _ := safewrite.Read(p.root, "f.txt")
+	prop, err := safewrite.Propose(safewrite.Request{Root: p.root, Path: "f.txt", Content: []byte("v2\n")})
+	if err != nil || prop.Snapshot() != base || base.SHA256 != sha("v1\n") {
+		t.Fatalf("proposal snapshot %+v, Read %+v, %v", prop.Snapshot(), base, err)
+	}
 	if _, err := (&safewrite.Writer{}).Write(t.Context(), safewrite.Request{Root: p.root, Path: "f.txt", Content: []byte("v2\n"), Base: &base}); err != nil {
 		t.Fatal(err)
 	}
