@@ -349,6 +349,7 @@ func implementDeps(ctx context.Context, f *Factory, runID string, s *implement.S
 		Gate:    &review.Gate{IO: f.IO, Prompter: f.Prompter(), Audit: a, Now: f.Now},
 		Asker:   f.Prompter(),
 		Lineage: lineage,
+		Audit:   a,
 		Out:     f.IO.ErrOut,
 		Color:   f.IO.ColorScheme(),
 	}, nil

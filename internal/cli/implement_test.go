@@ -263,10 +263,10 @@ func TestImplementOnATerminal(t *testing.T) {
 			var decisions []string
 			for _, rec := range recs {
 				if rec["event"] == "gate_decision" {
-					decisions = append(decisions, fmt.Sprint(rec["decision"]))
+					decisions = append(decisions, fmt.Sprint(rec["gate"], ":", rec["decision"]))
 				}
 			}
-			if strings.Join(decisions, ",") != "APPROVED" {
+			if strings.Join(decisions, ",") != "diff_review:APPROVED,human_review:APPROVED" {
 				t.Errorf("gate decisions in the audit log: %v", decisions)
 			}
 		})

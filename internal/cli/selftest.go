@@ -53,7 +53,11 @@ func selftestDeps(f *Factory) (selftest.Deps, error) {
 	if err != nil {
 		return selftest.Deps{}, err
 	}
-	return selftest.Deps{Writer: w, Asker: f.Prompter()}, nil
+	a, err := f.Audit()
+	if err != nil {
+		return selftest.Deps{}, err
+	}
+	return selftest.Deps{Writer: w, Asker: f.Prompter(), Audit: a}, nil
 }
 
 func selftestRun(ctx context.Context, f *Factory, opts *SelftestOptions) error {

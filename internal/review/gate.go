@@ -192,6 +192,7 @@ func (g *Gate) Run(ctx context.Context, opts GateOptions) (Outcome, error) {
 func (g *Gate) decide(ctx context.Context, opts GateOptions, out Outcome, d Decision, err error) (Outcome, error) {
 	out.Decision = d
 	g.Audit.Event(ctx, "gate_decision", opts.RunID,
+		slog.String("gate", "diff_review"),
 		slog.String("decision", string(d)),
 		slog.Any("flagged_files", out.Flagged),
 		slog.String("repository", out.Repository),

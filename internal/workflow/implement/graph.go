@@ -27,10 +27,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
@@ -65,7 +67,8 @@ type Deps struct {
 	Asker     Asker
 	Lineage   Lineage
 	Git       func(dir string) gitx.Repo
-	Out       io.Writer // what the human reads: summaries, test tails
+	Audit     *audit.Logger // gate decisions; nil discards
+	Out       io.Writer     // what the human reads: summaries, test tails
 	Color     iostreams.ColorScheme
 	MaxTokens int // per coder call; default 8192
 	Lint      func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error)
@@ -332,12 +335,15 @@ func (n *nodes) escalate(ctx context.Context, s *State) (string, error) {
 	}
 	switch answer {
 	case "R":
+		n.decided(ctx, NodeEscalate, "RERUN", s.Escalation)
 		return s.EscalatedFrom, nil
 	case "S":
+		n.decided(ctx, NodeEscalate, "RESCAFFOLD", s.Escalation)
 		s.Scaffolds = 0
 		s.Stubbed = false
 		return NodeScaffold, nil
 	}
+	n.decided(ctx, NodeEscalate, "ABORTED", s.Escalation)
 	s.Decision, s.Result = "abort", ResultAborted
 	return NodeCleanup, nil
 }
@@ -364,11 +370,19 @@ func (n *nodes) humanReview(ctx context.Context, s *State) (string, error) {
 		return "", err
 	}
 	if !ok {
+		n.decided(ctx, NodeReview, "ABORTED", s.Branch)
 		s.Decision, s.Result = "abort", ResultAborted
 		return NodeCleanup, nil
 	}
+	n.decided(ctx, NodeReview, "APPROVED", s.Branch)
 	s.Decision = "approve"
 	return NodeCommit, nil
+}
+
+// decided records a human's answer at a gate.
+func (n *nodes) decided(ctx context.Context, gate, decision, about string) {
+	n.d.Audit.Event(ctx, "gate_decision", flow.RunID(ctx), slog.String("gate", gate),
+		slog.String("decision", decision), slog.String("about", about))
 }
 
 // showDiff prints the change in full: the summary and every file's diff.

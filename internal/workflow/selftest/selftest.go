@@ -8,8 +8,10 @@ package selftest
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
@@ -38,6 +40,7 @@ type Asker interface {
 type Deps struct {
 	Writer *safewrite.Writer
 	Asker  Asker
+	Audit  *audit.Logger // gate decisions; nil discards
 }
 
 // Graph builds the workflow: prepare -> work (Steps times) -> approve
@@ -74,6 +77,11 @@ func Graph(d Deps) *flow.Graph[State] {
 			if err != nil {
 				return "", err
 			}
+			decision := "APPROVED"
+			if !ok {
+				decision = "REJECTED"
+			}
+			d.Audit.Event(ctx, "gate_decision", flow.RunID(ctx), slog.String("gate", "approve"), slog.String("decision", decision))
 			if !ok {
 				return "", fmt.Errorf("self-test rejected at the gate: %w", flow.ErrAborted)
 			}
