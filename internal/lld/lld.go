@@ -260,7 +260,9 @@ func Check(doc Doc, root string) ([]FileChange, error) {
 	var problems []Problem
 	files := make([]FileChange, 0, len(doc.Files))
 	for _, f := range doc.Files {
-		bad := func(rule, msg string) { problems = append(problems, Problem{Path: f.Path, Rule: rule, Message: msg, Line: f.Line}) }
+		bad := func(rule, msg string) {
+			problems = append(problems, Problem{Path: f.Path, Rule: rule, Message: msg, Line: f.Line})
+		}
 		clean := path.Clean(f.Path)
 		switch {
 		case path.IsAbs(f.Path) || filepath.IsAbs(f.Path):
