@@ -1022,6 +1022,49 @@ func TestIssue150ResumeAfterKill(t *testing.T) {
 			t.Errorf("calls = %v; a model was asked again", c)
 		}
 	})
+	for _, how := range []string{"SIGINT", "terminal closed"} {
+		t.Run(how+" at the draft gate", func(t *testing.T) {
+			t.Parallel()
+			w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+			brief := w.brief("budget.md", "add a budget\n")
+			p := w.start(nil, "issue", "--brief", brief)
+			p.waitFor(issDraftMenu, 1)
+			if how == "SIGINT" {
+				if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+				if code := p.exit(); code != ExitInterrupted {
+					t.Fatalf("exit %d after SIGINT, want %d; screen:\n%s", code, ExitInterrupted, p.text())
+				}
+				if r := w.runs(); len(r) != 1 || r[0].Status != store.StatusInterrupted || r[0].Node != issue.NodeEditDraft {
+					t.Fatalf("runs = %+v", r)
+				}
+			} else {
+				// A closed terminal hangs the session up: the kernel sends
+				// SIGHUP. (Closing the master here would not do it: the
+				// reader goroutine's pending read keeps the descriptor open.)
+				if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+				if code := p.exit(); code != 128+int(syscall.SIGHUP) {
+					t.Fatalf("exit %d after SIGHUP; screen:\n%s", code, p.text())
+				}
+			}
+			q := w.start(nil, "issue", "--brief", brief, "--resume", "budget", "--json")
+			q.answer(issDraftMenu, 1, "S")
+			q.answer(issVerdictMenu, 1, "A")
+			if code := q.exit(); code != 0 {
+				t.Fatalf("exit %d; screen:\n%s", code, q.text())
+			}
+			o := w.outcome(q.stdout.String())
+			if o.Status != "done" || o.Result.Iteration != 1 || len(w.names(o.Result.AuditDir)) != 4 {
+				t.Errorf("outcome = %+v", o)
+			}
+			if c := w.calls(o.RunID); c["drafter"] != 1 {
+				t.Errorf("calls = %v; the draft was asked for again", c)
+			}
+		})
+	}
 	t.Run("right after the issue was created", func(t *testing.T) {
 		t.Parallel()
 		w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))

@@ -320,7 +320,7 @@ func (n *nodes) editDraft(ctx context.Context, s *State) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n.d.say("\nOpening draft #%d (%s/%s) in your editor: read it, edit it if you like, save and close to continue.\n",
+	n.d.say("\nOpening draft #%d (a copy of %s/%s) in your editor: read it, edit it if you like, save and close to continue.\n",
 		s.Drafts, s.ActiveDir(), s.DraftFile)
 	if err := n.d.Asker.Edit(ctx, p); err != nil {
 		return "", err
@@ -430,8 +430,8 @@ func (n *nodes) editVerdict(ctx context.Context, s *State) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n.d.say("\nOpening the draft and verdict #%d (%s/%s) in your editor: edit either (remove anything from the verdict you do not want passed on), save and close to continue.\n",
-		s.Verdicts, s.ActiveDir(), s.VerdictFile)
+	n.d.say("\nOpening the draft and verdict #%d (copies of %s/%s and %s) in your editor: edit either (remove from the verdict anything that should not reach the drafter), save and close to continue.\n",
+		s.Verdicts, s.ActiveDir(), s.DraftFile, s.VerdictFile)
 	if err := n.d.Asker.Edit(ctx, dp, vp); err != nil {
 		return "", err
 	}
@@ -628,7 +628,7 @@ func (n *nodes) finalise(ctx context.Context, s *State, f *Filed) error {
 	if s.Tracker.Kind == TrackerLocal && f.URL != "" && !strings.Contains(f.URL, "://") {
 		paths = append(paths, path.Clean(f.URL))
 	}
-	msg := fmt.Sprintf("docs(audit): issue #%d %s\n\nAudit trail of azero run %s (slug %s): the brief, every draft,\nthe human's edits and feedback, the reviewer's verdicts and the filing\nrecord.\n\nIssue: %s\n",
+	msg := fmt.Sprintf("docs(audit): issue #%d %s\n\nAudit trail of azero run %s (slug %s):\nthe brief, every draft, the human's edits and feedback, the\nreviewer's verdicts and the filing record.\n\nIssue: %s\n",
 		f.Number, f.Title, runID, s.Slug, f.URL)
 	id, err := commitPaths(ctx, s.Root, paths, msg)
 	if err != nil {
