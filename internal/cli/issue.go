@@ -68,8 +68,8 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
     draft         the drafter writes the issue from the brief and the built-in
                   template (on a revision: your feedback, the current draft
                   and the template)
-    edit_draft    your editor opens on the draft; then
-                  [S]end to the reviewer / [R]evise / [M]anual
+    edit_draft    your editor opens on the draft; then [S]end / [R]evise /
+                  [M]anual (send: to the reviewer)
     review        the reviewer reads the draft with the review prompt built
                   into azero (no flag, config or file can replace it)
     edit_verdict  your editor opens on the draft and the verdict (remove from
@@ -77,7 +77,7 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
                   [A]pprove / [R]evise / [M]anual
     file_issue    labels from the draft's **Labels:** line (missing ones are
                   created), title from its '# ' heading; on an error
-                  [R]etry / [E]dit draft / [A]bort. Then NNN-filed.json, the
+                  [R]etry / [E]dit / [A]bort. Then NNN-filed.json, the
                   trail moves to <audit_dir>/done/<issue#>-<slug>/, and one
                   commit records exactly those files (and, for the local
                   tracker, the issue file); nothing else you changed or
@@ -405,7 +405,7 @@ func settleSlug(ctx context.Context, f *Factory, st *store.Store, root, auditDir
 		}
 		choices := []prompt.Choice{{Key: "N", Label: "New name"}, {Key: "A", Label: "Abort"}}
 		if hasRun {
-			choices = append([]prompt.Choice{{Key: "R", Label: "Resume existing"}}, choices...)
+			choices = append([]prompt.Choice{{Key: "R", Label: "Resume"}}, choices...)
 		} else {
 			desc += " No run can be resumed from it (it was stopped for manual handling, or its state is gone)."
 		}

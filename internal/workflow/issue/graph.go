@@ -66,9 +66,9 @@ func (d *Deps) say(format string, args ...any) {
 
 // Choices at the gates (spec 2.3, HumanDecision and ErrorRecovery).
 var (
-	draftChoices   = []prompt.Choice{{Key: "S", Label: "Send to reviewer"}, {Key: "R", Label: "Revise"}, {Key: "M", Label: "Manual"}}
+	draftChoices   = []prompt.Choice{{Key: "S", Label: "Send"}, {Key: "R", Label: "Revise"}, {Key: "M", Label: "Manual"}}
 	verdictChoices = []prompt.Choice{{Key: "A", Label: "Approve"}, {Key: "R", Label: "Revise"}, {Key: "M", Label: "Manual"}}
-	errorChoices   = []prompt.Choice{{Key: "R", Label: "Retry"}, {Key: "E", Label: "Edit draft"}, {Key: "A", Label: "Abort"}}
+	errorChoices   = []prompt.Choice{{Key: "R", Label: "Retry"}, {Key: "E", Label: "Edit"}, {Key: "A", Label: "Abort"}}
 )
 
 // RouteAfterDraftEdit is N3's router: Send goes to the review, Revise back
@@ -518,7 +518,7 @@ func (n *nodes) fileIssue(ctx context.Context, s *State) (string, error) {
 		}
 		cs := n.d.Color
 		n.d.say("\n%s %v\nThe audit trail stays in %s/.\n", cs.Red("Filing failed:"), err, s.ActiveDir())
-		choice, cerr := n.d.Asker.Choose(ctx, "Retry, edit the draft (back to the verdict gate), or abort?", errorChoices)
+		choice, cerr := n.d.Asker.Choose(ctx, "Retry filing, edit the draft (back to the verdict gate), or abort?", errorChoices)
 		if cerr != nil {
 			return "", errors.Join(fmt.Errorf("filing failed: %w", err), cerr)
 		}
