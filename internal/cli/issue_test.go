@@ -29,6 +29,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -1374,5 +1375,105 @@ func TestIssueMissingModelKey(t *testing.T) {
 	}
 	if w.exists("docs") || len(w.runs()) != 0 {
 		t.Error("something was created without a key")
+	}
+}
+
+func TestIssueSettingsResolution(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		cfg      config.Issue
+		models   config.Models
+		opts     IssueOptions
+		want     issue.TrackerConfig
+		audit    string
+		drafter  string
+		reviewer string
+		usage    bool
+		err      string
+	}{
+		{name: "nothing configured: local", want: issue.TrackerConfig{Kind: "local", IssuesDir: "docs/issues"}, audit: "docs/audit"},
+		{name: "--repo means github", opts: IssueOptions{Repo: "acme/w"}, want: issue.TrackerConfig{Kind: "github", Repo: "acme/w"}, audit: "docs/audit"},
+		{name: "config repo means github", cfg: config.Issue{Repo: "acme/c"}, want: issue.TrackerConfig{Kind: "github", Repo: "acme/c"}, audit: "docs/audit"},
+		{name: "flag repo over config repo", cfg: config.Issue{Repo: "acme/c"}, opts: IssueOptions{Repo: "acme/f"}, want: issue.TrackerConfig{Kind: "github", Repo: "acme/f"}, audit: "docs/audit"},
+		{name: "config tracker local wins over config repo", cfg: config.Issue{Tracker: "local", Repo: "acme/c", IssuesDir: "gov/issues", AuditDir: "gov/audit/"},
+			want: issue.TrackerConfig{Kind: "local", IssuesDir: "gov/issues"}, audit: "gov/audit"},
+		{name: "--tracker local over config github", cfg: config.Issue{Tracker: "github", Repo: "acme/c"}, opts: IssueOptions{Tracker: "local"},
+			want: issue.TrackerConfig{Kind: "local", IssuesDir: "docs/issues"}, audit: "docs/audit"},
+		{name: "github without a repository", opts: IssueOptions{Tracker: "github"}, usage: true},
+		{name: "bad repository", opts: IssueOptions{Repo: "acme"}, usage: true},
+		{name: "--repo with the local tracker", opts: IssueOptions{Tracker: "local", Repo: "acme/w"}, usage: true},
+		{name: "audit dir outside", cfg: config.Issue{AuditDir: "../elsewhere"}, err: "inside the repository"},
+		{name: "absolute issues dir", cfg: config.Issue{IssuesDir: "/tmp/issues"}, err: "inside the repository"},
+		{name: "models from the config", models: config.Models{Drafter: "mock:scripted", Reviewer: "openai:gpt-4.1"},
+			want: issue.TrackerConfig{Kind: "local", IssuesDir: "docs/issues"}, audit: "docs/audit", drafter: "mock:scripted", reviewer: "openai:gpt-4.1"},
+		{name: "flags over config models", models: config.Models{Drafter: "mock:scripted"}, opts: IssueOptions{Drafter: "anthropic:claude-opus-4-1"},
+			want: issue.TrackerConfig{Kind: "local", IssuesDir: "docs/issues"}, audit: "docs/audit", drafter: "anthropic:claude-opus-4-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			io, _, _, _ := iostreams.Test()
+			// Mocked models: resolution never needs a key.
+			f := &Factory{IO: io, Getenv: func(k string) string {
+				if k == "AZERO_MOCK_LLM" {
+					return "1"
+				}
+				return ""
+			}, WorkDir: "/work", Now: time.Now}
+			opts := tt.opts
+			set, err := resolveIssueSettings(f, config.Config{Issue: tt.cfg, Models: tt.models}, &opts)
+			switch {
+			case tt.usage:
+				if ExitCode(err) != ExitUsage {
+					t.Fatalf("err = %v, want a usage error", err)
+				}
+				return
+			case tt.err != "":
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if set.tracker != tt.want || set.auditDir != tt.audit {
+				t.Errorf("tracker %+v audit %q; want %+v %q", set.tracker, set.auditDir, tt.want, tt.audit)
+			}
+			wantD, wantR := tt.drafter, tt.reviewer
+			if wantD == "" {
+				wantD = "anthropic:claude-sonnet-4-5"
+			}
+			if wantR == "" {
+				wantR = "gemini:gemini-2.5-pro"
+			}
+			if set.drafter != wantD || set.reviewer != wantR {
+				t.Errorf("models %s / %s; want %s / %s", set.drafter, set.reviewer, wantD, wantR)
+			}
+		})
+	}
+}
+
+// TestIssueConfiguredDirectories: issue.audit_dir and issue.issues_dir in
+// the repository's config move the trail and the local issues.
+func TestIssueConfiguredDirectories(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	testenv.WriteFiles(t, w.repo, map[string]string{".azero/config.toml": "[issue]\naudit_dir = \"governance/trail\"\nissues_dir = \"governance/issues\"\n"})
+	w.git("add", ".azero/config.toml")
+	w.git("commit", "-q", "-m", "config")
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief, "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	if o.Result.AuditDir != "governance/trail/done/1-budget" || o.Result.Issue.URL != "governance/issues/0001-add-a-budget-flag.md" {
+		t.Errorf("outcome = %+v", o.Result)
+	}
+	if len(w.names("governance/trail/done/1-budget")) != 4 || w.exists("docs") {
+		t.Error("the configured directories were not used")
 	}
 }
