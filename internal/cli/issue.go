@@ -555,8 +555,12 @@ func (f *Factory) reportIssue(ctx context.Context, runID string, start *issue.St
 			}
 		}
 	}
-	if errors.Is(driveErr, flow.ErrWaiting) || errors.Is(driveErr, flow.ErrInterrupted) {
+	var nodeErr *flow.NodeError
+	switch {
+	case errors.Is(driveErr, flow.ErrWaiting) || errors.Is(driveErr, flow.ErrInterrupted):
 		fmt.Fprintf(f.IO.ErrOut, "The run is saved; continue it from a terminal with: azero issue --resume %s\n", s.Slug)
+	case errors.As(driveErr, &nodeErr):
+		fmt.Fprintf(f.IO.ErrOut, "The run is saved at %s; once the cause is fixed, continue it with: azero issue --resume %s\n", nodeErr.Node, s.Slug)
 	}
 	if !asJSON {
 		return driveErr
