@@ -46,6 +46,7 @@ import (
 
 // Asker asks the human.
 type Asker interface {
+	CanPrompt() bool
 	Approve(ctx context.Context, question, word, reject string) (bool, error)
 	Choose(ctx context.Context, question string, choices []prompt.Choice) (string, error)
 }
@@ -85,6 +86,22 @@ func Graph(d Deps) *flow.Graph[State] {
 		}
 	}
 	n := &nodes{d: d}
+	gate := review.GateNode(d.Gate,
+		func(s *State) review.GateOptions { return review.GateOptions{Repo: s.Worktree} },
+		func(s *State, o review.Outcome) { s.Flagged, s.GateDecision = o.Flagged, string(o.Decision) },
+		review.Routes{Approved: NodeReview, Rejected: NodeCleanup})
+	diffReview := func(ctx context.Context, s *State) (string, error) {
+		// Whoever types approve first sees the whole change, not only
+		// the summary; without a terminal the human review shows it later.
+		if d.Asker != nil && d.Asker.CanPrompt() {
+			files, diffs, err := n.change(ctx, s)
+			if err != nil {
+				return "", err
+			}
+			n.showDiff(s, files, diffs)
+		}
+		return gate(ctx, s)
+	}
 	return flow.New[State](Name, NodeWorktree).
 		Node(NodeWorktree, n.worktree, NodeScaffold).
 		Node(NodeScaffold, n.scaffold, NodeRed).
@@ -93,10 +110,7 @@ func Graph(d Deps) *flow.Graph[State] {
 		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate).
 		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement).
 		Gate(NodeEscalate, n.escalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
-		Gate(NodeDiffGate, review.GateNode(d.Gate,
-			func(s *State) review.GateOptions { return review.GateOptions{Repo: s.Worktree} },
-			func(s *State, o review.Outcome) { s.Flagged, s.GateDecision = o.Flagged, string(o.Decision) },
-			review.Routes{Approved: NodeReview, Rejected: NodeCleanup}), NodeReview, NodeCleanup).
+		Gate(NodeDiffGate, diffReview, NodeReview, NodeCleanup).
 		Gate(NodeReview, n.humanReview, NodeCommit, NodeCleanup).
 		Node(NodeCommit, n.commit, NodeMerge).
 		Node(NodeMerge, n.merge, NodeCleanup).
@@ -352,11 +366,14 @@ func (n *nodes) escalate(ctx context.Context, s *State) (string, error) {
 // up.
 func (n *nodes) humanReview(ctx context.Context, s *State) (string, error) {
 	if s.GateDecision != string(review.Approved) {
-		// Nobody saw the diff at the gate (it passed without a terminal):
-		// show all of it before asking.
-		if err := n.showDiff(ctx, s); err != nil {
+		// Nobody saw the change at the gate (it passed without a
+		// terminal): show all of it, with the gate's report, before asking.
+		files, diffs, err := n.change(ctx, s)
+		if err != nil {
 			return "", err
 		}
+		n.showDiff(s, files, diffs)
+		n.say("\n%s", review.FormatReport(files, diffs, review.ReportOptions{Color: n.d.Color}))
 	}
 	n.say("\n%s", n.d.Color.Bold("Review"))
 	n.say("  tests: %s", s.Green.Summary)
@@ -385,35 +402,38 @@ func (n *nodes) decided(ctx context.Context, gate, decision, about string) {
 		slog.String("decision", decision), slog.String("about", about))
 }
 
-// showDiff prints the change in full: the summary and every file's diff.
-func (n *nodes) showDiff(ctx context.Context, s *State) error {
+// change analyses the worktree's change the way the diff gate does, with
+// every file's diff (one git process for all of them).
+func (n *nodes) change(ctx context.Context, s *State) ([]review.FileAnalysis, map[string]review.FileDiff, error) {
 	files, err := review.Analyze(ctx, s.Worktree, review.AnalyzeOptions{})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	diffs, err := review.Diffs(ctx, s.Worktree, files, review.DiffOptions{})
-	if err != nil {
-		return err
-	}
-	n.say("\n%s", review.FormatReport(files, diffs, review.ReportOptions{Color: n.d.Color}))
+	return files, diffs, err
+}
+
+// showDiff prints every file's diff. Flagged files are left to the gate's
+// report, which shows them under their warning.
+func (n *nodes) showDiff(s *State, files []review.FileAnalysis, diffs map[string]review.FileDiff) {
+	n.say("\n%s", n.d.Color.Bold("The change"))
 	for _, f := range files {
 		if review.RequiresReview(f) {
-			continue // FormatReport showed it under its warning
+			continue
 		}
 		if d, ok := diffs[f.FilePath]; ok {
-			n.say("%s", colorDiff(n.d.Color, strings.Join(d.Lines, "\n")))
+			n.say("\n%s", colorDiff(n.d.Color, strings.Join(d.Lines, "\n")))
 			if d.Total > len(d.Lines) {
 				n.say("... truncated: %d more lines", d.Total-len(d.Lines))
 			}
 		} else if f.ChangeType == review.New {
 			content, _, err := safewrite.Read(s.Worktree, f.FilePath)
 			if err == nil {
-				n.say("%s", n.d.Color.Bold("new file "+f.FilePath))
+				n.say("\n%s", n.d.Color.Bold("new file "+f.FilePath))
 				n.say("%s", colorDiff(n.d.Color, "+"+strings.ReplaceAll(strings.TrimRight(string(content), "\n"), "\n", "\n+")))
 			}
 		}
 	}
-	return nil
 }
 
 func colorDiff(cs iostreams.ColorScheme, text string) string {
