@@ -49,7 +49,7 @@ func TestApplyCommand(t *testing.T) {
 			os.Chmod(filepath.Join(dir, "x.go"), 0o640)
 			replyPath := filepath.Join(t.TempDir(), "reply.md")
 			os.WriteFile(replyPath, []byte(tt.reply), 0o644)
-			res := gateRunPiped(t, t.TempDir(), dir, nil, append([]string{"apply", "x.go", "--edits", replyPath}, tt.args...)...)
+			res := runAzeroIn(t, t.TempDir(), dir, nil, append([]string{"apply", "x.go", "--edits", replyPath}, tt.args...)...)
 			if res.code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.stderr)
 			}
@@ -108,22 +108,22 @@ func TestApplyFromStdinAndRefusals(t *testing.T) {
 	if res.code != 1 || !strings.Contains(res.stderr, "does not exist") {
 		t.Errorf("missing file: exit %d\n%s", res.code, res.stderr)
 	}
-	if res := gateRunPiped(t, t.TempDir(), dir, nil, "apply", "a.txt"); res.code != 2 {
+	if res := runAzeroIn(t, t.TempDir(), dir, nil, "apply", "a.txt"); res.code != 2 {
 		t.Errorf("no --edits: exit %d, want 2", res.code)
 	}
 }
 
 // gateRunPipedStdin runs azero in dir with stdin from a string.
-func gateRunPipedStdin(t *testing.T, dir, stdin string, args ...string) gateResult {
+func gateRunPipedStdin(t *testing.T, dir, stdin string, args ...string) runResult {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = gateEnv(t.TempDir())
+	cmd.Env = azeroEnv(t.TempDir())
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
-	res := gateResult{stdout: out.String(), stderr: errOut.String()}
+	res := runResult{stdout: out.String(), stderr: errOut.String()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		res.code = ee.ExitCode()

@@ -6,21 +6,15 @@ package cli
 // with stdin from /dev/null or attached to a real pseudo-terminal.
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/iostreams"
@@ -73,138 +67,6 @@ func TestGateCommandFlags(t *testing.T) {
 			}
 		})
 	}
-}
-
-// gateEnv is the environment of an azero (and git) started by a test.
-func gateEnv(stateDir string, extra ...string) []string {
-	env := testenv.GitEnv(os.Environ())
-	var out []string
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "NO_COLOR=") && !strings.HasPrefix(kv, "AZERO_") {
-			out = append(out, kv)
-		}
-	}
-	out = append(out, "AZERO_TEST_MAIN=1", "AZERO_STATE_DIR="+stateDir, "XDG_CONFIG_HOME="+filepath.Join(stateDir, "config"), "TERM=xterm")
-	return append(out, extra...)
-}
-
-type gateResult struct {
-	code           int
-	stdout, stderr string
-	elapsed        time.Duration
-}
-
-// gateRunPiped runs azero in dir with stdin from /dev/null and stdout,
-// stderr to pipes: nobody can be asked.
-func gateRunPiped(t *testing.T, stateDir, dir string, env []string, args ...string) gateResult {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Dir = dir
-	cmd.Env = gateEnv(stateDir, env...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	res := gateResult{stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		res.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("azero %v: %v", args, err)
-	}
-	return res
-}
-
-// gateScreen is the far end of a pseudo-terminal a process runs on.
-type gateScreen struct {
-	master *os.File
-	mu     sync.Mutex
-	buf    bytes.Buffer
-	closed chan struct{}
-}
-
-func (s *gateScreen) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
-func (s *gateScreen) waitFor(t *testing.T, text string, count int) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Count(s.text(), text) >= count {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("terminal never showed %q %d times; screen:\n%s", text, count, s.text())
-}
-
-func (s *gateScreen) typeLine(t *testing.T, line string) {
-	t.Helper()
-	if _, err := s.master.Write([]byte(line + "\r")); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// startOnTerminal starts name with args on a new pseudo-terminal (stdin,
-// stderr and the controlling terminal; stdout goes to the returned buffer,
-// as when --json output is piped).
-func startOnTerminal(t *testing.T, dir string, env []string, name string, args ...string) (*gateScreen, *exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	master, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { master.Close() })
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var stdout bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &stdout, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tty.Close()
-	s := &gateScreen{master: master, closed: make(chan struct{})}
-	go func() {
-		defer close(s.closed)
-		b := make([]byte, 4096)
-		for {
-			n, err := master.Read(b)
-			s.mu.Lock()
-			s.buf.Write(b[:n])
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s, cmd, &stdout
-}
-
-func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("the process did not exit")
-	}
-	return -1
 }
 
 // numberedLines returns n lines "prefix i".
@@ -280,7 +142,7 @@ func TestGateScenario140NoTerminalExits3(t *testing.T) {
 	t.Parallel()
 	repo := replacedRepo(t)
 	state := t.TempDir()
-	res := gateRunPiped(t, state, repo, nil, "gate", "--json")
+	res := runAzeroIn(t, state, repo, nil, "gate", "--json")
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("exit %d, want 3; stderr:\n%s", res.code, res.stderr)
 	}
@@ -343,7 +205,7 @@ func TestGateNonInteractiveOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res := gateRunPiped(t, t.TempDir(), tt.dir, tt.env, tt.args...)
+			res := runAzeroIn(t, t.TempDir(), tt.dir, tt.env, tt.args...)
 			if res.code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", res.code, tt.code, res.stderr)
 			}
@@ -363,7 +225,7 @@ func TestGateNonInteractiveOutcomes(t *testing.T) {
 
 func TestGateHelp(t *testing.T) {
 	t.Parallel()
-	res := gateRunPiped(t, t.TempDir(), t.TempDir(), nil, "gate", "--help")
+	res := runAzeroIn(t, t.TempDir(), t.TempDir(), nil, "gate", "--help")
 	if res.code != 0 {
 		t.Fatalf("exit %d", res.code)
 	}
@@ -404,19 +266,18 @@ func TestGateOnATerminal(t *testing.T) {
 			t.Parallel()
 			repo := replacedRepo(t)
 			state := t.TempDir()
-			screen, cmd, stdout := startOnTerminal(t, repo, gateEnv(state, append(tt.env, "NO_COLOR=1")...), os.Args[0], "gate", "--json")
-			screen.waitFor(t, "Type 'approve' to proceed", 1)
+			screen := startOnTerminal(t, repo, azeroEnv(state, append(tt.env, "NO_COLOR=1")...), os.Args[0], "gate", "--json")
+			screen.WaitFor(t, "Type 'approve' to proceed", 1)
 			for i, a := range tt.answers {
 				if i > 0 {
-					screen.waitFor(t, "in full", i)
+					screen.WaitFor(t, "in full", i)
 				}
-				screen.typeLine(t, a)
+				screen.Type(t, a)
 			}
-			if code := exitCodeOf(t, cmd); code != tt.code {
-				t.Fatalf("exit %d, want %d; screen:\n%s", code, tt.code, screen.text())
+			if code := screen.exit(t); code != tt.code {
+				t.Fatalf("exit %d, want %d; screen:\n%s", code, tt.code, screen.Text())
 			}
-			<-screen.closed
-			text := screen.text()
+			text := screen.Text()
 			if n := strings.Count(text, "in full"); n != tt.reasks {
 				t.Errorf("asked again %d times, want %d", n, tt.reasks)
 			}
@@ -424,7 +285,7 @@ func TestGateOnATerminal(t *testing.T) {
 			if w, q := strings.Index(text, "WARNING: REPLACED: src/state.py"), strings.Index(text, "Type 'approve'"); w < 0 || w > q {
 				t.Errorf("report not shown before the question:\n%s", text)
 			}
-			doc := decode(t, stdout.String())
+			doc := decode(t, screen.stdout.String())
 			if doc.Decision != tt.decision || doc.HumanApproved != (tt.decision == "APPROVED") {
 				t.Errorf("document = %+v, want %s", doc, tt.decision)
 			}
@@ -446,16 +307,15 @@ func TestGateColourOnATerminal(t *testing.T) {
 			if noColor {
 				env = append(env, "NO_COLOR=1")
 			}
-			screen, cmd, _ := startOnTerminal(t, replacedRepo(t), gateEnv(t.TempDir(), env...), os.Args[0], "gate")
-			screen.waitFor(t, "to proceed or", 1)
-			screen.typeLine(t, "reject")
-			exitCodeOf(t, cmd)
-			<-screen.closed
+			screen := startOnTerminal(t, replacedRepo(t), azeroEnv(t.TempDir(), env...), os.Args[0], "gate")
+			screen.WaitFor(t, "to proceed or", 1)
+			screen.Type(t, "reject")
+			screen.exit(t)
 			// SGR sequences (colour, bold); the progress line's erase
 			// sequence is not colour.
-			coloured := sgr.MatchString(screen.text())
+			coloured := sgr.MatchString(screen.Text())
 			if coloured == noColor {
-				t.Errorf("escape sequences present = %v with NO_COLOR=%v:\n%q", coloured, noColor, screen.text())
+				t.Errorf("escape sequences present = %v with NO_COLOR=%v:\n%q", coloured, noColor, screen.Text())
 			}
 		})
 	}
@@ -467,7 +327,7 @@ func TestGateInstallHook(t *testing.T) {
 	state := t.TempDir()
 	hook := filepath.Join(repo, ".git", "hooks", "pre-commit")
 
-	res := gateRunPiped(t, state, repo, nil, "gate", "--install-hook")
+	res := runAzeroIn(t, state, repo, nil, "gate", "--install-hook")
 	if res.code != 0 {
 		t.Fatalf("install: exit %d\n%s", res.code, res.stderr)
 	}
@@ -479,7 +339,7 @@ func TestGateInstallHook(t *testing.T) {
 	if !strings.Contains(string(content), "gate --staged") || !strings.Contains(string(content), "/dev/tty") || !strings.Contains(string(content), "--no-verify") {
 		t.Errorf("hook content:\n%s", content)
 	}
-	if res := gateRunPiped(t, state, repo, nil, "gate", "--install-hook"); res.code != 0 || !strings.Contains(res.stderr, "already") {
+	if res := runAzeroIn(t, state, repo, nil, "gate", "--install-hook"); res.code != 0 || !strings.Contains(res.stderr, "already") {
 		t.Errorf("second install: exit %d, %s", res.code, res.stderr)
 	}
 
@@ -489,13 +349,13 @@ func TestGateInstallHook(t *testing.T) {
 	testenv.Git(t, parent, "init", "-q", "other")
 	foreign := filepath.Join(other, ".git", "hooks", "pre-commit")
 	os.WriteFile(foreign, []byte("#!/bin/sh\nexit 0\n"), 0o644)
-	if res := gateRunPiped(t, state, other, nil, "gate", "--install-hook"); res.code != ExitError || !strings.Contains(res.stderr, "--force") {
+	if res := runAzeroIn(t, state, other, nil, "gate", "--install-hook"); res.code != ExitError || !strings.Contains(res.stderr, "--force") {
 		t.Errorf("foreign hook: exit %d, %s", res.code, res.stderr)
 	}
 	if b, _ := os.ReadFile(foreign); string(b) != "#!/bin/sh\nexit 0\n" {
 		t.Errorf("foreign hook changed without --force: %q", b)
 	}
-	if res := gateRunPiped(t, state, other, nil, "gate", "--install-hook", "--force"); res.code != 0 {
+	if res := runAzeroIn(t, state, other, nil, "gate", "--install-hook", "--force"); res.code != 0 {
 		t.Errorf("--force: exit %d, %s", res.code, res.stderr)
 	}
 	if fi, _ := os.Stat(foreign); fi.Mode().Perm()&0o111 == 0 {
@@ -517,7 +377,7 @@ func TestGateInstallHook(t *testing.T) {
 	testenv.Git(t, repo, "add", "state.py")
 	commit := exec.Command("git", "commit", "-m", "replace state")
 	commit.Dir = repo
-	commit.Env = gateEnv(state)
+	commit.Env = azeroEnv(state)
 	commit.Stdin = nil
 	out, err := commit.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "need a human review") {
@@ -528,14 +388,14 @@ func TestGateInstallHook(t *testing.T) {
 	}
 
 	// ...and goes through when a human types approve on the terminal.
-	screen, cmd, _ := startOnTerminal(t, repo, gateEnv(state, "NO_COLOR=1"), "git", "commit", "-m", "replace state")
-	screen.waitFor(t, "Type 'approve' to proceed", 1)
-	if !strings.Contains(screen.text(), "WARNING: REPLACED: state.py") {
-		t.Errorf("hook did not show the report:\n%s", screen.text())
+	screen := startOnTerminal(t, repo, azeroEnv(state, "NO_COLOR=1"), "git", "commit", "-m", "replace state")
+	screen.WaitFor(t, "Type 'approve' to proceed", 1)
+	if !strings.Contains(screen.Text(), "WARNING: REPLACED: state.py") {
+		t.Errorf("hook did not show the report:\n%s", screen.Text())
 	}
-	screen.typeLine(t, "approve")
-	if code := exitCodeOf(t, cmd); code != 0 {
-		t.Fatalf("git commit exit %d:\n%s", code, screen.text())
+	screen.Type(t, "approve")
+	if code := screen.exit(t); code != 0 {
+		t.Fatalf("git commit exit %d:\n%s", code, screen.Text())
 	}
 	if n := strings.Count(testenv.Git(t, repo, "log", "--format=%H"), "\n"); n != 2 {
 		t.Fatalf("%d commits after approve, want 2", n)
@@ -546,7 +406,7 @@ func TestGateInstallHook(t *testing.T) {
 	testenv.Git(t, repo, "add", "notes.md")
 	commit = exec.Command("git", "commit", "-m", "notes")
 	commit.Dir = repo
-	commit.Env = gateEnv(state)
+	commit.Env = azeroEnv(state)
 	if out, err := commit.CombinedOutput(); err != nil {
 		t.Fatalf("unflagged commit: %v\n%s", err, out)
 	}

@@ -24,7 +24,7 @@ func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 	srv.setHold(hold)
 	env := []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
 	cmd := exec.Command(os.Args[0], "implement", "--lld", "docs/design.md", "--coder", "openai:gpt-4.1")
-	cmd.Dir, cmd.Env = repo, gateEnv(state, env...)
+	cmd.Dir, cmd.Env = repo, azeroEnv(state, env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 	testenv.Git(t, repo, "worktree", "add", "-q", "-b", "azero/orphan", orphan)
 
 	// By default a killed run is resumable and kept.
-	res := gateRunPiped(t, state, repo, nil, "runs", "gc", "--json")
+	res := runAzeroIn(t, state, repo, nil, "runs", "gc", "--json")
 	if res.code != 0 {
 		t.Fatalf("gc: exit %d\n%s", res.code, res.stderr)
 	}
@@ -60,14 +60,14 @@ func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 		t.Fatal("gc removed a resumable run's worktree")
 	}
 	// --dry-run says what --all would do and does nothing.
-	res = gateRunPiped(t, state, repo, nil, "runs", "gc", "--all", "--dry-run")
+	res = runAzeroIn(t, state, repo, nil, "runs", "gc", "--all", "--dry-run")
 	if !strings.Contains(res.stderr, "would remove "+wt) {
 		t.Errorf("dry run:\n%s", res.stderr)
 	}
 	if _, err := os.Stat(wt); err != nil {
 		t.Fatal("--dry-run removed something")
 	}
-	res = gateRunPiped(t, state, repo, nil, "runs", "gc", "--all")
+	res = runAzeroIn(t, state, repo, nil, "runs", "gc", "--all")
 	if res.code != 0 || !strings.Contains(res.stderr, "abandoned") {
 		t.Fatalf("gc --all: exit %d\n%s", res.code, res.stderr)
 	}
@@ -85,7 +85,7 @@ func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 	if checkout(t, repo) != before {
 		t.Error("gc changed the checkout")
 	}
-	if res := gateRunPiped(t, state, repo, nil, "runs", "gc"); !strings.Contains(res.stderr, "Nothing to clean up") {
+	if res := runAzeroIn(t, state, repo, nil, "runs", "gc"); !strings.Contains(res.stderr, "Nothing to clean up") {
 		t.Errorf("second gc:\n%s", res.stderr)
 	}
 }

@@ -102,7 +102,7 @@ def pytest_sessionstart(session):
 	run := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Dir = repo
-		cmd.Env = gateEnv(state, env...)
+		cmd.Env = azeroEnv(state, env...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ def pytest_sessionstart(session):
 	}
 
 	// 3. Resumed without a terminal: it goes on to the human and waits.
-	res := gateRunPiped(t, state, repo, env, "resume", r.ID)
+	res := runAzeroIn(t, state, repo, env, "resume", r.ID)
 	if res.code != 3 {
 		t.Fatalf("resume: exit %d\n%s", res.code, res.stderr)
 	}
@@ -161,14 +161,14 @@ def pytest_sessionstart(session):
 		t.Fatal("the checkout changed before approval")
 	}
 	// 4. A human approves on a terminal: merged.
-	screen, term, _ := startOnTerminal(t, repo, gateEnv(state, env...), os.Args[0], "resume", r.ID)
-	screen.waitFor(t, "Merge this change?", 1)
-	if !strings.Contains(screen.text(), "+def multiply(a, b):") {
-		t.Errorf("the human was not shown the diff before approving:\n%s", screen.text())
+	screen := startOnTerminal(t, repo, azeroEnv(state, env...), os.Args[0], "resume", r.ID)
+	screen.WaitFor(t, "Merge this change?", 1)
+	if !strings.Contains(screen.Text(), "+def multiply(a, b):") {
+		t.Errorf("the human was not shown the diff before approving:\n%s", screen.Text())
 	}
-	screen.typeLine(t, "approve")
-	if code := exitCodeOf(t, term); code != 0 {
-		t.Fatalf("exit %d\n%s", code, screen.text())
+	screen.Type(t, "approve")
+	if code := screen.exit(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, screen.Text())
 	}
 	calc, _ := os.ReadFile(filepath.Join(repo, "calc.py"))
 	if !strings.Contains(string(calc), "def multiply") {
@@ -191,7 +191,7 @@ func TestImplementStopsAtTheBudget(t *testing.T) {
 	env := []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
 	// gpt-4.1 is priced: the first call's worst case (its prompt plus 8192
 	// output tokens) is several cents, over a one-cent budget.
-	res := gateRunPiped(t, state, repo, env, "implement", "--lld", "docs/design.md", "--coder", "openai:gpt-4.1", "--budget", "0.01")
+	res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--coder", "openai:gpt-4.1", "--budget", "0.01")
 	if res.code != 1 || !strings.Contains(res.stderr, "budget") {
 		t.Fatalf("exit %d, want 1 with a budget message\n%s", res.code, res.stderr)
 	}
@@ -203,11 +203,11 @@ func TestImplementStopsAtTheBudget(t *testing.T) {
 		t.Fatalf("run %s at %s, want failed at scaffold (resumable)", r.Status, r.Node)
 	}
 	// A larger budget lets it continue where it stopped.
-	res = gateRunPiped(t, state, repo, env, "resume", r.ID, "--budget", "5")
+	res = runAzeroIn(t, state, repo, env, "resume", r.ID, "--budget", "5")
 	if res.code != 3 {
 		t.Fatalf("resume with a larger budget: exit %d\n%s", res.code, res.stderr)
 	}
-	show := gateRunPiped(t, state, repo, nil, "runs", "show", r.ID, "--json")
+	show := runAzeroIn(t, state, repo, nil, "runs", "show", r.ID, "--json")
 	var d struct {
 		CostByNode []struct {
 			Node  string

@@ -155,7 +155,7 @@ func TestImplementRoutesOnTheRunner(t *testing.T) {
 			t.Parallel()
 			repo, state := calcRepo(t), t.TempDir()
 			before, beforeRefs := checkout(t, repo), refs(t, repo)
-			res := gateRunPiped(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), "implement", "--lld", "docs/design.md", "--json")
+			res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), "implement", "--lld", "docs/design.md", "--json")
 			if res.code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.stderr)
 			}
@@ -213,19 +213,19 @@ func TestImplementOnATerminal(t *testing.T) {
 			t.Parallel()
 			repo, state := calcRepo(t), t.TempDir()
 			before, beforeRefs := checkout(t, repo), refs(t, repo)
-			env := gateEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc))...)
-			screen, cmd, _ := startOnTerminal(t, repo, env, os.Args[0], "implement", "--lld", "docs/design.md")
-			screen.waitFor(t, "Nothing is committed unless you type approve", 1)
+			env := azeroEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc))...)
+			screen := startOnTerminal(t, repo, env, os.Args[0], "implement", "--lld", "docs/design.md")
+			screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
 			if checkout(t, repo) != before {
 				t.Error("the checkout changed before the human approved")
 			}
-			screen.typeLine(t, "approve")
-			screen.waitFor(t, "Merge this change?", 1)
-			screen.typeLine(t, "yes") // not the word: asked again
-			screen.waitFor(t, "in full", 1)
-			screen.typeLine(t, tt.answer)
-			if code := exitCodeOf(t, cmd); code != tt.code {
-				t.Fatalf("exit %d, want %d\n%s", code, tt.code, screen.text())
+			screen.Type(t, "approve")
+			screen.WaitFor(t, "Merge this change?", 1)
+			screen.Type(t, "yes") // not the word: asked again
+			screen.WaitFor(t, "in full", 1)
+			screen.Type(t, tt.answer)
+			if code := screen.exit(t); code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tt.code, screen.Text())
 			}
 			r, _ := runOf(t, state)
 			if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
@@ -309,7 +309,7 @@ func TestImplementRefusesBadInputBeforeAnyModelCall(t *testing.T) {
 			if !strings.Contains(strings.Join(tt.args, " "), "--lld") {
 				args = append(args, "--lld", "docs/design.md")
 			}
-			res := gateRunPiped(t, state, repo, []string{"AZERO_MOCK_LLM=1"}, args...)
+			res := runAzeroIn(t, state, repo, []string{"AZERO_MOCK_LLM=1"}, args...)
 			if res.code != 1 {
 				t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
 			}
@@ -350,7 +350,7 @@ func TestImplementLargeFileWithEditBlocks(t *testing.T) {
 	state := t.TempDir()
 	tests := "```python\nimport big\n\n\ndef test_multiply():\n    assert big.multiply(3, 4) == 12\n```\n"
 	blocks := "### CHANGE 1: add multiply\nFIND:\n```python\ndef f300():\n    return 300\n```\n\nREPLACE WITH:\n```python\ndef f300():\n    return 300\n\n\ndef multiply(a, b):\n    return a * b\n```\n"
-	res := gateRunPiped(t, state, repo, implementEnv(state, coderScript(t, tests, blocks)), "implement", "--lld", "docs/design.md")
+	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, blocks)), "implement", "--lld", "docs/design.md")
 	if res.code != 3 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
@@ -384,7 +384,7 @@ func TestImplementGoStubsBeforeRed(t *testing.T) {
 	tests := "```go\npackage text\n\nimport \"testing\"\n\nfunc TestSlugify(t *testing.T) {\n\tif got := Slugify(\"A B\"); got != \"a-b\" {\n\t\tt.Errorf(\"got %q\", got)\n\t}\n}\n```\n"
 	stub := "```go\npackage text\n\n// Slugify is not implemented yet.\nfunc Slugify(s string) string { return \"\" }\n```\n"
 	impl := "```go\npackage text\n\nimport \"strings\"\n\n// Slugify makes a slug.\nfunc Slugify(s string) string { return strings.ReplaceAll(strings.ToLower(s), \" \", \"-\") }\n```\n"
-	res := gateRunPiped(t, state, repo, implementEnv(state, coderScript(t, tests, stub, impl)), "implement", "--lld", "docs/design.md")
+	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, stub, impl)), "implement", "--lld", "docs/design.md")
 	if res.code != 3 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}

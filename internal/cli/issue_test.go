@@ -8,7 +8,6 @@ package cli
 // the scripted offline model with scripts written here.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,8 +24,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/config"
@@ -156,21 +153,10 @@ func (w *issWorld) brief(name, text string) string {
 	return p
 }
 
-// environ is azero's environment: nothing of the developer's keys,
-// editor or azero settings leaks in.
-func (w *issWorld) environ(extra ...string) []string {
-	var env []string
-	for _, kv := range testenv.GitEnv(os.Environ()) {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
-			k == "NO_COLOR", k == "TERM", strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "AZERO_TEST_MAIN=1", "AZERO_STATE_DIR="+w.state, "XDG_CONFIG_HOME="+filepath.Join(w.state, "config"),
-		"TERM=xterm", "NO_COLOR=1", "AZERO_MOCK_LLM=1", "EDITOR="+filepath.Join(w.bin, "editor"), "AZERO_TEST_EDITOR_DIR="+w.edits)
+// extras are this world's settings on top of azeroEnv (which keeps the
+// developer's keys, editor and azero settings out).
+func (w *issWorld) extras(extra ...string) []string {
+	env := []string{"NO_COLOR=1", "AZERO_MOCK_LLM=1", "EDITOR=" + filepath.Join(w.bin, "editor"), "AZERO_TEST_EDITOR_DIR=" + w.edits}
 	if w.script != "" {
 		env = append(env, "AZERO_MOCK_SCRIPT="+w.script)
 	}
@@ -180,107 +166,28 @@ func (w *issWorld) environ(extra ...string) []string {
 	return append(env, extra...)
 }
 
-type issResult struct {
-	code           int
-	stdout, stderr string
-	elapsed        time.Duration
-}
-
 // runPiped runs azero with stdin from /dev/null: nobody can be asked.
-func (w *issWorld) runPiped(extra []string, args ...string) issResult {
+func (w *issWorld) runPiped(extra []string, args ...string) runResult {
 	w.t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Dir, cmd.Env = w.repo, w.environ(extra...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	res := issResult{stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		res.code = ee.ExitCode()
-	case err != nil:
-		w.t.Fatalf("azero %v: %v", args, err)
-	}
-	return res
+	return runAzeroIn(w.t, w.state, w.repo, w.extras(extra...), args...)
 }
 
 // issProc is azero running on a pseudo-terminal: stdin and stderr are the
 // terminal, stdout (the JSON) a buffer.
 type issProc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	master *os.File
-	stdout bytes.Buffer
-
-	mu     sync.Mutex
-	screen bytes.Buffer
-	done   chan struct{}
-	code   int
+	*session
+	t *testing.T
 }
 
 func (w *issWorld) start(extra []string, args ...string) *issProc {
 	w.t.Helper()
-	master, tty, err := pty.Open()
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	p := &issProc{t: w.t, master: master, done: make(chan struct{})}
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Dir, cmd.Env = w.repo, w.environ(extra...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &p.stdout, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	tty.Close()
-	p.cmd = cmd
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := master.Read(b)
-			p.mu.Lock()
-			p.screen.Write(b[:n])
-			p.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			p.code = ee.ExitCode()
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				p.code = 128 + int(ws.Signal())
-			}
-		case err != nil:
-			p.code = -1
-		}
-		close(p.done)
-	}()
-	w.t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			cmd.Process.Kill()
-			<-p.done
-		}
-		master.Close()
-	})
-	return p
+	return &issProc{session: startAzero(w.t, w.state, w.repo, w.extras(extra...), args...), t: w.t}
 }
 
-func (p *issProc) text() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.screen.String()
-}
+func (p *issProc) text() string { return p.Text() }
 
-// waitFor waits until the terminal has shown text count times.
+// waitFor waits until the terminal has shown text count times, failing at
+// once if azero exits first.
 func (p *issProc) waitFor(text string, count int) {
 	p.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -290,6 +197,7 @@ func (p *issProc) waitFor(text string, count int) {
 		}
 		select {
 		case <-p.done:
+			<-p.Drained()
 			if strings.Count(p.text(), text) >= count {
 				return
 			}
@@ -304,31 +212,21 @@ func (p *issProc) waitFor(text string, count int) {
 func (p *issProc) answer(prompt string, count int, line string) {
 	p.t.Helper()
 	p.waitFor(prompt, count)
-	if _, err := p.master.Write([]byte(line + "\r")); err != nil {
-		p.t.Fatal(err)
-	}
+	p.Type(p.t, line)
 }
 
 // feedback waits for the count-th feedback question and types a paragraph.
 func (p *issProc) feedback(count int, text string) {
 	p.t.Helper()
 	p.waitFor(issFeedback, count)
-	if _, err := p.master.Write([]byte(text + "\r\r")); err != nil {
-		p.t.Fatal(err)
-	}
+	p.Type(p.t, text)
+	p.Type(p.t, "")
 }
 
 // exit waits for azero to end and returns its exit code.
 func (p *issProc) exit() int {
 	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(60 * time.Second):
-		p.cmd.Process.Kill()
-		p.t.Fatalf("azero did not exit; screen:\n%s", p.text())
-	}
-	time.Sleep(20 * time.Millisecond) // let the reader drain the last output
-	return p.code
+	return p.session.exit(p.t)
 }
 
 func (p *issProc) kill() {

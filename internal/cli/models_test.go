@@ -1,4 +1,4 @@
-package cli_test
+package cli
 
 import (
 	"encoding/json"
@@ -14,12 +14,11 @@ import (
 func TestModelsListsRolesWithoutLeakingKeys(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	cmd := azeroCmd(t, state, "models", "--json")
-	cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY=sk-ant-test-key-that-must-not-leak-1234", "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("azero models: %v", err)
+	res := runAzeroIn(t, state, state, []string{"ANTHROPIC_API_KEY=sk-ant-test-key-that-must-not-leak-1234"}, "models", "--json")
+	if res.code != 0 {
+		t.Fatalf("azero models: exit %d\n%s", res.code, res.stderr)
 	}
+	out := []byte(res.stdout)
 	if strings.Contains(string(out), "must-not-leak") {
 		t.Fatalf("key printed:\n%s", out)
 	}
@@ -69,12 +68,11 @@ func TestModelsPingAnOpenAICompatibleServer(t *testing.T) {
 	cfgDir := filepath.Join(state, "config", "azero")
 	os.MkdirAll(cfgDir, 0o755)
 	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[models]\ncoder = \"openai:qwen2.5-coder\"\n"), 0o644)
-	cmd := azeroCmd(t, state, "models", "ping", "coder", "--json")
-	cmd.Env = append(cmd.Env, "OPENAI_BASE_URL="+srv.URL+"/v1", "OPENAI_API_KEY=local-key-123456")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("ping: %v\n%s", err, out)
+	res := runAzeroIn(t, state, state, []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=local-key-123456"}, "models", "ping", "coder", "--json")
+	if res.code != 0 {
+		t.Fatalf("ping: exit %d\n%s", res.code, res.stderr)
 	}
+	out := []byte(res.stdout)
 	var v struct {
 		Text        string `json:"text"`
 		Stop        string `json:"stop"`
@@ -89,7 +87,7 @@ func TestModelsPingAnOpenAICompatibleServer(t *testing.T) {
 	if sawAuth != "Bearer local-key-123456" || sawModel != "qwen2.5-coder" {
 		t.Errorf("server saw auth %q model %q", sawAuth, sawModel)
 	}
-	if r := runAzero(t, state, "models", "ping", "nobody"); r.code != 2 {
+	if r := runAzeroIn(t, state, state, nil, "models", "ping", "nobody"); r.code != 2 {
 		t.Errorf("unknown role: exit %d, want 2", r.code)
 	}
 }

@@ -38,10 +38,11 @@ func onlyRun(t *testing.T, state string) store.Run {
 	return r
 }
 
-func startAzero(t *testing.T, state string, args ...string) *exec.Cmd {
+// spawnAzero starts azero in the background, with no terminal.
+func spawnAzero(t *testing.T, state string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = gateEnv(state)
+	cmd.Env = azeroEnv(state)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestSelftestSurvivesSIGKILL(t *testing.T) {
 	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
 	const steps = 8
-	cmd := startAzero(t, state, "selftest", "--dir", dir, "--steps", fmt.Sprint(steps), "--delay", "150ms")
+	cmd := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", fmt.Sprint(steps), "--delay", "150ms")
 	kills := 0
 	var runID string
 	for {
@@ -63,7 +64,7 @@ func TestSelftestSurvivesSIGKILL(t *testing.T) {
 		select {
 		case err := <-done:
 			// It reached the gate (exit 3) before the kill.
-			if code := exitCodeOfErr(err); code != 3 {
+			if code := exitCode(err); code != 3 {
 				t.Fatalf("exit %d before the gate", code)
 			}
 		default:
@@ -78,17 +79,17 @@ func TestSelftestSurvivesSIGKILL(t *testing.T) {
 		if r.Node == "approve" && r.Status == store.StatusWaiting {
 			break
 		}
-		cmd = startAzero(t, state, "resume", runID)
+		cmd = spawnAzero(t, state, "resume", runID)
 	}
 	if kills == 0 {
 		t.Fatal("the run was never killed: the test proved nothing")
 	}
 	// Finish through the gate on a terminal.
-	screen, term, _ := startOnTerminal(t, dir, gateEnv(state), os.Args[0], "resume", runID)
-	screen.waitFor(t, "Finish it?", 1)
-	screen.typeLine(t, "approve")
-	if code := exitCodeOf(t, term); code != 0 {
-		t.Fatalf("exit %d\n%s", code, screen.text())
+	screen := startOnTerminal(t, dir, azeroEnv(state), os.Args[0], "resume", runID)
+	screen.WaitFor(t, "Finish it?", 1)
+	screen.Type(t, "approve")
+	if code := screen.exit(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, screen.Text())
 	}
 	got := effects(t, dir)
 	count := map[string]int{}
@@ -133,33 +134,23 @@ func TestSelftestSurvivesSIGKILL(t *testing.T) {
 	t.Logf("%d kills, %d effects repeated", kills, dups)
 }
 
-func exitCodeOfErr(err error) int {
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
-}
-
 func TestSecondDriverIsRefused(t *testing.T) {
 	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
-	first := startAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "3s")
+	first := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "3s")
 	defer first.Process.Kill()
 	var id string
 	for deadline := time.Now().Add(10 * time.Second); id == ""; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never started")
 		}
-		if res := gateRunPiped(t, state, dir, nil, "runs", "--json"); strings.Contains(res.stdout, `"status": "running"`) {
+		if res := runAzeroIn(t, state, dir, nil, "runs", "--json"); strings.Contains(res.stdout, `"status": "running"`) {
 			var doc struct{ Runs []struct{ ID string } }
 			json.Unmarshal([]byte(res.stdout), &doc)
 			id = doc.Runs[0].ID
 		}
 	}
-	res := gateRunPiped(t, state, dir, nil, "resume", id)
+	res := runAzeroIn(t, state, dir, nil, "resume", id)
 	if res.code != 1 || !strings.Contains(res.stderr, "being driven by another azero process") {
 		t.Fatalf("second driver: exit %d\n%s", res.code, res.stderr)
 	}
@@ -168,14 +159,14 @@ func TestSecondDriverIsRefused(t *testing.T) {
 func TestInterruptSavesTheRun(t *testing.T) {
 	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
-	cmd := startAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "2s")
+	cmd := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "2s")
 	for deadline := time.Now().Add(10 * time.Second); len(effects(t, dir)) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never started")
 		}
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitCodeOfErr(cmd.Wait()); code != 130 {
+	if code := exitCode(cmd.Wait()); code != 130 {
 		t.Fatalf("exit %d, want 130", code)
 	}
 	r := onlyRun(t, state)
@@ -183,7 +174,7 @@ func TestInterruptSavesTheRun(t *testing.T) {
 		t.Fatalf("run %s at %s, lease %q", r.Status, r.Node, r.Lease.Token)
 	}
 	// It continues from there.
-	res := gateRunPiped(t, state, dir, nil, "resume", r.ID)
+	res := runAzeroIn(t, state, dir, nil, "resume", r.ID)
 	if res.code != 3 {
 		t.Fatalf("resume: exit %d\n%s", res.code, res.stderr)
 	}
@@ -197,12 +188,12 @@ func TestFiftyRunsOnOneStore(t *testing.T) {
 	state := t.TempDir()
 	const n = 50
 	var wg sync.WaitGroup
-	results := make([]gateResult, n)
+	results := make([]runResult, n)
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = gateRunPiped(t, state, t.TempDir(), nil, "selftest", "--steps", "3", "--delay", "5ms", "--dir", filepath.Join(state, fmt.Sprint("d", i)))
+			results[i] = runAzeroIn(t, state, t.TempDir(), nil, "selftest", "--steps", "3", "--delay", "5ms", "--dir", filepath.Join(state, fmt.Sprint("d", i)))
 		}()
 	}
 	wg.Wait()
@@ -211,7 +202,7 @@ func TestFiftyRunsOnOneStore(t *testing.T) {
 			t.Errorf("run %d: exit %d\n%s", i, r.code, r.stderr)
 		}
 	}
-	res := gateRunPiped(t, state, state, nil, "runs", "--json", "--limit", "0")
+	res := runAzeroIn(t, state, state, nil, "runs", "--json", "--limit", "0")
 	var doc struct {
 		Runs []struct {
 			ID, Workflow, Status, Node string
@@ -233,13 +224,13 @@ func TestFiftyRunsOnOneStore(t *testing.T) {
 func TestGateNeedsTheTypedWord(t *testing.T) {
 	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
-	res := gateRunPiped(t, state, dir, nil, "selftest", "--dir", dir, "--steps", "1", "--delay", "1ms")
+	res := runAzeroIn(t, state, dir, nil, "selftest", "--dir", dir, "--steps", "1", "--delay", "1ms")
 	if res.code != 3 || !strings.Contains(res.stderr, "azero resume") {
 		t.Fatalf("no terminal: exit %d\n%s", res.code, res.stderr)
 	}
 	id := onlyRun(t, state).ID
 	// Resuming without a terminal stops at once, at the same gate.
-	res = gateRunPiped(t, state, dir, nil, "resume", id)
+	res = runAzeroIn(t, state, dir, nil, "resume", id)
 	if res.code != 3 || res.elapsed > 2*time.Second {
 		t.Fatalf("no terminal: exit %d after %s", res.code, res.elapsed)
 	}
@@ -247,18 +238,18 @@ func TestGateNeedsTheTypedWord(t *testing.T) {
 	if r := onlyRun(t, state); r.Status != store.StatusWaiting || r.Node != "approve" {
 		t.Fatalf("run %s at %s", r.Status, r.Node)
 	}
-	screen, cmd, _ := startOnTerminal(t, dir, gateEnv(state), os.Args[0], "resume", id)
-	screen.waitFor(t, "Finish it?", 1)
+	screen := startOnTerminal(t, dir, azeroEnv(state), os.Args[0], "resume", id)
+	screen.WaitFor(t, "Finish it?", 1)
 	for _, answer := range []string{"", "y", "yes", "APPROV"} {
-		screen.typeLine(t, answer)
+		screen.Type(t, answer)
 	}
-	screen.waitFor(t, "in full", 4)
+	screen.WaitFor(t, "in full", 4)
 	if strings.Contains(strings.Join(effects(t, dir), ","), "finish") {
 		t.Fatal("finished without the typed word")
 	}
-	screen.typeLine(t, "approve")
-	if code := exitCodeOf(t, cmd); code != 0 {
-		t.Fatalf("exit %d\n%s", code, screen.text())
+	screen.Type(t, "approve")
+	if code := screen.exit(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, screen.Text())
 	}
 	if got := strings.Join(effects(t, dir), ","); got != "prepare,work 1,finish" {
 		t.Errorf("effects = %s", got)

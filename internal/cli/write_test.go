@@ -15,11 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/iostreams"
@@ -92,7 +89,6 @@ type writeEnv struct {
 	io                   *iostreams.IOStreams
 	in, out, errOut      *bytes.Buffer
 	workDir              string
-	terminal             *writeScreen
 }
 
 func newWriteEnv(t *testing.T) *writeEnv {
@@ -414,62 +410,14 @@ func TestWriteCommandHelp(t *testing.T) {
 	}
 }
 
-// writeScreen is the test's end of a pseudo-terminal.
-type writeScreen struct {
-	master *os.File
-	mu     sync.Mutex
-	buf    bytes.Buffer
-}
-
-func (s *writeScreen) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
-func (s *writeScreen) waitFor(t *testing.T, text string) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if strings.Contains(s.text(), text) {
-			return
-		}
-	}
-	t.Fatalf("terminal never showed %q; screen:\n%s", text, s.text())
-}
-
-func (s *writeScreen) typeLine(t *testing.T, line string) {
-	t.Helper()
-	if _, err := s.master.Write([]byte(line + "\r")); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // onTerminal attaches the in-process azero's stdin and stderr to a real
 // pseudo-terminal; stdout stays a buffer, as when --json is piped.
-func (e *writeEnv) onTerminal(t *testing.T) *writeScreen {
+func (e *writeEnv) onTerminal(t *testing.T) *testenv.Terminal {
 	t.Helper()
-	master, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { master.Close(); tty.Close() })
-	s := &writeScreen{master: master}
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := master.Read(b)
-			s.mu.Lock()
-			s.buf.Write(b[:n])
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	e.io = &iostreams.IOStreams{In: tty, Out: e.out, ErrOut: tty}
-	e.io.SetTTY(true, false, true)
-	e.io.SetColor(false)
-	return s
+	term := testenv.NewTerminal(t)
+	e.io = term.Streams(false)
+	e.io.Out = e.out
+	return term
 }
 
 func TestWriteCommandOnATerminal(t *testing.T) {
@@ -501,29 +449,29 @@ func TestWriteCommandOnATerminal(t *testing.T) {
 				code <- Run(context.Background(), e.factory(), append([]string{"write", "big.py", "--content", content}, tt.args...))
 			}()
 			for _, a := range tt.answers {
-				screen.waitFor(t, a[0])
-				if a[0] == "[C]ancel? " && !strings.Contains(screen.text(), "about to replace 150 lines with 1 lines") {
-					t.Errorf("no warning before the question:\n%s", screen.text())
+				screen.WaitFor(t, a[0], 1)
+				if a[0] == "[C]ancel? " && !strings.Contains(screen.Text(), "about to replace 150 lines with 1 lines") {
+					t.Errorf("no warning before the question:\n%s", screen.Text())
 				}
-				screen.typeLine(t, a[1])
+				screen.Type(t, a[1])
 			}
 			select {
 			case c := <-code:
 				if c != tt.code {
-					t.Fatalf("exit %d, want %d; screen:\n%s", c, tt.code, screen.text())
+					t.Fatalf("exit %d, want %d; screen:\n%s", c, tt.code, screen.Text())
 				}
 			case <-time.After(15 * time.Second):
-				t.Fatalf("azero write did not finish; screen:\n%s", screen.text())
+				t.Fatalf("azero write did not finish; screen:\n%s", screen.Text())
 			}
 			if got := e.read("big.py"); got != tt.want {
 				t.Fatalf("big.py holds %d bytes, want %d", len(got), len(tt.want))
 			}
 			if tt.name == "auto with a terminal is an error, not a question" {
-				for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !strings.Contains(screen.text(), "drop --auto"); {
+				for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !strings.Contains(screen.Text(), "drop --auto"); {
 					time.Sleep(10 * time.Millisecond)
 				}
-				if !strings.Contains(screen.text(), "pass --force to replace it, or drop --auto") || strings.Contains(screen.text(), "[C]ancel") {
-					t.Fatalf("screen:\n%s", screen.text())
+				if !strings.Contains(screen.Text(), "pass --force to replace it, or drop --auto") || strings.Contains(screen.Text(), "[C]ancel") {
+					t.Fatalf("screen:\n%s", screen.Text())
 				}
 			}
 		})
@@ -538,17 +486,17 @@ func TestWriteProcess(t *testing.T) {
 	big := numberedLines("old", 150)
 	e.file("big.py", big)
 	content := e.content("new\n")
-	res := gateRunPiped(t, e.state, e.root, nil, "write", "big.py", "--content", content, "--json")
+	res := runAzeroIn(t, e.state, e.root, nil, "write", "big.py", "--content", content, "--json")
 	if res.code != ExitNeedsHuman || e.read("big.py") != big || !strings.Contains(res.stdout, `"exit_code": 3`) {
 		t.Fatalf("exit %d, stdout %s, stderr %s", res.code, res.stdout, res.stderr)
 	}
-	screen, cmd, _ := startOnTerminal(t, e.root, gateEnv(e.state, "NO_COLOR=1"), os.Args[0], "write", "big.py", "--content", content)
-	screen.waitFor(t, "[C]ancel? ", 1)
-	screen.typeLine(t, "R")
-	screen.waitFor(t, "Type 'approve'", 1)
-	screen.typeLine(t, "approve")
-	if code := exitCodeOf(t, cmd); code != ExitOK {
-		t.Fatalf("exit %d; screen:\n%s", code, screen.text())
+	screen := startOnTerminal(t, e.root, azeroEnv(e.state, "NO_COLOR=1"), os.Args[0], "write", "big.py", "--content", content)
+	screen.WaitFor(t, "[C]ancel? ", 1)
+	screen.Type(t, "R")
+	screen.WaitFor(t, "Type 'approve'", 1)
+	screen.Type(t, "approve")
+	if code := screen.exit(t); code != ExitOK {
+		t.Fatalf("exit %d; screen:\n%s", code, screen.Text())
 	}
 	if e.read("big.py") != "new\n" {
 		t.Fatal("not replaced after approval")

@@ -325,7 +325,9 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 		d.visits[d.node]++
 		d.steps++
 		finished := d.e.now()
-		if err := d.checkpoint(ctx, d.node, next, store.StatusRunning, true, "", "ok", started, finished); err != nil {
+		// The node's work is done: record it even if a signal arrived
+		// meanwhile (the loop then stops before the next node).
+		if err := d.checkpoint(d.bg, d.node, next, store.StatusRunning, true, "", "ok", started, finished); err != nil {
 			return &d.state, err
 		}
 		d.e.Audit.Event(ctx, "node", d.runID, slog.String("node", d.node), slog.String("next", next),

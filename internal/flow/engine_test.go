@@ -432,3 +432,24 @@ func BenchmarkCheckpoint(b *testing.B) {
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms/node")
 	b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms/node")
 }
+
+func TestSignalAsANodeFinishesKeepsItsWork(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	g := flow.New[counter]("late", "a").
+		Node("a", func(ctx context.Context, s *counter) (string, error) {
+			s.N = 42
+			cancel() // the signal arrives as the node returns successfully
+			return "b", nil
+		}, "b").
+		Node("b", func(ctx context.Context, s *counter) (string, error) { return flow.End, nil }, flow.End)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	if _, err := flow.Drive(ctx, e, g, id); !errors.Is(err, flow.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	r, _ := e.Store.GetRun(t.Context(), id)
+	if r.Status != store.StatusInterrupted || r.Node != "b" || !strings.Contains(string(r.State), `"n":42`) {
+		t.Fatalf("run %s at %s state %s: the finished node's work was lost", r.Status, r.Node, r.State)
+	}
+}

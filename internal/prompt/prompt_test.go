@@ -1,80 +1,25 @@
 package prompt_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/prompt"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
-// terminal is a real pseudo-terminal: the prompter reads and writes the
-// tty end, the test types into and reads from the master end.
-type terminal struct {
-	master *os.File
-	mu     sync.Mutex
-	screen bytes.Buffer
-}
-
-func newTerminal(t *testing.T) (*terminal, *iostreams.IOStreams) {
-	t.Helper()
-	master, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { master.Close(); tty.Close() })
-	term := &terminal{master: master}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			term.mu.Lock()
-			term.screen.Write(buf[:n])
-			term.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	s := &iostreams.IOStreams{In: tty, Out: io.Discard, ErrOut: tty}
-	s.SetTTY(true, false, true)
-	s.SetColor(false)
-	return term, s
-}
-
-func (term *terminal) typeLine(t *testing.T, line string) {
-	t.Helper()
-	if _, err := term.master.Write([]byte(line + "\r")); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (term *terminal) waitFor(t *testing.T, text string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		term.mu.Lock()
-		ok := strings.Contains(term.screen.String(), text)
-		term.mu.Unlock()
-		if ok {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	term.mu.Lock()
-	defer term.mu.Unlock()
-	t.Fatalf("terminal never showed %q; screen:\n%s", text, term.screen.String())
+// newTerminal returns a real pseudo-terminal and streams on it: the
+// prompter reads and writes the tty end, the test types into the master end.
+func newTerminal(t *testing.T) (*testenv.Terminal, *iostreams.IOStreams) {
+	term := testenv.NewTerminal(t)
+	return term, term.Streams(false)
 }
 
 func noEnv(string) string { return "" }
@@ -107,9 +52,9 @@ func TestApproveNeedsTheWholeWord(t *testing.T) {
 				ok, err := p.Approve(t.Context(), "Commit these changes?", "approve", "reject")
 				res <- result{ok, err}
 			}()
-			term.waitFor(t, "Type 'approve' to proceed")
+			term.WaitFor(t, "Type 'approve' to proceed", 1)
 			for _, a := range tt.answers {
-				term.typeLine(t, a)
+				term.Type(t, a)
 			}
 			select {
 			case r := <-res:
@@ -122,10 +67,7 @@ func TestApproveNeedsTheWholeWord(t *testing.T) {
 			// The screen may lag behind the answer; give it a moment.
 			var got int
 			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				term.mu.Lock()
-				got = strings.Count(term.screen.String(), "in full")
-				term.mu.Unlock()
-				if got >= tt.reasks {
+				if got = strings.Count(term.Text(), "in full"); got >= tt.reasks {
 					break
 				}
 			}

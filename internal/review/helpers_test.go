@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/iostreams"
@@ -116,64 +112,9 @@ func pipedGate() (*review.Gate, *bytes.Buffer, *auditBuffer) {
 
 func noEnv(string) string { return "" }
 
-// terminal is a real pseudo-terminal: the gate reads and writes the tty
-// end, the test types into and reads from the master end.
-type terminal struct {
-	master *os.File
-	mu     sync.Mutex
-	screen bytes.Buffer
-}
-
-func newTerminal(t *testing.T) (*terminal, *iostreams.IOStreams) {
-	t.Helper()
-	master, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { master.Close(); tty.Close() })
-	term := &terminal{master: master}
-	go term.record(master)
-	s := &iostreams.IOStreams{In: tty, Out: io.Discard, ErrOut: tty}
-	s.SetTTY(true, false, true)
-	s.SetColor(false)
-	return term, s
-}
-
-func (term *terminal) record(r io.Reader) {
-	buf := make([]byte, 4096)
-	for {
-		n, err := r.Read(buf)
-		term.mu.Lock()
-		term.screen.Write(buf[:n])
-		term.mu.Unlock()
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (term *terminal) typeLine(t *testing.T, line string) {
-	t.Helper()
-	if _, err := term.master.Write([]byte(line + "\r")); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (term *terminal) text() string {
-	term.mu.Lock()
-	defer term.mu.Unlock()
-	return term.screen.String()
-}
-
-// waitFor waits until text has appeared count times on the screen.
-func (term *terminal) waitFor(t *testing.T, text string, count int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Count(term.text(), text) >= count {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("terminal never showed %q %d times; screen:\n%s", text, count, term.text())
+// newTerminal returns a real pseudo-terminal and streams on it: the gate
+// reads and writes the tty end, the test types into the master end.
+func newTerminal(t *testing.T) (*testenv.Terminal, *iostreams.IOStreams) {
+	term := testenv.NewTerminal(t)
+	return term, term.Streams(false)
 }

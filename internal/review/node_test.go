@@ -143,8 +143,8 @@ func TestGateNodeWaitsWithoutTerminalThenCommitsOnApprove(t *testing.T) {
 		final = s
 		done <- err
 	}()
-	term.waitFor(t, "Type 'approve' to proceed", 1)
-	term.typeLine(t, "approve")
+	term.WaitFor(t, "Type 'approve' to proceed", 1)
+	term.Type(t, "approve")
 	select {
 	case err := <-done:
 		if err != nil {
@@ -185,8 +185,8 @@ func TestGateNodeRejectGoesToCleanup(t *testing.T) {
 		final = s
 		done <- err
 	}()
-	term.waitFor(t, "Type 'approve' to proceed", 1)
-	term.typeLine(t, "reject")
+	term.WaitFor(t, "Type 'approve' to proceed", 1)
+	term.Type(t, "reject")
 	select {
 	case err = <-done:
 	case <-time.After(15 * time.Second):
@@ -235,8 +235,8 @@ func TestGateNodeWithoutRejectRouteAbortsTheRun(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { _, err := flow.Drive(t.Context(), e, graph, id); done <- err }()
-	term.waitFor(t, "Type 'approve' to proceed", 1)
-	term.typeLine(t, "reject")
+	term.WaitFor(t, "Type 'approve' to proceed", 1)
+	term.Type(t, "reject")
 	select {
 	case err = <-done:
 	case <-time.After(15 * time.Second):

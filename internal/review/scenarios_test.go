@@ -300,17 +300,17 @@ func approveThrough(t *testing.T, repo string, answers ...string) (review.Outcom
 	}()
 	for i, a := range answers {
 		if i == 0 {
-			term.waitFor(t, "Type 'approve' to proceed", 1)
+			term.WaitFor(t, "Type 'approve' to proceed", 1)
 		} else {
-			term.waitFor(t, "in full", i)
+			term.WaitFor(t, "in full", i)
 		}
-		term.typeLine(t, a)
+		term.Type(t, a)
 	}
 	select {
 	case r := <-done:
-		return r.out, r.err, term.text(), log
+		return r.out, r.err, term.Text(), log
 	case <-time.After(15 * time.Second):
-		t.Fatalf("the gate did not return; screen:\n%s", term.text())
+		t.Fatalf("the gate did not return; screen:\n%s", term.Text())
 	}
 	return review.Outcome{}, nil, "", nil
 }
@@ -519,7 +519,7 @@ func TestTerminalWithoutAnswers(t *testing.T) {
 		}
 		done <- err
 	}()
-	term.waitFor(t, "Type 'approve' to proceed", 1)
+	term.WaitFor(t, "Type 'approve' to proceed", 1)
 	cancel()
 	select {
 	case err := <-done:

@@ -11,6 +11,7 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 func noEnv(string) string { return "" }
@@ -22,7 +23,7 @@ type writeResult struct {
 
 // startWrite runs a Write with a terminal approver on a pseudo-terminal
 // and returns the terminal to answer on.
-func startWrite(t *testing.T, p project, req safewrite.Request, color bool) (*terminal, <-chan writeResult) {
+func startWrite(t *testing.T, p project, req safewrite.Request, color bool) (*testenv.Terminal, <-chan writeResult) {
 	t.Helper()
 	term, io := newTerminal(t, color)
 	w := &safewrite.Writer{Approver: safewrite.NewTerminalApprover(io, prompt.New(io, noEnv, exec.LookPath))}
@@ -56,8 +57,8 @@ func TestT030LargeFileApprovalOnTerminal(t *testing.T) {
 	p := newProject(t)
 	writeFile(t, p.path("state.py"), numbered("old", 1, 150))
 	term, done := startWrite(t, p, safewrite.Request{Path: "state.py", Content: []byte("new 1\nnew 2\n")}, true)
-	term.waitFor(t, menu, 1)
-	screen := term.text()
+	term.WaitFor(t, menu, 1)
+	screen := term.Text()
 	for _, want := range []string{"WARNING", "state.py", "about to replace 150 lines with 2 lines", "150 lines would be deleted and 2 added"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the warning does not show %q:\n%s", want, screen)
@@ -78,12 +79,12 @@ func TestT030LargeFileApprovalOnTerminal(t *testing.T) {
 	if got := readFile(t, p.path("state.py")); got != numbered("old", 1, 150) {
 		t.Fatal("the file changed before approval")
 	}
-	term.typeLine(t, "r")
-	term.waitFor(t, "' to proceed or '", 1)
-	if !strings.Contains(term.text(), "Preview of") {
-		t.Errorf("no preview before the confirmation:\n%s", term.text())
+	term.Type(t, "r")
+	term.WaitFor(t, "' to proceed or '", 1)
+	if !strings.Contains(term.Text(), "Preview of") {
+		t.Errorf("no preview before the confirmation:\n%s", term.Text())
 	}
-	term.typeLine(t, "approve")
+	term.Type(t, "approve")
 	r := wait(t, done)
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -124,8 +125,8 @@ func TestT160PromptLogicOnTerminal(t *testing.T) {
 			seen := map[string]int{}
 			for i, a := range tt.answers {
 				seen[tt.prompts[i]]++
-				term.waitFor(t, tt.prompts[i], seen[tt.prompts[i]])
-				term.typeLine(t, a)
+				term.WaitFor(t, tt.prompts[i], seen[tt.prompts[i]])
+				term.Type(t, a)
 			}
 			r := wait(t, done)
 			if tt.wantErr != nil {
@@ -163,12 +164,12 @@ func TestTerminalApproverDecision(t *testing.T) {
 		}
 		got <- d
 	}()
-	term.waitFor(t, menu, 1)
-	term.typeLine(t, "I")
-	term.waitFor(t, "Insert at which line", 1)
-	term.typeLine(t, "7")
-	term.waitFor(t, "Type 'approve'", 1)
-	term.typeLine(t, "APPROVE")
+	term.WaitFor(t, menu, 1)
+	term.Type(t, "I")
+	term.WaitFor(t, "Insert at which line", 1)
+	term.Type(t, "7")
+	term.WaitFor(t, "Type 'approve'", 1)
+	term.Type(t, "APPROVE")
 	select {
 	case d := <-got:
 		if d != (safewrite.Decision{Approved: true, Strategy: safewrite.Insert, Line: 7}) {

@@ -1,0 +1,157 @@
+package cli
+
+// The harness every end-to-end test of the command uses: this test binary
+// acts as azero (TestMain), started as a real process with stdin from
+// /dev/null, from a string, or on a real pseudo-terminal.
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+// TestMain lets the test binary act as the azero command: with
+// AZERO_TEST_MAIN=1 in its environment it runs Main instead of the tests,
+// so end-to-end tests start real azero processes (killable with SIGKILL,
+// attachable to a pseudo-terminal) without building anything.
+func TestMain(m *testing.M) {
+	if os.Getenv("AZERO_TEST_MAIN") == "1" {
+		os.Exit(Main("test"))
+	}
+	os.Exit(m.Run())
+}
+
+// azeroEnv is the environment of an azero process under test: git isolated
+// from the developer's configuration, a private state directory and config
+// directory, and none of the developer's azero, editor, model or GitHub
+// settings; extra comes last.
+func azeroEnv(state string, extra ...string) []string {
+	var env []string
+	for _, kv := range testenv.GitEnv(os.Environ()) {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
+			k == "NO_COLOR", k == "TERM", strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "AZERO_TEST_MAIN=1", "AZERO_STATE_DIR="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "config"), "TERM=xterm")
+	return append(env, extra...)
+}
+
+// runResult is a finished azero process.
+type runResult struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+// runAzeroIn runs azero in dir with stdin from /dev/null (nobody can be
+// asked) and stdout and stderr to pipes.
+func runAzeroIn(t *testing.T, state, dir string, env []string, args ...string) runResult {
+	t.Helper()
+	return runAzeroInput(t, state, dir, env, nil, args...)
+}
+
+// runAzeroInput is runAzeroIn with stdin from a string.
+func runAzeroInput(t *testing.T, state, dir string, env []string, stdin *string, args ...string) runResult {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = azeroEnv(state, env...)
+	if stdin != nil {
+		cmd.Stdin = strings.NewReader(*stdin)
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	res := runResult{stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		res.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("azero %v: %v", args, err)
+	}
+	return res
+}
+
+// session is a process running on a real pseudo-terminal: stdin and
+// stderr are the terminal, stdout a buffer (as when --json is piped).
+type session struct {
+	*testenv.Terminal
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	done   chan struct{}
+	code   int
+}
+
+// startOnTerminal starts name with args in dir on a new pseudo-terminal.
+// The process is killed if it is still running when the test ends.
+func startOnTerminal(t *testing.T, dir string, env []string, name string, args ...string) *session {
+	t.Helper()
+	s := &session{Terminal: testenv.NewTerminal(t), done: make(chan struct{})}
+	s.cmd = exec.Command(name, args...)
+	s.cmd.Dir, s.cmd.Env, s.cmd.Stdout = dir, env, &s.stdout
+	s.Start(t, s.cmd)
+	go func() {
+		s.code = exitCode(s.cmd.Wait())
+		close(s.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-s.done:
+		default:
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	return s
+}
+
+// startAzero starts azero with args in dir on a new pseudo-terminal.
+func startAzero(t *testing.T, state, dir string, env []string, args ...string) *session {
+	t.Helper()
+	return startOnTerminal(t, dir, azeroEnv(state, env...), os.Args[0], args...)
+}
+
+// exit waits for the process and returns its exit code (128+n for signal n).
+func (s *session) exit(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(60 * time.Second):
+		s.cmd.Process.Kill()
+		t.Fatalf("the process did not exit; screen:\n%s", s.Text())
+	}
+	select {
+	case <-s.Drained():
+	case <-time.After(5 * time.Second):
+	}
+	return s.code
+}
+
+// exitCode turns cmd.Wait's error into an exit code.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	case err != nil:
+		return -1
+	}
+	return 0
+}
