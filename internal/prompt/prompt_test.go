@@ -204,7 +204,7 @@ func TestEditWaitsForTheEditor(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "my editor.sh")
 	// The editor takes its time, then appends to every file it was given.
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.2\nfor f in \"$@\"; do echo edited >> \"$f\"; done\n"), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 0.2\nfor f in \"$@\"; do case \"$f\" in -*) continue;; esac; echo edited >> \"$f\"; done\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	a, b := filepath.Join(dir, "draft one.md"), filepath.Join(dir, "verdict.md")
