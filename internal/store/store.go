@@ -80,6 +80,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	dsn := "file:" + escapePath(path) +
 		"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
 		"&_pragma=foreign_keys(ON)&_txlock=immediate"
+	// Switching a new database to WAL and migrating it take locks that
+	// SQLite's busy handler does not always wait for; processes opening
+	// the store at the same moment take turns instead.
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	defer unlock()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)

@@ -143,3 +143,26 @@ func TestCallsAndSpent(t *testing.T) {
 		t.Errorf("Calls = %+v", got)
 	}
 }
+
+func TestManyProcessesOpenAFreshStore(t *testing.T) {
+	t.Parallel()
+	for round := range 5 {
+		path := filepath.Join(t.TempDir(), "azero.db")
+		errs := make(chan error, 16)
+		for range 16 {
+			go func() {
+				st, err := store.Open(context.Background(), path, store.Options{})
+				if err == nil {
+					err = st.CreateRun(context.Background(), store.Run{ID: store.NewID(time.Now()), Workflow: "w", Node: "a", State: json.RawMessage(`{}`)})
+					st.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 16 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}
