@@ -15,6 +15,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"charm.land/lipgloss/v2"
 	"golang.org/x/term"
@@ -118,7 +119,8 @@ func (s *IOStreams) ReadLine(ctx context.Context) (string, error) {
 			switch {
 			case line != "":
 				pending <- lineResult{line: strings.TrimRight(line, "\r\n")}
-			case errors.Is(err, io.EOF):
+			case errors.Is(err, io.EOF), errors.Is(err, syscall.EIO):
+				// EIO: the terminal hung up, which means no more input.
 				pending <- lineResult{err: ErrEOF}
 			default:
 				pending <- lineResult{err: fmt.Errorf("read input: %w", err)}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 func TestReadLineKeepsTypedAheadInput(t *testing.T) {
@@ -83,5 +85,19 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 	p.Done()
 	if got := errOut.String(); !strings.Contains(got, "Analysing 3/10") || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("progress = %q", got)
+	}
+}
+
+func TestHangUpIsEndOfInput(t *testing.T) {
+	t.Parallel()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	s := &IOStreams{In: tty, Out: io.Discard, ErrOut: io.Discard}
+	master.Close() // the terminal goes away: reads fail with EIO
+	if _, err := s.ReadLine(context.Background()); !errors.Is(err, ErrEOF) {
+		t.Fatalf("after a hang-up: %v, want ErrEOF", err)
 	}
 }

@@ -106,9 +106,13 @@ func (l *Local) Create(ctx context.Context, is Issue) (Issue, error) {
 		n = max(n, k+1)
 	}
 	name := fmt.Sprintf("%04d-%s.md", n, slugify(is.Title))
+	// A draft usually carries its own title and labels; add them only when
+	// the body lacks them.
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", is.Title)
-	if len(is.Labels) > 0 {
+	if ParseTitle(is.Body) == "" {
+		fmt.Fprintf(&b, "# %s\n\n", is.Title)
+	}
+	if len(is.Labels) > 0 && ParseLabels(is.Body) == nil {
 		fmt.Fprintf(&b, "**Labels:** %s\n\n", strings.Join(is.Labels, ", "))
 	}
 	b.WriteString(strings.TrimRight(is.Body, "\n"))

@@ -128,6 +128,15 @@ func TestLocalTracker(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(data), "# Issue title\n\n**Labels:** x\n") {
 		t.Errorf("issue file = %q, %v", data, err)
 	}
+	// A draft with its own heading and labels is filed as it is.
+	draft := "# Drafted title\n\n**Labels:** bug\n\nBody.\n\n" + tracker.Marker("z")
+	filed, err := l.Create(ctx, tracker.Issue{Title: "Drafted title", Body: draft, Labels: []string{"bug"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(filed.URL))); string(data) != draft+"\n" {
+		t.Errorf("filed draft = %q, want it unchanged", data)
+	}
 	bad := &tracker.Local{Root: root, Dir: "../elsewhere", Writer: w}
 	if err := bad.Check(ctx); err == nil {
 		t.Error("issues dir outside the repository accepted")
