@@ -79,14 +79,19 @@ func (g *GitHub) describe(what string, err error) error {
 	return fmt.Errorf("github: %s: %w", what, err)
 }
 
-// Check implements Tracker: the token works (GET /user) and the repository
-// is visible (GET /repos/OWNER/NAME).
+// Check implements Tracker: the repository is visible with the token
+// (GET /repos/OWNER/NAME). The token's user (GET /user) only narrows Find:
+// tokens that cannot read it (GitHub App tokens) are fine, a rejected
+// token is not.
 func (g *GitHub) Check(ctx context.Context) error {
 	u, _, err := g.client.Users.Get(ctx, "")
-	if err != nil {
+	var er *github.ErrorResponse
+	switch {
+	case err == nil:
+		g.login = u.GetLogin()
+	case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized:
 		return g.describe("check the token", err)
 	}
-	g.login = u.GetLogin()
 	if _, _, err := g.client.Repositories.Get(ctx, g.Owner, g.Repo); err != nil {
 		return g.describe("check the repository", err)
 	}

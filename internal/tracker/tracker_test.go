@@ -65,6 +65,23 @@ func TestGitHubFileWithLabels(t *testing.T) {
 	}
 }
 
+func TestGitHubWithoutTheUserEndpoint(t *testing.T) {
+	t.Parallel()
+	fake := trackertest.NewGitHub(t, "acme", "widgets", "tok")
+	fake.NoUser = true
+	gh := newGitHub(t, fake, "tok")
+	if err := gh.Check(context.Background()); err != nil {
+		t.Fatalf("Check without GET /user: %v", err)
+	}
+	marker := tracker.Marker("r")
+	if _, err := gh.Create(context.Background(), tracker.Issue{Title: "t", Body: marker}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := gh.Find(context.Background(), marker); !ok || err != nil {
+		t.Errorf("Find without a login: %v %v", ok, err)
+	}
+}
+
 func TestGitHubErrorsAreClear(t *testing.T) {
 	t.Parallel()
 	fake := trackertest.NewGitHub(t, "acme", "widgets", "tok")

@@ -20,6 +20,9 @@ type GitHub struct {
 	Repo  string
 	Token string
 	Login string
+	// NoUser makes GET /user answer 404, like servers that only implement
+	// the repository endpoints (or tokens that cannot read their user).
+	NoUser bool
 
 	mu          sync.Mutex
 	labels      []string
@@ -83,6 +86,8 @@ func (g *GitHub) serve(t testing.TB, w http.ResponseWriter, r *http.Request) {
 	}
 	repoPath := "/repos/" + g.Owner + "/" + g.Repo
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/user" && g.NoUser:
+		writeJSON(w, 404, map[string]any{"message": "Not Found"})
 	case r.Method == http.MethodGet && r.URL.Path == "/user":
 		writeJSON(w, 200, map[string]any{"login": g.Login, "id": 1})
 	case r.Method == http.MethodGet && r.URL.Path == repoPath:
