@@ -218,39 +218,47 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 // node (the run was killed before its checkpoint) is used again: the model
 // is not called twice for one step.
 func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
-	t := n.trail(ctx, s)
-	entries, err := t.Entries()
-	if err != nil {
-		return "", err
-	}
-	last, _ := Last(entries)
-	var e Entry
-	var text string
-	if last.Kind == KindDraft {
-		b, err := t.Read(last)
-		if err != nil {
-			return "", err
-		}
-		e, text = last, string(b)
-	} else {
+	e, text, count, err := n.reply(ctx, s, KindDraft, func() (string, error) {
 		what := "Drafting the issue"
 		if s.Feedback != "" {
 			what = "Revising the draft"
 		}
 		n.d.say("%s with %s...\n", what, modelName(n.d.Drafter))
-		text, err = n.generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
-		if err != nil {
-			return "", err
-		}
-		if e, err = t.Record(ctx, KindDraft, []byte(text)); err != nil {
-			return "", err
-		}
-		entries = append(entries, e)
+		return n.generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
+	})
+	if err != nil {
+		return "", err
 	}
 	s.Draft, s.DraftFile = string(normalise(KindDraft, []byte(text))), e.Name
-	s.Drafts = Count(entries, KindDraft)
+	s.Drafts = count
 	s.Feedback, s.FeedbackVerdict = "", ""
 	return NodeEditDraft, nil
+}
+
+// reply returns the model's reply for this step: the trail's last entry
+// when it is of kind (an earlier attempt of the node saved it before the
+// run was killed: the model is not asked twice for one step), else what
+// ask returns, recorded in the trail. count is the number of entries of
+// kind in the trail.
+func (n *nodes) reply(ctx context.Context, s *State, kind string, ask func() (string, error)) (Entry, string, int, error) {
+	t := n.trail(ctx, s)
+	entries, err := t.Entries()
+	if err != nil {
+		return Entry{}, "", 0, err
+	}
+	if last, _ := Last(entries); last.Kind == kind {
+		b, err := t.Read(last)
+		return last, string(b), Count(entries, kind), err
+	}
+	text, err := ask()
+	if err != nil {
+		return Entry{}, "", 0, err
+	}
+	e, err := t.Record(ctx, kind, []byte(text))
+	if err != nil {
+		return Entry{}, "", 0, err
+	}
+	return e, text, Count(append(entries, e), kind), nil
 }
 
 func modelName(m llm.Model) string {
@@ -381,33 +389,15 @@ func (n *nodes) askFeedback(ctx context.Context, s *State, t Trail, verdict stri
 // built-in review prompt. A verdict saved by an earlier attempt of this
 // node is used again.
 func (n *nodes) review(ctx context.Context, s *State) (string, error) {
-	t := n.trail(ctx, s)
-	entries, err := t.Entries()
+	e, text, count, err := n.reply(ctx, s, KindVerdict, func() (string, error) {
+		n.d.say("Reviewing draft #%d with %s...\n", s.Drafts, modelName(n.d.Reviewer))
+		return n.generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s.Draft))
+	})
 	if err != nil {
 		return "", err
 	}
-	last, _ := Last(entries)
-	var e Entry
-	var text string
-	if last.Kind == KindVerdict {
-		b, err := t.Read(last)
-		if err != nil {
-			return "", err
-		}
-		e, text = last, string(b)
-	} else {
-		n.d.say("Reviewing draft #%d with %s...\n", s.Drafts, modelName(n.d.Reviewer))
-		text, err = n.generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s.Draft))
-		if err != nil {
-			return "", err
-		}
-		if e, err = t.Record(ctx, KindVerdict, []byte(text)); err != nil {
-			return "", err
-		}
-		entries = append(entries, e)
-	}
 	s.Verdict, s.VerdictFile = string(normalise(KindVerdict, []byte(text))), e.Name
-	s.Verdicts = Count(entries, KindVerdict)
+	s.Verdicts = count
 	n.d.Audit.Event(ctx, "issue_review", flow.RunID(ctx), slog.String("slug", s.Slug),
 		slog.String("verdict_file", e.Name), slog.String("verdict", VerdictWord(text)),
 		slog.String("model", modelName(n.d.Reviewer)), slog.String("review_prompt_sha256", ReviewPromptSHA256()))
