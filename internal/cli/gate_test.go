@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/testenv"
 )
 
@@ -41,18 +40,9 @@ func TestGateCommandFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			io, _, _, _ := iostreams.Test()
-			f := &Factory{IO: io, Getenv: func(string) string { return "" }, LookPath: exec.LookPath, WorkDir: "/work", Now: time.Now}
-			var got *GateOptions
-			cmd := newGateCommand(f, func(o *GateOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(io.Out)
-			cmd.SetErr(io.ErrOut)
-			err := cmd.Execute()
+			got, f, err := parseFlags(newGateCommand, tt.args)
 			if tt.usage {
-				if code := ExitCode(err); code != ExitUsage || got != nil {
-					t.Fatalf("err = %v (exit %d), ran = %v; want a usage error that runs nothing", err, code, got != nil)
-				}
+				wantUsageError(t, err, got != nil)
 				return
 			}
 			if err != nil || got == nil {
@@ -62,7 +52,7 @@ func TestGateCommandFlags(t *testing.T) {
 				got.InstallHook != tt.want.InstallHook || got.Force != tt.want.Force {
 				t.Errorf("options = %+v, want %+v", got, tt.want)
 			}
-			if got.IO != io || got.Prompter == nil || got.WorkDir != "/work" {
+			if got.IO != f.IO || got.Prompter == nil || got.WorkDir != "/work" {
 				t.Errorf("dependencies not bound: %+v", got)
 			}
 		})

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/testenv"
 )
 
@@ -154,4 +157,27 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// parseFlags builds a command with newCmd over a test Factory, runs it on
+// args with a run function that only captures its options, and returns
+// them (nil when the command refused to run) with the Factory and error.
+func parseFlags[O any](newCmd func(*Factory, func(*O) error) *cobra.Command, args []string) (*O, *Factory, error) {
+	io, _, _, _ := iostreams.Test()
+	f := &Factory{IO: io, Getenv: func(string) string { return "" }, LookPath: exec.LookPath, WorkDir: "/work", Now: time.Now}
+	var got *O
+	cmd := newCmd(f, func(o *O) error { got = o; return nil })
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Out)
+	cmd.SetErr(io.ErrOut)
+	return got, f, cmd.Execute()
+}
+
+// wantUsageError fails unless err is a usage error (exit 2) and the
+// command did not run.
+func wantUsageError(t *testing.T, err error, ran bool) {
+	t.Helper()
+	if code := ExitCode(err); code != ExitUsage || ran {
+		t.Fatalf("err = %v (exit %d), ran = %v; want a usage error that runs nothing", err, code, ran)
+	}
 }

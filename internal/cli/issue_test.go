@@ -16,7 +16,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -408,18 +407,9 @@ func TestIssueCommandFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			io, _, _, _ := iostreams.Test()
-			f := &Factory{IO: io, Getenv: func(string) string { return "" }, LookPath: exec.LookPath, WorkDir: "/work", Now: time.Now}
-			var got *IssueOptions
-			cmd := newIssueCommandWith(f, func(o *IssueOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(io.Out)
-			cmd.SetErr(io.ErrOut)
-			err := cmd.Execute()
+			got, _, err := parseFlags(newIssueCommandWith, tt.args)
 			if tt.usage {
-				if code := ExitCode(err); code != ExitUsage || got != nil {
-					t.Fatalf("err = %v (exit %d), ran = %v; want a usage error that runs nothing", err, code, got != nil)
-				}
+				wantUsageError(t, err, got != nil)
 				return
 			}
 			if err != nil || got == nil || *got != tt.want {

@@ -50,18 +50,9 @@ func TestWriteCommandFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			io, _, _, _ := iostreams.Test()
-			f := &Factory{IO: io, Getenv: func(string) string { return "" }, LookPath: exec.LookPath, WorkDir: "/work", Now: time.Now}
-			var got *WriteOptions
-			cmd := newWriteCommand(f, func(o *WriteOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(io.Out)
-			cmd.SetErr(io.ErrOut)
-			err := cmd.Execute()
+			got, f, err := parseFlags(newWriteCommand, tt.args)
 			if tt.usage {
-				if code := ExitCode(err); code != ExitUsage || got != nil {
-					t.Fatalf("err = %v (exit %d), ran = %v; want a usage error that runs nothing", err, code, got != nil)
-				}
+				wantUsageError(t, err, got != nil)
 				return
 			}
 			if err != nil || got == nil {
@@ -71,7 +62,7 @@ func TestWriteCommandFlags(t *testing.T) {
 				got.Root != tt.want.Root || got.Auto != tt.want.Auto || got.Force != tt.want.Force || got.JSON != tt.want.JSON {
 				t.Errorf("options = %+v, want %+v", got, tt.want)
 			}
-			if got.IO != io || got.Audit == nil || got.WorkDir != "/work" || got.TopLevel == nil {
+			if got.IO != f.IO || got.Audit == nil || got.WorkDir != "/work" || got.TopLevel == nil {
 				t.Errorf("dependencies not bound: %+v", got)
 			}
 			if got.Approver != nil {
