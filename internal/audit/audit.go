@@ -139,23 +139,28 @@ func (l *Logger) Scrub(s string) string {
 }
 
 // SecretsFromEnv returns the values of environment variables that hold
-// credentials (names ending in _KEY, _TOKEN, _SECRET or _PASSWORD).
+// credentials (see IsSecretName).
 func SecretsFromEnv(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || v == "" {
-			continue
-		}
-		up := strings.ToUpper(k)
-		for _, suffix := range []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD"} {
-			if strings.HasSuffix(up, suffix) {
-				out = append(out, v)
-				break
-			}
+		if ok && v != "" && IsSecretName(k) {
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// IsSecretName reports whether an environment variable's name says it
+// holds a credential: it ends in _KEY, _TOKEN, _SECRET or _PASSWORD.
+func IsSecretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, suffix := range []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD"} {
+		if strings.HasSuffix(up, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Record is one decoded log line.

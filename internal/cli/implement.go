@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/contextload"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
@@ -100,14 +101,20 @@ func newImplementCommand(f *Factory) *cobra.Command {
 	return cmd
 }
 
-var slugChars = regexp.MustCompile(`[^a-z0-9]+`)
+var (
+	slugChars   = regexp.MustCompile(`[^a-z0-9]+`)
+	issuePrefix = regexp.MustCompile(`^\s*#?\d+\s*[-:]\s*`)                          // "87 - "
+	kindPrefix  = regexp.MustCompile(`(?i)^(feature|bug|fix|chore|refactor)\s*:\s*`) // "Feature: "
+)
+
+// titleOf is a design's title without its issue number and kind.
+func titleOf(title string) string {
+	return strings.TrimSpace(kindPrefix.ReplaceAllString(issuePrefix.ReplaceAllString(title, ""), ""))
+}
 
 // slugOf makes a short branch-safe name from a title.
 func slugOf(title string) string {
-	title = strings.ToLower(title)
-	// Drop a leading issue number and kind ("87 - Feature: ...").
-	title = regexp.MustCompile(`^\s*#?\d+\s*[-:]\s*`).ReplaceAllString(title, "")
-	title = regexp.MustCompile(`^(feature|bug|fix|chore|refactor)\s*:\s*`).ReplaceAllString(title, "")
+	title = strings.ToLower(titleOf(title))
 	s := strings.Trim(slugChars.ReplaceAllString(title, "-"), "-")
 	if len(s) > 40 {
 		s = strings.TrimRight(s[:40], "-")
@@ -244,7 +251,7 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 		branch += "-" + runID[len(runID)-6:]
 	}
 	state := &implement.State{
-		Issue: issue, Title: strings.TrimSpace(regexp.MustCompile(`^\s*#?\d+\s*-\s*`).ReplaceAllString(doc.Title, "")),
+		Issue: issue, Title: titleOf(doc.Title),
 		LLDPath: lldPath, LLD: string(raw), Repo: top, BaseBranch: branchBase, BaseCommit: head,
 		Branch: branch, Worktree: filepath.Join(stateDir, "worktrees", runID),
 		Runner: runner, TestCmd: testCmd, Files: files, Coder: coder,
@@ -334,7 +341,7 @@ func implementDeps(ctx context.Context, f *Factory, runID string, s *implement.S
 	}
 	lineage := roles.NewLineage(w, stateDir, runID)
 	coder, err := roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
-		Env: env, Budget: budget, Secrets: append(provider.Secrets(env), secretsOf(f)...), Lineage: lineage})
+		Env: env, Budget: budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
 	if err != nil {
 		return implement.Deps{}, err
 	}
@@ -353,18 +360,6 @@ func implementDeps(ctx context.Context, f *Factory, runID string, s *implement.S
 		Out:     f.IO.ErrOut,
 		Color:   f.IO.ColorScheme(),
 	}, nil
-}
-
-func secretsOf(f *Factory) []string {
-	var out []string
-	for _, kv := range f.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		up := strings.ToUpper(k)
-		if v != "" && (strings.HasSuffix(up, "_KEY") || strings.HasSuffix(up, "_TOKEN")) {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func resumeImplement(ctx context.Context, f *Factory, r store.Run, asJSON bool) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -116,18 +117,21 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
 	for _, v := range views {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs.Enabled(), v.Status), v.Node, age(now.Sub(v.CreatedAt)), v.Key)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, age(now.Sub(v.CreatedAt)), v.Key)
 	}
 	return tw.Flush()
 }
 
-func colorStatus(on bool, s store.Status) string {
-	if !on {
-		return string(s)
+func colorStatus(cs iostreams.ColorScheme, s store.Status) string {
+	switch s {
+	case store.StatusDone:
+		return cs.Green(string(s))
+	case store.StatusFailed, store.StatusAborted:
+		return cs.Red(string(s))
+	case store.StatusWaiting, store.StatusInterrupted:
+		return cs.Yellow(string(s))
 	}
-	code := map[store.Status]string{store.StatusDone: "32", store.StatusFailed: "31", store.StatusAborted: "31",
-		store.StatusWaiting: "33", store.StatusInterrupted: "33", store.StatusRunning: "36"}[s]
-	return "\x1b[" + code + "m" + string(s) + "\x1b[0m"
+	return cs.Cyan(string(s))
 }
 
 // age renders a duration the way people say it: 45s, 12m, 3h, 2d.

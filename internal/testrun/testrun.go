@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/azero-dev/azero/internal/audit"
 )
 
 // Outcome classifies a test run for routing.
@@ -160,9 +162,7 @@ func exists(p string) bool {
 func cleanEnv(environ []string, extra ...string) []string {
 	out := make([]string, 0, len(environ)+len(extra))
 	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		up := strings.ToUpper(k)
-		if strings.HasSuffix(up, "_KEY") || strings.HasSuffix(up, "_TOKEN") || strings.HasSuffix(up, "_SECRET") || strings.HasSuffix(up, "_PASSWORD") {
+		if k, _, _ := strings.Cut(kv, "="); audit.IsSecretName(k) {
 			continue
 		}
 		out = append(out, kv)
