@@ -49,23 +49,23 @@ type State struct {
 	Coder      string        `json:"coder"`
 
 	// Progress.
-	Scaffolds       int             `json:"scaffolds"`       // scaffold rounds done
-	Implementations int             `json:"implementations"` // implementation rounds done
-	Stubbed         bool            `json:"stubbed"`         // the last scaffold round wrote stubs
-	Red             *testrun.Result `json:"red,omitempty"`
-	Green           *testrun.Result `json:"green,omitempty"`
-	TestOutput      string          `json:"test_output,omitempty"` // tail of the last test run, fed back to the model
-	Lint            *testrun.LintResult
-	Escalation      string   `json:"escalation,omitempty"` // why the human was asked
-	EscalatedFrom   string   `json:"escalated_from,omitempty"`
-	Flagged         []string `json:"flagged,omitempty"`
-	GateDecision    string   `json:"gate_decision,omitempty"`
-	Decision        string   `json:"decision,omitempty"` // the human's: approve or abort
-	Commit          string   `json:"commit,omitempty"`
-	MergeCommand    string   `json:"merge_command,omitempty"`
-	MergeNote       string   `json:"merge_note,omitempty"`
-	Result          string   `json:"result,omitempty"`
-	Patch           string   `json:"patch,omitempty"` // lineage file with the last attempt, when nothing was merged
+	Scaffolds       int                 `json:"scaffolds"`       // scaffold rounds done
+	Implementations int                 `json:"implementations"` // implementation rounds done
+	Stubbed         bool                `json:"stubbed"`         // the last scaffold round wrote stubs
+	Red             *testrun.Result     `json:"red,omitempty"`
+	Green           *testrun.Result     `json:"green,omitempty"`
+	TestOutput      string              `json:"test_output,omitempty"` // tail of the last test run, fed back to the model
+	Lint            *testrun.LintResult `json:"lint,omitempty"`
+	Escalation      string              `json:"escalation,omitempty"` // why the human was asked
+	EscalatedFrom   string              `json:"escalated_from,omitempty"`
+	Flagged         []string            `json:"flagged,omitempty"`
+	GateDecision    string              `json:"gate_decision,omitempty"`
+	Decision        string              `json:"decision,omitempty"` // the human's: approve or abort
+	Commit          string              `json:"commit,omitempty"`
+	MergeCommand    string              `json:"merge_command,omitempty"`
+	MergeNote       string              `json:"merge_note,omitempty"`
+	Result          string              `json:"result,omitempty"`
+	Patch           string              `json:"patch,omitempty"` // lineage file with the last attempt, when nothing was merged
 }
 
 // TestFiles returns the files the scaffold writes.
