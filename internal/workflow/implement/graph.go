@@ -67,7 +67,6 @@ type Deps struct {
 	Gate      *review.Gate
 	Asker     Asker
 	Lineage   Lineage
-	Git       func(dir string) gitx.Repo
 	Audit     *audit.Logger // gate decisions; nil discards
 	Out       io.Writer     // what the human reads: summaries, test tails
 	Color     iostreams.ColorScheme
@@ -129,12 +128,7 @@ func (n *nodes) say(format string, args ...any) {
 	}
 }
 
-func (n *nodes) git(dir string) gitx.Repo {
-	if n.d.Git != nil {
-		return n.d.Git(dir)
-	}
-	return gitx.Repo{Dir: dir}
-}
+func (n *nodes) git(dir string) gitx.Repo { return gitx.Repo{Dir: dir} }
 
 // worktree creates the isolated checkout on the run's branch (or finds the
 // one a killed run left).
