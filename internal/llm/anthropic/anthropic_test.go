@@ -152,32 +152,7 @@ func TestGenerate(t *testing.T) {
 			sleeper := &llmtest.Sleeper{}
 			got, err := llm.WithRetry(m, llmtest.Policy(sleeper, 3)).Generate(t.Context(), request())
 
-			if tt.wantKind != "" {
-				var pe *llm.ProviderError
-				if !errors.As(err, &pe) {
-					t.Fatalf("error = %v, want a *llm.ProviderError", err)
-				}
-				if pe.Kind != tt.wantKind || pe.Provider != llm.ProviderAnthropic {
-					t.Errorf("error kind = %s/%s, want anthropic/%s", pe.Provider, pe.Kind, tt.wantKind)
-				}
-				if !strings.Contains(err.Error(), tt.wantMsg) {
-					t.Errorf("error %q does not carry the provider's message %q", err, tt.wantMsg)
-				}
-				if strings.Contains(err.Error(), testKey) {
-					t.Errorf("error %q contains the API key", err)
-				}
-			} else {
-				if err != nil {
-					t.Fatalf("Generate: %v", err)
-				}
-				got.Latency = 0
-				if !sameResponse(got, tt.want) {
-					t.Errorf("response = %+v\nwant %+v", got, tt.want)
-				}
-			}
-			if w := sleeper.Waits(); !equalDurations(w, tt.wantWaits) {
-				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
-			}
+			llmtest.Check(t, llm.ProviderAnthropic, got, err, llmtest.Want{Response: tt.want, Kind: tt.wantKind, Msg: tt.wantMsg, Waits: tt.wantWaits}, testKey, sleeper)
 			reqs := srv.Requests()
 			if len(reqs) != len(tt.exchanges) {
 				t.Fatalf("server saw %d requests, want %d", len(reqs), len(tt.exchanges))
@@ -246,25 +221,6 @@ func assertRequest(t *testing.T, r llmtest.Request) {
 	if strings.Contains(string(r.Body), "You draft GitHub issues.") && strings.Contains(string(r.Body), `"role":"system"`) {
 		t.Error("system text sent as a message")
 	}
-}
-
-func sameResponse(a, b llm.Response) bool {
-	const eps = 1e-12
-	d := a.CostUSD - b.CostUSD
-	a.CostUSD, b.CostUSD = 0, 0
-	return a == b && d < eps && d > -eps
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestNewNeedsKey(t *testing.T) {

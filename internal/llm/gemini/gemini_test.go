@@ -136,29 +136,7 @@ func TestGenerate(t *testing.T) {
 			}
 			sleeper := &llmtest.Sleeper{}
 			got, err := llm.WithRetry(m, llmtest.Policy(sleeper, 3)).Generate(t.Context(), request())
-			if tt.wantKind != "" {
-				var pe *llm.ProviderError
-				if !errors.As(err, &pe) || pe.Kind != tt.wantKind || pe.Provider != llm.ProviderGemini {
-					t.Fatalf("error = %v, want gemini %s", err, tt.wantKind)
-				}
-				if !strings.Contains(err.Error(), tt.wantMsg) {
-					t.Errorf("error %q lacks Google's message %q", err, tt.wantMsg)
-				}
-				if strings.Contains(err.Error(), testKey) {
-					t.Errorf("error %q contains the key", err)
-				}
-			} else {
-				if err != nil {
-					t.Fatalf("Generate: %v", err)
-				}
-				got.Latency = 0
-				if !sameResponse(got, tt.want) {
-					t.Errorf("response = %+v\nwant %+v", got, tt.want)
-				}
-			}
-			if w := sleeper.Waits(); !equalDurations(w, tt.wantWaits) {
-				t.Errorf("waits = %v, want %v", w, tt.wantWaits)
-			}
+			llmtest.Check(t, llm.ProviderGemini, got, err, llmtest.Want{Response: tt.want, Kind: tt.wantKind, Msg: tt.wantMsg, Waits: tt.wantWaits}, testKey, sleeper)
 			reqs := srv.Requests()
 			if len(reqs) != len(tt.exchanges) {
 				t.Fatalf("server saw %d requests, want %d", len(reqs), len(tt.exchanges))
@@ -269,22 +247,4 @@ func TestDetails(t *testing.T) {
 			}
 		})
 	}
-}
-
-func sameResponse(a, b llm.Response) bool {
-	d := a.CostUSD - b.CostUSD
-	a.CostUSD, b.CostUSD = 0, 0
-	return a == b && d < 1e-12 && d > -1e-12
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

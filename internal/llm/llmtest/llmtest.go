@@ -5,10 +5,12 @@ package llmtest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -161,4 +163,55 @@ func Contains(secret string, texts ...string) bool {
 		}
 	}
 	return false
+}
+
+// Want is the expected outcome of one call through WithRetry: an error of
+// Kind carrying the provider's message Msg, or Response; and the waits
+// the retry policy slept.
+type Want struct {
+	Response llm.Response
+	Kind     llm.ErrorKind
+	Msg      string
+	Waits    []time.Duration
+}
+
+// Check asserts a call's outcome against want for provider: a classified
+// *llm.ProviderError with the provider's own message and never the key,
+// or the normalised response (latency aside); then the retry waits.
+func Check(t testing.TB, provider string, got llm.Response, err error, want Want, key string, sleeper *Sleeper) {
+	t.Helper()
+	if want.Kind != "" {
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) {
+			t.Fatalf("error = %v, want a *llm.ProviderError", err)
+		}
+		if pe.Kind != want.Kind || pe.Provider != provider {
+			t.Errorf("error kind = %s/%s, want %s/%s", pe.Provider, pe.Kind, provider, want.Kind)
+		}
+		if !strings.Contains(err.Error(), want.Msg) {
+			t.Errorf("error %q does not carry the provider's message %q", err, want.Msg)
+		}
+		if strings.Contains(err.Error(), key) {
+			t.Errorf("error %q contains the API key", err)
+		}
+	} else {
+		if err != nil {
+			t.Fatalf("Generate: %v", err)
+		}
+		got.Latency = 0
+		if !SameResponse(got, want.Response) {
+			t.Errorf("response = %+v\nwant %+v", got, want.Response)
+		}
+	}
+	if w := sleeper.Waits(); !slices.Equal(w, want.Waits) {
+		t.Errorf("waits = %v, want %v", w, want.Waits)
+	}
+}
+
+// SameResponse compares responses, costs up to rounding.
+func SameResponse(a, b llm.Response) bool {
+	const eps = 1e-12
+	d := a.CostUSD - b.CostUSD
+	a.CostUSD, b.CostUSD = 0, 0
+	return a == b && d < eps && d > -eps
 }
