@@ -216,6 +216,13 @@ func TestImplementOnATerminal(t *testing.T) {
 			env := azeroEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc))...)
 			screen := startOnTerminal(t, repo, env, os.Args[0], "implement", "--lld", "docs/design.md")
 			screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
+			// The whole change is on screen before the first approve: the
+			// modified file and the new, untracked test file.
+			for _, line := range []string{"+def multiply(a, b):", "+    assert calc.multiply(3, 4) == 12"} {
+				if !strings.Contains(screen.Text(), line) {
+					t.Errorf("the diff review did not show %q", line)
+				}
+			}
 			if checkout(t, repo) != before {
 				t.Error("the checkout changed before the human approved")
 			}

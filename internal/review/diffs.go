@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/azero-dev/azero/internal/gitx"
 )
@@ -29,8 +32,9 @@ const maxPathspecBytes = 96 << 10
 
 // Diffs returns the unified diffs (git's own, `git diff -p -M` against
 // HEAD) of files, keyed by FilePath, from one git process however many
-// files there are. Only the first MaxLines lines of each are kept. Files
-// without a patch in git's output (untracked ones) are absent; a deleted
+// files there are. Only the first MaxLines lines of each are kept.
+// Untracked text files, which git's patch leaves out, are rendered from
+// disk as the patch that would add them; a deleted
 // file's patch is its full removal.
 func Diffs(ctx context.Context, repoDir string, files []FileAnalysis, opts DiffOptions) (map[string]FileDiff, error) {
 	repo, err := openRepo(ctx, repoDir)
@@ -89,5 +93,54 @@ func diffs(ctx context.Context, repo gitx.Repo, files []FileAnalysis, opts DiffO
 	if err != nil {
 		return nil, fmt.Errorf("diff flagged files in %s: %w", repo.Dir, err)
 	}
+	// git's patch leaves out untracked files; show them as git would
+	// once they are added.
+	for _, f := range files {
+		if _, ok := out[f.FilePath]; ok || f.ChangeType != New || f.Binary || opts.Staged {
+			continue
+		}
+		d, err := newFileDiff(repo.Dir, f, max)
+		if err != nil {
+			return nil, err
+		}
+		out[f.FilePath] = d
+	}
 	return out, nil
+}
+
+// newFileDiff renders an untracked file as the patch that would add it.
+func newFileDiff(top string, f FileAnalysis, max int) (FileDiff, error) {
+	full := filepath.Join(top, filepath.FromSlash(f.FilePath))
+	fi, err := os.Lstat(full)
+	if err != nil || !fi.Mode().IsRegular() {
+		return FileDiff{}, nil // a link or a directory: the summary names it
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return FileDiff{}, fmt.Errorf("read untracked file %s: %w", displayPath(f.FilePath), err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(data) == 0 {
+		lines = nil
+	}
+	head := []string{gitx.DiffHeader(f.FilePath, f.FilePath), "new file (untracked)", "--- /dev/null", "+++ b/" + gitx.QuotePath(f.FilePath)}
+	if len(lines) > 0 {
+		head = append(head, fmt.Sprintf("@@ -0,0 +1,%d @@", len(lines)))
+	}
+	d := FileDiff{Total: len(head) + len(lines)}
+	for _, l := range append(head, prefixed(lines)...) {
+		if len(d.Lines) == max {
+			break
+		}
+		d.Lines = append(d.Lines, l)
+	}
+	return d, nil
+}
+
+func prefixed(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = "+" + l
+	}
+	return out
 }

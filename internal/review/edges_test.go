@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -484,5 +485,32 @@ func TestDiffsBeyondTheCommandLine(t *testing.T) {
 	d := diffs[name(7)]
 	if d.Total != 11 || d.Lines[0] != "diff --git a/"+name(7)+" b/"+name(7) || d.Lines[len(d.Lines)-1] != "+new 2" {
 		t.Errorf("diff of one file = %q (%d lines)", d.Lines, d.Total)
+	}
+}
+
+func TestAllDiffsShowsEveryFileWithUntrackedOnes(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"a.go": "package a\n\nfunc A() int { return 1 }\n"})
+	write(t, repo, "a.go", "package a\n\nfunc A() int { return 2 }\n")
+	write(t, repo, "new file.go", "package a\n\nfunc B() {}\n")
+	files := analyze(t, repo, false)
+	diffs, err := review.Diffs(t.Context(), repo, files, review.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"diff --git a/new file.go b/new file.go", "new file (untracked)", "--- /dev/null", "+++ b/new file.go",
+		"@@ -0,0 +1,3 @@", "+package a", "+", "+func B() {}"}
+	if d := diffs["new file.go"]; d.Total != len(want) || !slices.Equal(d.Lines, want) {
+		t.Errorf("untracked file's diff = %q (total %d)", d.Lines, d.Total)
+	}
+	short := review.FormatReport(files, diffs, review.ReportOptions{})
+	if strings.Contains(short, "+func B() {}") || strings.Contains(short, "return 2") {
+		t.Errorf("without AllDiffs, unflagged files' diffs are shown:\n%s", short)
+	}
+	full := review.FormatReport(files, diffs, review.ReportOptions{AllDiffs: true})
+	for _, want := range []string{"-func A() int { return 1 }", "+func A() int { return 2 }", "+func B() {}", "The change:"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("AllDiffs report lacks %q:\n%s", want, full)
+		}
 	}
 }

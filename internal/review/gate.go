@@ -52,6 +52,9 @@ type GateOptions struct {
 	Repo   string // a directory inside the repository; "" is the working directory
 	Staged bool   // review the index against HEAD only (a pre-commit hook)
 	RunID  string // the workflow run, recorded in the audit log
+	// AllDiffs shows every file's diff before asking, not only the flagged
+	// ones: a workflow's reviewer approves a change nobody has seen yet.
+	AllDiffs bool
 }
 
 // Outcome is what the gate saw and decided. Its JSON is `azero gate
@@ -147,13 +150,17 @@ func (g *Gate) Run(ctx context.Context, opts GateOptions) (Outcome, error) {
 		return g.decide(ctx, opts, out, NotRequired, nil)
 	}
 
-	var flagged []FileAnalysis
-	for _, f := range files {
-		if f.RequiresReview {
-			flagged = append(flagged, f)
+	shown := files
+	if !opts.AllDiffs {
+		shown = nil
+		for _, f := range files {
+			if f.RequiresReview {
+				shown = append(shown, f)
+			}
 		}
 	}
-	diffs, err := diffs(ctx, repo, flagged, DiffOptions{Staged: opts.Staged})
+	report.AllDiffs = opts.AllDiffs
+	diffs, err := diffs(ctx, repo, shown, DiffOptions{Staged: opts.Staged})
 	if err != nil {
 		return out, g.failed(ctx, opts, out, err)
 	}

@@ -22,6 +22,9 @@ type ReportOptions struct {
 	// Staged says the analysis compared the index with HEAD; it names the
 	// git command that shows a truncated diff in full.
 	Staged bool
+	// AllDiffs also shows the diffs of the files nothing flagged, after
+	// the flagged ones.
+	AllDiffs bool
 }
 
 // maxBar is the widest +/- bar of the summary.
@@ -31,7 +34,7 @@ const maxBar = 40
 // every file, the list of flagged files, then for each flagged file a
 // WARNING banner with its before/after line counts and its diff from
 // diffs (keyed by FilePath), capped at MaxDiffLines with a line saying how
-// much was cut.
+// much was cut; with AllDiffs, then the other files' diffs.
 func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOptions) string {
 	cs := opts.Color
 	maxLines := opts.MaxDiffLines
@@ -53,21 +56,29 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 	}
 	if flagged == 0 {
 		b.WriteString("\nNo file needs special attention (nothing replaced, deleted or mostly rewritten).\n")
-		return b.String()
-	}
-	fmt.Fprintf(&b, "\n%s\n", cs.Bold(fmt.Sprintf("%s flagged for review:", plural(flagged, "file", "files"))))
-	for _, f := range files {
-		if f.RequiresReview {
-			fmt.Fprintf(&b, "  %-8s %s\n", cs.Red(string(f.ChangeType)), displayName(f))
+	} else {
+		fmt.Fprintf(&b, "\n%s\n", cs.Bold(fmt.Sprintf("%s flagged for review:", plural(flagged, "file", "files"))))
+		for _, f := range files {
+			if f.RequiresReview {
+				fmt.Fprintf(&b, "  %-8s %s\n", cs.Red(string(f.ChangeType)), displayName(f))
+			}
+		}
+		for _, f := range files {
+			if f.RequiresReview {
+				b.WriteString("\n")
+				writeBanner(&b, f, cs)
+				writeDiff(&b, f, diffs, maxLines, opts.Staged, cs)
+			}
 		}
 	}
-	for _, f := range files {
-		if !f.RequiresReview {
-			continue
+	if opts.AllDiffs && flagged < len(files) {
+		fmt.Fprintf(&b, "\n%s\n", cs.Bold("The change:"))
+		for _, f := range files {
+			if !f.RequiresReview {
+				b.WriteString("\n")
+				writeDiff(&b, f, diffs, maxLines, opts.Staged, cs)
+			}
 		}
-		b.WriteString("\n")
-		writeBanner(&b, f, cs)
-		writeDiff(&b, f, diffs, maxLines, opts.Staged, cs)
 	}
 	return b.String()
 }

@@ -46,7 +46,6 @@ import (
 
 // Asker asks the human.
 type Asker interface {
-	CanPrompt() bool
 	Approve(ctx context.Context, question, word, reject string) (bool, error)
 	Choose(ctx context.Context, question string, choices []prompt.Choice) (string, error)
 }
@@ -85,22 +84,12 @@ func Graph(d Deps) *flow.Graph[State] {
 		}
 	}
 	n := &nodes{d: d}
-	gate := review.GateNode(d.Gate,
-		func(s *State) review.GateOptions { return review.GateOptions{Repo: s.Worktree} },
+	// The reviewer approves a change nobody has seen yet: the gate shows
+	// every file's diff, not only the flagged ones.
+	diffReview := review.GateNode(d.Gate,
+		func(s *State) review.GateOptions { return review.GateOptions{Repo: s.Worktree, AllDiffs: true} },
 		func(s *State, o review.Outcome) { s.Flagged, s.GateDecision = o.Flagged, string(o.Decision) },
 		review.Routes{Approved: NodeReview, Rejected: NodeCleanup})
-	diffReview := func(ctx context.Context, s *State) (string, error) {
-		// Whoever types approve first sees the whole change, not only
-		// the summary; without a terminal the human review shows it later.
-		if d.Asker != nil && d.Asker.CanPrompt() {
-			files, diffs, err := n.change(ctx, s)
-			if err != nil {
-				return "", err
-			}
-			n.showDiff(s, files, diffs)
-		}
-		return gate(ctx, s)
-	}
 	return flow.New[State](Name, NodeWorktree).
 		Node(NodeWorktree, n.worktree, NodeScaffold).
 		Node(NodeScaffold, n.scaffold, NodeRed).
@@ -362,12 +351,9 @@ func (n *nodes) humanReview(ctx context.Context, s *State) (string, error) {
 	if s.GateDecision != string(review.Approved) {
 		// Nobody saw the change at the gate (it passed without a
 		// terminal): show all of it, with the gate's report, before asking.
-		files, diffs, err := n.change(ctx, s)
-		if err != nil {
+		if err := n.showChange(ctx, s); err != nil {
 			return "", err
 		}
-		n.showDiff(s, files, diffs)
-		n.say("\n%s", review.FormatReport(files, diffs, review.ReportOptions{Color: n.d.Color}))
 	}
 	n.say("\n%s", n.d.Color.Bold("Review"))
 	n.say("  tests: %s", s.Green.Summary)
@@ -396,55 +382,18 @@ func (n *nodes) decided(ctx context.Context, gate, decision, about string) {
 		slog.String("decision", decision), slog.String("about", about))
 }
 
-// change analyses the worktree's change the way the diff gate does, with
-// every file's diff (one git process for all of them).
-func (n *nodes) change(ctx context.Context, s *State) ([]review.FileAnalysis, map[string]review.FileDiff, error) {
+// showChange prints the diff gate's report with every file's diff.
+func (n *nodes) showChange(ctx context.Context, s *State) error {
 	files, err := review.Analyze(ctx, s.Worktree, review.AnalyzeOptions{})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	diffs, err := review.Diffs(ctx, s.Worktree, files, review.DiffOptions{})
-	return files, diffs, err
-}
-
-// showDiff prints every file's diff. Flagged files are left to the gate's
-// report, which shows them under their warning.
-func (n *nodes) showDiff(s *State, files []review.FileAnalysis, diffs map[string]review.FileDiff) {
-	n.say("\n%s", n.d.Color.Bold("The change"))
-	for _, f := range files {
-		if review.RequiresReview(f) {
-			continue
-		}
-		if d, ok := diffs[f.FilePath]; ok {
-			n.say("\n%s", colorDiff(n.d.Color, strings.Join(d.Lines, "\n")))
-			if d.Total > len(d.Lines) {
-				n.say("... truncated: %d more lines", d.Total-len(d.Lines))
-			}
-		} else if f.ChangeType == review.New {
-			content, _, err := safewrite.Read(s.Worktree, f.FilePath)
-			if err == nil {
-				n.say("\n%s", n.d.Color.Bold("new file "+f.FilePath))
-				n.say("%s", colorDiff(n.d.Color, "+"+strings.ReplaceAll(strings.TrimRight(string(content), "\n"), "\n", "\n+")))
-			}
-		}
+	if err != nil {
+		return err
 	}
-}
-
-func colorDiff(cs iostreams.ColorScheme, text string) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			lines[i] = cs.Bold(l)
-		case strings.HasPrefix(l, "+"):
-			lines[i] = cs.Green(l)
-		case strings.HasPrefix(l, "-"):
-			lines[i] = cs.Red(l)
-		case strings.HasPrefix(l, "@@"):
-			lines[i] = cs.Cyan(l)
-		}
-	}
-	return strings.Join(lines, "\n")
+	n.say("\n%s", review.FormatReport(files, diffs, review.ReportOptions{Color: n.d.Color, AllDiffs: true}))
+	return nil
 }
 
 // trailer marks the run's commit, so a repeated commit node finds it.
