@@ -144,22 +144,11 @@ func TestGenerate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := llmtest.NewServer(t, tt.exchanges...)
-			m, err := New(Options{Model: "claude-sonnet-4-5", APIKey: testKey, BaseURL: srv.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sleeper := &llmtest.Sleeper{}
-			got, err := llm.WithRetry(m, llmtest.Policy(sleeper, 3)).Generate(t.Context(), request())
-
-			llmtest.Check(t, llm.ProviderAnthropic, got, err, llmtest.Want{Response: tt.want, Kind: tt.wantKind, Msg: tt.wantMsg, Waits: tt.wantWaits}, testKey, sleeper)
-			reqs := srv.Requests()
-			if len(reqs) != len(tt.exchanges) {
-				t.Fatalf("server saw %d requests, want %d", len(reqs), len(tt.exchanges))
-			}
-			for _, r := range reqs {
-				assertRequest(t, r)
-			}
+			llmtest.Exercise(t, llm.ProviderAnthropic, testKey, tt.exchanges,
+				func(srv *llmtest.Server) (llm.Model, error) {
+					return New(Options{Model: "claude-sonnet-4-5", APIKey: testKey, BaseURL: srv.URL})
+				},
+				request(), llmtest.Want{Response: tt.want, Kind: tt.wantKind, Msg: tt.wantMsg, Waits: tt.wantWaits}, assertRequest)
 		})
 	}
 }

@@ -215,3 +215,27 @@ func SameResponse(a, b llm.Response) bool {
 	a.CostUSD, b.CostUSD = 0, 0
 	return a == b && d < eps && d > -eps
 }
+
+// Exercise runs one call against a fresh server answering with exchanges:
+// open builds the provider's model on the server, the call goes through
+// WithRetry (3 attempts, a recording sleeper), Check judges the outcome,
+// and every request the server saw goes to checkRequest.
+func Exercise(t *testing.T, provider, key string, exchanges []Exchange, open func(*Server) (llm.Model, error),
+	req llm.Request, want Want, checkRequest func(*testing.T, Request)) {
+	t.Helper()
+	srv := NewServer(t, exchanges...)
+	m, err := open(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleeper := &Sleeper{}
+	got, err := llm.WithRetry(m, Policy(sleeper, 3)).Generate(t.Context(), req)
+	Check(t, provider, got, err, want, key, sleeper)
+	reqs := srv.Requests()
+	if len(reqs) != len(exchanges) {
+		t.Fatalf("server saw %d requests, want %d", len(reqs), len(exchanges))
+	}
+	for _, r := range reqs {
+		checkRequest(t, r)
+	}
+}

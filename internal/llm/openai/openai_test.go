@@ -135,29 +135,11 @@ func TestGenerateOpenAI(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := llmtest.NewServer(t, tt.exchanges...)
-			m, err := New(Options{Model: "gpt-4.1", APIKey: testKey, BaseURL: "http://api.openai.com/v1", HTTPClient: officialClient(srv)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sleeper := &llmtest.Sleeper{}
-			got, err := llm.WithRetry(m, llmtest.Policy(sleeper, 3)).Generate(t.Context(), request())
-			llmtest.Check(t, llm.ProviderOpenAI, got, err, llmtest.Want{Response: tt.want, Kind: tt.wantKind, Msg: tt.wantMsg, Waits: tt.wantWaits}, testKey, sleeper)
-			reqs := srv.Requests()
-			if len(reqs) != len(tt.exchanges) {
-				t.Fatalf("server saw %d requests, want %d", len(reqs), len(tt.exchanges))
-			}
-			for _, r := range reqs {
-				if got := r.Header.Get("Authorization"); got != "Bearer "+testKey {
-					t.Errorf("Authorization = %q", got)
-				}
-				body := decode(t, r.Body)
-				if body.Model != "gpt-4.1" || body.MaxCompletionTokens != 512 || body.MaxTokens != 0 {
-					t.Errorf("model %q, max_completion_tokens %d, max_tokens %d; want gpt-4.1, 512, absent",
-						body.Model, body.MaxCompletionTokens, body.MaxTokens)
-				}
-				assertMessages(t, body)
-			}
+			llmtest.Exercise(t, llm.ProviderOpenAI, testKey, tt.exchanges,
+				func(srv *llmtest.Server) (llm.Model, error) {
+					return New(Options{Model: "gpt-4.1", APIKey: testKey, BaseURL: "http://api.openai.com/v1", HTTPClient: officialClient(srv)})
+				},
+				request(), llmtest.Want{Response: tt.want, Kind: tt.wantKind, Msg: tt.wantMsg, Waits: tt.wantWaits}, assertOfficialRequest)
 		})
 	}
 }
@@ -171,6 +153,20 @@ type wireBody struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
+}
+
+// assertOfficialRequest checks what the SDK sent to api.openai.com.
+func assertOfficialRequest(t *testing.T, r llmtest.Request) {
+	t.Helper()
+	if got := r.Header.Get("Authorization"); got != "Bearer "+testKey {
+		t.Errorf("Authorization = %q", got)
+	}
+	body := decode(t, r.Body)
+	if body.Model != "gpt-4.1" || body.MaxCompletionTokens != 512 || body.MaxTokens != 0 {
+		t.Errorf("model %q, max_completion_tokens %d, max_tokens %d; want gpt-4.1, 512, absent",
+			body.Model, body.MaxCompletionTokens, body.MaxTokens)
+	}
+	assertMessages(t, body)
 }
 
 func decode(t *testing.T, raw []byte) wireBody {
