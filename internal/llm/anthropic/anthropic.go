@@ -22,26 +22,9 @@ import (
 	"github.com/azero-dev/azero/internal/llm"
 )
 
-// DefaultTimeout bounds one HTTP request when Options.Timeout is zero. The SDK refuses
-// non-streaming calls with a large max_tokens unless a timeout is set; llm.WithRetry's
-// per-attempt timeout usually ends a call sooner.
-const DefaultTimeout = 10 * time.Minute
-
-// Options configures a Claude model.
-type Options struct {
-	// Model is Anthropic's model name ("claude-sonnet-4-5").
-	Model string
-	// APIKey is required.
-	APIKey string
-	// BaseURL replaces https://api.anthropic.com (without /v1).
-	BaseURL string
-	// HTTPClient replaces the default client.
-	HTTPClient *http.Client
-	// Timeout bounds one HTTP request (default DefaultTimeout).
-	Timeout time.Duration
-	// Prices computes Response.CostUSD; nil uses llm.DefaultPrices().
-	Prices llm.PriceTable
-}
+// Options configures a Claude model. The APIKey is required; BaseURL
+// replaces https://api.anthropic.com (without /v1).
+type Options = llm.ClientOptions
 
 // Model is a Claude model.
 type Model struct {
@@ -61,17 +44,13 @@ func New(opts Options) (llm.Model, error) {
 	if opts.APIKey == "" {
 		return nil, &llm.MissingKeyError{Provider: llm.ProviderAnthropic, Vars: llm.KeyVars(llm.ProviderAnthropic)}
 	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	ro := []option.RequestOption{
 		// Our getenv decides the key and base URL; the SDK must not add ANTHROPIC_* or a
 		// profile file of its own.
 		option.WithoutEnvironmentDefaults(),
 		option.WithAPIKey(opts.APIKey),
 		option.WithMaxRetries(0),
-		option.WithRequestTimeout(timeout),
+		option.WithRequestTimeout(opts.RequestTimeout()),
 	}
 	if opts.BaseURL != "" {
 		ro = append(ro, option.WithBaseURL(opts.BaseURL))
@@ -79,14 +58,10 @@ func New(opts Options) (llm.Model, error) {
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
-	prices := opts.Prices
-	if prices == nil {
-		prices = llm.DefaultPrices()
-	}
 	return &Model{
 		spec:   llm.Spec{Provider: llm.ProviderAnthropic, Model: opts.Model},
 		client: sdk.NewClient(ro...),
-		prices: prices,
+		prices: opts.PriceTable(),
 		now:    time.Now,
 	}, nil
 }

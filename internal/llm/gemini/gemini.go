@@ -24,24 +24,10 @@ import (
 	"github.com/azero-dev/azero/internal/llm"
 )
 
-// DefaultTimeout bounds one HTTP request when Options.Timeout is zero.
-const DefaultTimeout = 10 * time.Minute
-
-// Options configures a Gemini model.
-type Options struct {
-	// Model is the Gemini model name ("gemini-2.5-pro").
-	Model string
-	// APIKey is required.
-	APIKey string
-	// BaseURL replaces https://generativelanguage.googleapis.com/ (without the API version).
-	BaseURL string
-	// HTTPClient replaces the default client (it is copied, never modified).
-	HTTPClient *http.Client
-	// Timeout bounds one HTTP request (default DefaultTimeout).
-	Timeout time.Duration
-	// Prices computes Response.CostUSD; nil uses llm.DefaultPrices().
-	Prices llm.PriceTable
-}
+// Options configures a Gemini model. The APIKey is required; BaseURL
+// replaces https://generativelanguage.googleapis.com/ (without the API
+// version); the HTTPClient is copied, never modified.
+type Options = llm.ClientOptions
 
 // Model is a Gemini model.
 type Model struct {
@@ -61,10 +47,7 @@ func New(opts Options) (llm.Model, error) {
 	if opts.APIKey == "" {
 		return nil, &llm.MissingKeyError{Provider: llm.ProviderGemini, Vars: llm.KeyVars(llm.ProviderGemini)}
 	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := opts.RequestTimeout()
 	one := int32(1)
 	cfg := &genai.ClientConfig{
 		APIKey:     opts.APIKey,
@@ -84,14 +67,10 @@ func New(opts Options) (llm.Model, error) {
 		// Not %w and not the SDK's text: it may print the whole config, key included.
 		return nil, errors.New("gemini: the client could not be configured; check GOOGLE_GEMINI_BASE_URL")
 	}
-	prices := opts.Prices
-	if prices == nil {
-		prices = llm.DefaultPrices()
-	}
 	return &Model{
 		spec:   llm.Spec{Provider: llm.ProviderGemini, Model: opts.Model},
 		client: client,
-		prices: prices,
+		prices: opts.PriceTable(),
 		now:    time.Now,
 	}, nil
 }

@@ -28,26 +28,11 @@ import (
 // DefaultBaseURL is OpenAI's public API.
 const DefaultBaseURL = "https://api.openai.com/v1/"
 
-// DefaultTimeout bounds one HTTP request when Options.Timeout is zero.
-const DefaultTimeout = 10 * time.Minute
-
-// Options configures an OpenAI-compatible model.
-type Options struct {
-	// Model is the server's model name ("gpt-4.1", "qwen2.5-coder:7b").
-	Model string
-	// APIKey is required for api.openai.com and optional for other servers.
-	APIKey string
-	// BaseURL includes the API version path ("http://localhost:11434/v1"); empty means
-	// DefaultBaseURL.
-	BaseURL string
-	// HTTPClient replaces the default client.
-	HTTPClient *http.Client
-	// Timeout bounds one HTTP request (default DefaultTimeout).
-	Timeout time.Duration
-	// Prices computes Response.CostUSD; nil uses llm.DefaultPrices(). Local models are
-	// unpriced and cost 0.
-	Prices llm.PriceTable
-}
+// Options configures an OpenAI-compatible model. BaseURL includes the API
+// version path ("http://localhost:11434/v1"), default DefaultBaseURL; the
+// APIKey is required for api.openai.com and optional for other servers.
+// Local models are unpriced and cost 0.
+type Options = llm.ClientOptions
 
 // Model is an OpenAI-compatible chat model.
 type Model struct {
@@ -80,14 +65,10 @@ func New(opts Options) (llm.Model, error) {
 	if opts.APIKey == "" && official {
 		return nil, &llm.MissingKeyError{Provider: llm.ProviderOpenAI, Vars: llm.KeyVars(llm.ProviderOpenAI)}
 	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	ro := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithMaxRetries(0),
-		option.WithRequestTimeout(timeout),
+		option.WithRequestTimeout(opts.RequestTimeout()),
 	}
 	if opts.APIKey != "" {
 		ro = append(ro, option.WithAPIKey(opts.APIKey))
@@ -95,16 +76,12 @@ func New(opts Options) (llm.Model, error) {
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
-	prices := opts.Prices
-	if prices == nil {
-		prices = llm.DefaultPrices()
-	}
 	return &Model{
 		spec: llm.Spec{Provider: llm.ProviderOpenAI, Model: opts.Model},
 		// The service alone, not sdk.NewClient: NewClient would add OPENAI_API_KEY,
 		// OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS... from the process environment.
 		chat:     sdk.NewChatCompletionService(ro...),
-		prices:   prices,
+		prices:   opts.PriceTable(),
 		official: official,
 		now:      time.Now,
 	}, nil

@@ -106,13 +106,14 @@ func openRaw(s llm.Spec, env Env) (llm.Model, error) {
 	if timeout < 0 {
 		timeout = 0
 	}
+	opts := llm.ClientOptions{Model: s.Model, APIKey: ep.APIKey, BaseURL: ep.BaseURL, HTTPClient: env.HTTPClient, Timeout: timeout, Prices: env.Prices}
 	switch s.Provider {
 	case llm.ProviderAnthropic:
-		return anthropic.New(anthropic.Options{Model: s.Model, APIKey: ep.APIKey, BaseURL: ep.BaseURL, HTTPClient: env.HTTPClient, Timeout: timeout, Prices: env.Prices})
+		return anthropic.New(opts)
 	case llm.ProviderGemini:
-		return gemini.New(gemini.Options{Model: s.Model, APIKey: ep.APIKey, BaseURL: ep.BaseURL, HTTPClient: env.HTTPClient, Timeout: timeout, Prices: env.Prices})
+		return gemini.New(opts)
 	case llm.ProviderOpenAI:
-		return openai.New(openai.Options{Model: s.Model, APIKey: ep.APIKey, BaseURL: ep.BaseURL, HTTPClient: env.HTTPClient, Timeout: timeout, Prices: env.Prices})
+		return openai.New(opts)
 	}
 	return nil, fmt.Errorf("%w: no provider %q", llm.ErrInvalidSpec, s.Provider)
 }
