@@ -46,16 +46,9 @@ func TestAppendAndInsert(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			prop, err := propose(t, "f.txt", tt.existing, tt.content, tt.strategy, tt.line)
-			if tt.wantErr != "" {
-				var re *safewrite.InsertRangeError
-				if !errors.As(err, &re) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want an InsertRangeError naming %q", err, tt.wantErr)
-				}
+			prop, ok := merged(t, "f.txt", tt.existing, tt.content, tt.strategy, tt.line, tt.wantErr, new(*safewrite.InsertRangeError))
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if string(prop.Result) != tt.want {
 				t.Fatalf("result %q, want %q", prop.Result, tt.want)
@@ -180,16 +173,9 @@ func (w Wallet) Spend() {}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			prop, err := propose(t, "shop/cart.go", goFile, tt.content, safewrite.Extend, 0)
-			if tt.wantErr != "" {
-				var ee *safewrite.ExtendError
-				if !errors.As(err, &ee) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want an ExtendError with %q", err, tt.wantErr)
-				}
+			prop, ok := merged(t, "shop/cart.go", goFile, tt.content, safewrite.Extend, 0, tt.wantErr, new(*safewrite.ExtendError))
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := string(prop.Result)
 			at := 0
@@ -332,16 +318,9 @@ class Report:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			prop, err := propose(t, "inventory.py", pyFile, tt.content, safewrite.Extend, 0)
-			if tt.wantErr != "" {
-				var ee *safewrite.ExtendError
-				if !errors.As(err, &ee) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want an ExtendError with %q", err, tt.wantErr)
-				}
+			prop, ok := merged(t, "inventory.py", pyFile, tt.content, safewrite.Extend, 0, tt.wantErr, new(*safewrite.ExtendError))
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := string(prop.Result)
 			if tt.want != "" && got != tt.want {
@@ -422,15 +401,9 @@ func TestExtendGoShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			prop, err := propose(t, "p.go", tt.existing, tt.content, safewrite.Extend, 0)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			prop, ok := merged(t, "p.go", tt.existing, tt.content, safewrite.Extend, 0, tt.wantErr, nil)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := string(prop.Result)
 			at := 0
@@ -470,15 +443,9 @@ func TestExtendPythonShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			prop, err := propose(t, "m.py", tt.existing, tt.content, safewrite.Extend, 0)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			prop, ok := merged(t, "m.py", tt.existing, tt.content, safewrite.Extend, 0, tt.wantErr, nil)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if string(prop.Result) != tt.want {
 				t.Fatalf("got %q\nwant %q", prop.Result, tt.want)
@@ -500,4 +467,22 @@ func TestParseStrategy(t *testing.T) {
 			t.Errorf("ParseStrategy(%q): %v", bad, err)
 		}
 	}
+}
+
+// merged proposes a write of content over existing and returns the
+// proposal. With wantErr it expects an error containing wantErr (of
+// target's type when target is not nil) instead, and reports ok false.
+func merged(t *testing.T, path, existing, content string, st safewrite.Strategy, line int, wantErr string, target any) (prop safewrite.Proposal, ok bool) {
+	t.Helper()
+	prop, err := propose(t, path, existing, content, st, line)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) || (target != nil && !errors.As(err, target)) {
+			t.Fatalf("err = %v, want an error (%T) containing %q", err, target, wantErr)
+		}
+		return prop, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prop, true
 }
