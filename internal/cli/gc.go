@@ -68,6 +68,17 @@ type runBranch struct {
 	Result string `json:"result"`
 }
 
+// branchOf reads where an implementation run works. A state that does
+// not decode (another workflow, a newer azero) names no branch: gc then
+// removes the worktree and leaves branches alone.
+func branchOf(r store.Run) runBranch {
+	var info runBranch
+	if err := json.Unmarshal(r.State, &info); err != nil {
+		return runBranch{}
+	}
+	return info
+}
+
 func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 	stateDir, err := f.StateDir()
 	if err != nil {
@@ -97,12 +108,12 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 			return err
 		case r.Status.Finished() || r.Node == flow.End:
 			a.Reason = "the run has ended (" + string(r.Status) + ")"
-			json.Unmarshal(r.State, &info)
+			info = branchOf(r)
 		case st.LeaseLive(r):
 			continue // being driven right now
 		case opts.All:
 			a.Reason = "abandoned: " + string(effectiveStatus(st, r)) + " at " + r.Node
-			json.Unmarshal(r.State, &info)
+			info = branchOf(r)
 		default:
 			continue // resumable; kept unless --all
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/contextload"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
@@ -275,7 +276,7 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if opts.mockScript != "" {
 		meta["mock_script"] = opts.mockScript
 	}
-	deps, err := implementDeps(ctx, f, runID, state, meta)
+	deps, err := implementDeps(ctx, f, cfg, runID, state, meta)
 	if err != nil {
 		return err
 	}
@@ -311,7 +312,7 @@ func printDataPolicy(f *Factory, st provider.Status, lldName string, lldTokens i
 }
 
 // implementDeps builds what the workflow's nodes use for one run.
-func implementDeps(ctx context.Context, f *Factory, runID string, s *implement.State, meta map[string]string) (implement.Deps, error) {
+func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, meta map[string]string) (implement.Deps, error) {
 	auto, _ := strconv.ParseBool(meta["auto"])
 	force, _ := strconv.ParseBool(meta["force"])
 	budget, _ := strconv.ParseFloat(meta["budget"], 64)
@@ -328,10 +329,6 @@ func implementDeps(ctx context.Context, f *Factory, runID string, s *implement.S
 		return implement.Deps{}, err
 	}
 	stateDir, err := f.StateDir()
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	cfg, err := f.Config(s.Repo)
 	if err != nil {
 		return implement.Deps{}, err
 	}
@@ -371,7 +368,11 @@ func resumeImplement(ctx context.Context, f *Factory, r store.Run, asJSON bool) 
 	if err := decodeState(r, &s); err != nil {
 		return err
 	}
-	deps, err := implementDeps(ctx, f, r.ID, &s, r.Meta)
+	cfg, err := f.Config(s.Repo)
+	if err != nil {
+		return err
+	}
+	deps, err := implementDeps(ctx, f, cfg, r.ID, &s, r.Meta)
 	if err != nil {
 		return err
 	}
