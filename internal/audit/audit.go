@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // FileName is the log's name inside the state directory.
@@ -34,7 +35,7 @@ const Redacted = "[REDACTED]"
 // Logger records audit events. The zero value is not usable; a nil *Logger
 // discards events, so optional auditing needs no branches.
 type Logger struct {
-	log     *slog.Logger
+	h       slog.Handler
 	closer  io.Closer
 	secrets []string
 }
@@ -64,8 +65,7 @@ func New(w io.Writer, secrets []string) *Logger {
 			l.secrets = append(l.secrets, s)
 		}
 	}
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: l.replace})
-	l.log = slog.New(h)
+	l.h = slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: l.replace})
 	return l
 }
 
@@ -78,15 +78,21 @@ func (l *Logger) Close() error {
 }
 
 // Event records one event. runID may be empty. Attribute values may be any
-// type slog accepts.
-func (l *Logger) Event(ctx context.Context, event, runID string, attrs ...slog.Attr) {
+// type slog accepts. It returns the write's error (a full disk, a log
+// made read-only): a caller recording a decision must not act on it then.
+func (l *Logger) Event(ctx context.Context, event, runID string, attrs ...slog.Attr) error {
 	if l == nil {
-		return
+		return nil
 	}
 	if runID != "" {
 		attrs = append([]slog.Attr{slog.String("run_id", runID)}, attrs...)
 	}
-	l.log.LogAttrs(ctx, slog.LevelInfo, event, attrs...)
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, event, 0)
+	r.AddAttrs(attrs...)
+	if err := l.h.Handle(ctx, r); err != nil {
+		return fmt.Errorf("write the audit log: %w", err)
+	}
+	return nil
 }
 
 var secretKey = regexp.MustCompile(`(?i)(api_?key|token|secret|password|passwd|authorization|credential)`)

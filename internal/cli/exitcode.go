@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 )
 
 // Exit codes, the contract of every azero command (DESIGN.md).
@@ -61,9 +62,9 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, flow.ErrInterrupted), errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, flow.ErrWaiting), flow.NeedsHuman(err):
+	case errors.Is(err, flow.ErrWaiting), human.Needed(err):
 		return ExitNeedsHuman
-	case errors.Is(err, flow.ErrAborted):
+	case errors.Is(err, human.ErrAborted):
 		return ExitRejected
 	case errors.As(err, &tf) && tf.TestsFailed():
 		return ExitTestsFailed

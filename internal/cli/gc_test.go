@@ -30,7 +30,7 @@ func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 	}
 	select {
 	case <-srv.arrived:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("no model call")
 	}
 	cmd.Process.Signal(syscall.SIGKILL)

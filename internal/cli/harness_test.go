@@ -55,11 +55,11 @@ func azeroEnv(state string, extra ...string) []string {
 type runResult struct {
 	code           int
 	stdout, stderr string
-	elapsed        time.Duration
 }
 
-// runAzeroIn runs azero in dir with stdin from /dev/null (nobody can be
-// asked) and stdout and stderr to pipes.
+// runAzeroIn runs azero in dir with stdin a pipe that stays open and
+// silent (nobody can be asked, and a command that waited for input would
+// never end), and stdout and stderr to pipes.
 func runAzeroIn(t *testing.T, state, dir string, env []string, args ...string) runResult {
 	t.Helper()
 	return runAzeroInput(t, state, dir, env, nil, args...)
@@ -73,12 +73,19 @@ func runAzeroInput(t *testing.T, state, dir string, env []string, stdin *string,
 	cmd.Env = azeroEnv(state, env...)
 	if stdin != nil {
 		cmd.Stdin = strings.NewReader(*stdin)
+	} else {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		defer w.Close()
+		cmd.Stdin = r
 	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
 	err := cmd.Run()
-	res := runResult{stdout: out.String(), stderr: errOut.String(), elapsed: time.Since(start)}
+	res := runResult{stdout: out.String(), stderr: errOut.String()}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -133,7 +140,7 @@ func (s *session) exit(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-s.done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(testenv.Patience):
 		s.cmd.Process.Kill()
 		t.Fatalf("the process did not exit; screen:\n%s", s.Text())
 	}

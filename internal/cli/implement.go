@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,12 +11,11 @@ import (
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/contextload"
+	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
-	"github.com/azero-dev/azero/internal/lld"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
-	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testrun"
 	"github.com/azero-dev/azero/internal/workflow/implement"
@@ -81,8 +76,8 @@ func newImplementCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.LLD == "" {
-				return usagef("--lld FILE is required: the design document to implement")
+			if err := opts.validate(); err != nil {
+				return err
 			}
 			return implementRun(cmd.Context(), f, opts)
 		},
@@ -102,28 +97,23 @@ func newImplementCommand(f *Factory) *cobra.Command {
 	return cmd
 }
 
-var (
-	slugChars   = regexp.MustCompile(`[^a-z0-9]+`)
-	issuePrefix = regexp.MustCompile(`^\s*#?\d+\s*[-:]\s*`)                          // "87 - "
-	kindPrefix  = regexp.MustCompile(`(?i)^(feature|bug|fix|chore|refactor)\s*:\s*`) // "Feature: "
-)
-
-// titleOf is a design's title without its issue number and kind.
-func titleOf(title string) string {
-	return strings.TrimSpace(kindPrefix.ReplaceAllString(issuePrefix.ReplaceAllString(title, ""), ""))
-}
-
-// slugOf makes a short branch-safe name from a title.
-func slugOf(title string) string {
-	title = strings.ToLower(titleOf(title))
-	s := strings.Trim(slugChars.ReplaceAllString(title, "-"), "-")
-	if len(s) > 40 {
-		s = strings.TrimRight(s[:40], "-")
+// validate refuses flag combinations that cannot be meant, before any
+// work: usage errors (exit 2).
+func (opts *ImplementOptions) validate() error {
+	switch {
+	case opts.LLD == "":
+		return usagef("--lld FILE is required: the design document to implement")
+	case opts.Budget < 0:
+		return usagef("--budget must not be negative (got %g)", opts.Budget)
+	case opts.Force && !opts.Auto:
+		return usagef("--force only makes sense with --auto (without --auto azero asks before replacing a large file)")
 	}
-	if s == "" {
-		s = "change"
+	if opts.Coder != "" {
+		if _, err := llm.ParseSpec(opts.Coder); err != nil {
+			return usagef("--coder %q: %v", opts.Coder, err)
+		}
 	}
-	return s
+	return nil
 }
 
 func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error {
@@ -135,153 +125,77 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	repo := gitx.Repo{Dir: top}
-	if ok, err := repo.HasCommits(ctx); err != nil || !ok {
-		return fmt.Errorf("%s has no commits yet: commit something first, azero works on a branch of HEAD", top)
-	}
 	cfg, err := f.Config(top)
 	if err != nil {
 		return err
 	}
-
-	// N0: everything is checked before any model sees anything.
-	lldPath := f.abs(opts.LLD)
-	raw, err := os.ReadFile(lldPath)
+	design, err := readBounded(ctx, f.abs(opts.LLD), "the design document", contextload.MaxFileBytes)
 	if err != nil {
-		return fmt.Errorf("read the design document: %w", err)
+		return err
 	}
-	if len(raw) > contextload.MaxFileBytes {
-		return fmt.Errorf("the design document %s is %d bytes, over the %d-byte limit", opts.LLD, len(raw), contextload.MaxFileBytes)
+	env := f.providerEnv(cfg)
+	coder := opts.Coder
+	if coder == "" {
+		coder = roleModel(cfg, llm.RoleCoder, "")
 	}
-	doc, err := lld.Parse(string(raw))
+	settings := implement.Settings{Auto: opts.Auto, Force: opts.Force, Budget: opts.Budget}
+	if settings.Budget == 0 && cfg.Implement.Budget != nil {
+		settings.Budget = *cfg.Implement.Budget
+	}
+	switch {
+	case opts.mockScript != "":
+		coder, settings.MockScript = llm.MockSpec, opts.mockScript
+	case env.MockLLM:
+		// The run records the model it really uses: resuming it later
+		// without AZERO_MOCK_LLM must not switch models.
+		coder, settings.MockScript = llm.MockSpec, env.MockScript
+	}
+	env.Role = llm.RoleCoder
+	env.MockLLM, env.MockScript = false, settings.MockScript
+	stateDir, err := f.StateDir()
 	if err != nil {
-		return fmt.Errorf("%s: %w", opts.LLD, err)
-	}
-	checked, err := lld.Check(doc, top)
-	if err != nil {
-		return fmt.Errorf("%s: %w", opts.LLD, err)
-	}
-	files := make([]implement.FileSpec, 0, len(checked))
-	var tests []string
-	code := 0
-	for _, fc := range checked {
-		files = append(files, implement.FileSpec{Path: fc.Path, Change: fc.ChangeName, Test: fc.IsTest()})
-		if fc.IsTest() {
-			tests = append(tests, fc.Path)
-		} else {
-			code++
-		}
-	}
-	if len(tests) == 0 || code == 0 {
-		return fmt.Errorf("%s: the Files Changed table must list at least one test file (test_*.py, *_test.py, *_test.go) and one code file: azero implements test first", opts.LLD)
+		return err
 	}
 	runner := opts.Runner
 	if runner == "" {
 		runner = cfg.Implement.Runner
 	}
-	if runner == "" {
-		runner = testrun.DetectFiles(tests)
-	}
-	if runner == "" {
-		if runner, err = testrun.Detect(top); err != nil {
-			return err
-		}
-	}
 	testCmd := opts.TestCmd
 	if testCmd == "" {
 		testCmd = cfg.Implement.TestCmd
 	}
-	if _, err := testrun.New(runner, testrun.Options{TestCmd: testCmd}); err != nil {
-		return usagef("%v", err)
-	}
-	est := llm.NewEstimator()
-	lldTokens := est.CountTokens(string(raw))
-	ctxFiles, err := contextload.Load(top, opts.Context, contextload.Options{CountTokens: est.CountTokens, Reserved: lldTokens})
+	runID := store.NewID(f.Now())
+	state, plan, err := implement.Prepare(ctx, implement.Inputs{
+		DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Dir: top, Context: opts.Context,
+		Runner: runner, TestCmd: testCmd, Coder: coder, Prices: env.Prices, Settings: settings,
+		StateDir: stateDir, RunID: runID,
+	})
 	if err != nil {
+		var ie *implement.InputError
+		if errors.As(err, &ie) {
+			return &UsageError{Err: ie.Err}
+		}
 		return err
 	}
-	coder := opts.Coder
-	if opts.mockScript != "" {
-		coder = "mock:scripted"
-	}
-	if coder == "" {
-		coder = roleModel(cfg, llm.RoleCoder, "")
-	}
-	env := f.providerEnv(cfg)
-	if opts.mockScript != "" {
-		env.MockLLM, env.MockScript = true, opts.mockScript
-	}
-	env.Role = llm.RoleCoder
+	// The model is checked (its key, its script) only once the inputs are:
+	// a design that cannot be implemented is reported first.
 	status := provider.Describe(coder, env)
 	if status.Err != nil {
 		return status.Err
 	}
-	budget := opts.Budget
-	if budget == 0 && cfg.Implement.Budget != nil {
-		budget = *cfg.Implement.Budget
-	}
-
-	// Where the run will work.
-	branchBase, err := repo.CurrentBranch(ctx)
-	if err != nil {
-		return err
-	}
-	if branchBase == "" {
-		return errors.New("your checkout is on a detached HEAD: check out the branch the change should be merged into")
-	}
-	head, err := repo.Head(ctx)
-	if err != nil {
-		return err
-	}
-	stateDir, err := f.StateDir()
-	if err != nil {
-		return err
-	}
-	issue := opts.Issue
-	if issue == "" {
-		issue = doc.Issue
-	}
-	runID := store.NewID(f.Now())
-	branch := "azero/" + slugOf(doc.Title)
-	if issue != "" {
-		branch = "azero/" + issue + "-" + slugOf(doc.Title)
-	}
-	if exists, err := repo.BranchExists(ctx, branch); err != nil {
-		return err
-	} else if exists {
-		branch += "-" + runID[len(runID)-6:]
-	}
-	state := &implement.State{
-		Issue: issue, Title: titleOf(doc.Title),
-		LLDPath: lldPath, LLD: string(raw), Repo: top, BaseBranch: branchBase, BaseCommit: head,
-		Branch: branch, Worktree: filepath.Join(stateDir, "worktrees", runID),
-		Runner: runner, TestCmd: testCmd, Files: files, Coder: coder,
-	}
-	ctxTokens := 0
-	for _, c := range ctxFiles {
-		state.Context = append(state.Context, implement.ContextFile{Path: c.Rel, Content: c.Content})
-		ctxTokens += c.Tokens
-	}
-	printDataPolicy(f, status, opts.LLD, lldTokens, ctxFiles, ctxTokens, roles.LineageDir(stateDir, runID))
+	printDataPolicy(f, status, opts.LLD, plan, roles.LineageDir(stateDir, runID))
 
 	eng, err := f.engine(ctx)
 	if err != nil {
 		return err
 	}
-	meta := map[string]string{"repo": top, "lld": lldPath, "branch": branch, "coder": coder, "runner": runner,
-		"auto": strconv.FormatBool(opts.Auto), "force": strconv.FormatBool(opts.Force)}
-	if budget > 0 {
-		meta["budget"] = strconv.FormatFloat(budget, 'f', -1, 64)
-	}
-	if opts.mockScript != "" {
-		meta["mock_script"] = opts.mockScript
-	}
-	deps, err := implementDeps(ctx, f, cfg, runID, state, meta)
+	deps, err := implementDeps(ctx, f, cfg, runID, state, eng)
 	if err != nil {
 		return err
 	}
 	g := implement.Graph(deps)
-	if _, err := flow.Create(ctx, eng, g, state, flow.CreateOptions{ID: runID, Key: branch, Meta: meta}); err != nil {
+	meta := map[string]string{"repo": state.Repo, "lld": state.LLDPath, "branch": state.Branch, "coder": state.Coder, "runner": state.Runner}
+	if _, err := flow.Create(ctx, eng, g, state, flow.CreateOptions{ID: runID, Key: state.Branch, Meta: meta}); err != nil {
 		return err
 	}
 	final, err := flow.Drive(ctx, eng, g, runID)
@@ -289,7 +203,7 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 }
 
 // printDataPolicy says, before anything is sent, what goes to which model.
-func printDataPolicy(f *Factory, st provider.Status, lldName string, lldTokens int, ctxFiles []contextload.File, ctxTokens int, lineage string) {
+func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implement.Plan, lineage string) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.ErrOut
 	fmt.Fprintln(w, cs.Bold("Data policy"))
@@ -297,13 +211,17 @@ func printDataPolicy(f *Factory, st provider.Status, lldName string, lldTokens i
 		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine.\n", st.Spec)
 	} else {
 		fmt.Fprintf(w, "  coder: %s at %s. Sent to it:\n", st.Spec, st.Endpoint)
-		fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, lldTokens)
-		if len(ctxFiles) > 0 {
-			names := make([]string, len(ctxFiles))
-			for i, c := range ctxFiles {
+		fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, plan.DesignTokens)
+		if len(plan.Modified) > 0 {
+			fmt.Fprintf(w, "    - the current content of the files the change modifies: %s (a file over %d lines or %d bytes as an outline of its declarations)\n",
+				strings.Join(plan.Modified, ", "), edit.LargeLines, edit.LargeBytes)
+		}
+		if len(plan.Context) > 0 {
+			names := make([]string, len(plan.Context))
+			for i, c := range plan.Context {
 				names[i] = c.Rel
 			}
-			fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), ctxTokens)
+			fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
 		}
 		fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
 		fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
@@ -311,20 +229,14 @@ func printDataPolicy(f *Factory, st provider.Status, lldName string, lldTokens i
 	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n\n", lineage)
 }
 
-// implementDeps builds what the workflow's nodes use for one run.
-func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, meta map[string]string) (implement.Deps, error) {
-	auto, _ := strconv.ParseBool(meta["auto"])
-	force, _ := strconv.ParseBool(meta["force"])
-	budget, _ := strconv.ParseFloat(meta["budget"], 64)
-	w, err := f.writer(auto, force)
+// implementDeps builds what the workflow's nodes use for one run, from
+// the run's state: the model it records, the settings it started with.
+func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, eng *flow.Engine) (implement.Deps, error) {
+	w, err := f.writer(s.Settings.Auto, s.Settings.Force)
 	if err != nil {
 		return implement.Deps{}, err
 	}
 	st, err := f.Store(ctx)
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	a, err := f.Audit()
 	if err != nil {
 		return implement.Deps{}, err
 	}
@@ -333,12 +245,11 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 		return implement.Deps{}, err
 	}
 	env := f.providerEnv(cfg)
-	if script := meta["mock_script"]; script != "" {
-		env.MockLLM, env.MockScript = true, script
-	}
+	// The recorded model, whatever AZERO_MOCK_LLM says now.
+	env.MockLLM, env.MockScript = false, s.Settings.MockScript
 	lineage := roles.NewLineage(w, stateDir, runID)
 	coder, err := roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
-		Env: env, Budget: budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
+		Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
 	if err != nil {
 		return implement.Deps{}, err
 	}
@@ -346,17 +257,7 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	if err != nil {
 		return implement.Deps{}, err
 	}
-	return implement.Deps{
-		Coder:   coder,
-		Writer:  w,
-		Runner:  runner,
-		Gate:    &review.Gate{IO: f.IO, Prompter: f.Prompter(), Audit: a, Now: f.Now},
-		Asker:   f.Prompter(),
-		Lineage: lineage,
-		Audit:   a,
-		Out:     f.IO.ErrOut,
-		Color:   f.IO.ColorScheme(),
-	}, nil
+	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: eng}, nil
 }
 
 func resumeImplement(ctx context.Context, f *Factory, r store.Run, asJSON bool) error {
@@ -372,7 +273,7 @@ func resumeImplement(ctx context.Context, f *Factory, r store.Run, asJSON bool) 
 	if err != nil {
 		return err
 	}
-	deps, err := implementDeps(ctx, f, cfg, r.ID, &s, r.Meta)
+	deps, err := implementDeps(ctx, f, cfg, r.ID, &s, eng)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ def pytest_sessionstart(session):
 	waitArrival := func() {
 		select {
 		case <-srv.arrived:
-		case <-time.After(30 * time.Second):
+		case <-time.After(testenv.Patience):
 			t.Fatal("no model call arrived")
 		}
 	}
@@ -135,7 +135,7 @@ def pytest_sessionstart(session):
 
 	// 2. Resumed; killed while pytest runs the red gate.
 	cmd = run("resume", r.ID)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testenv.Patience); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
 			break
 		}

@@ -4,12 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
-	"os"
-	"path"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +13,6 @@ import (
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
-	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/tracker"
@@ -27,7 +20,7 @@ import (
 	"github.com/azero-dev/azero/internal/workflow/roles"
 )
 
-// issueWorkflow names the governance workflow in resumers().
+// issueWorkflow names the governance workflow in workflows().
 const issueWorkflow = issue.Name
 
 // IssueOptions are the inputs of `azero issue`.
@@ -105,8 +98,8 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 
   [M]anual at a gate ends the run as aborted (exit 4): nothing is filed and
   the files stay in <audit_dir>/active/<slug>/ for you to take over.
-  [A]bort after a filing error exits 1 with the error; the run can be
-  resumed later to try filing again.`),
+  [A]bort after a filing error exits 1 with the error; resuming the run
+  asks again ([R]etry / [E]dit / [A]bort).`),
 		Example: trimLines(`
   azero issue --brief notes/governance-notes.md
   azero issue --brief idea.md --tracker github --repo acme/widgets
@@ -143,89 +136,28 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 	return cmd
 }
 
-// issueSettings are the choices a new run starts with.
-type issueSettings struct {
-	tracker             issue.TrackerConfig
-	auditDir            string
-	drafter, reviewer   string
-	drafterS, reviewerS provider.Status
-}
+// maxBriefBytes bounds a brief: notes, not a book.
+const maxBriefBytes = 1 << 20
 
-// repoRelDir validates a configured directory: relative, inside the
-// repository, slash-separated.
-func repoRelDir(key, dir string) (string, error) {
-	d := path.Clean(filepath.ToSlash(dir))
-	if d == "." || path.IsAbs(d) || d == ".." || strings.HasPrefix(d, "../") || filepath.IsAbs(dir) {
-		return "", fmt.Errorf("config %s %q: must be a directory inside the repository, relative to its root", key, dir)
-	}
-	return d, nil
-}
-
-func resolveIssueSettings(f *Factory, cfg config.Config, opts *IssueOptions) (issueSettings, error) {
-	var s issueSettings
-	kind, repo := opts.Tracker, opts.Repo
-	if kind == "" {
-		kind = cfg.Issue.Tracker
-	}
-	if repo == "" && kind != issue.TrackerLocal {
-		repo = cfg.Issue.Repo
-	}
-	if kind == "" {
-		kind = issue.TrackerLocal
-		if repo != "" {
-			kind = issue.TrackerGitHub
-		}
-	}
-	switch kind {
-	case issue.TrackerGitHub:
-		if repo == "" {
-			return s, usagef("the github tracker needs the repository: pass --repo OWNER/NAME or set issue.repo in the config")
-		}
-		if o, n, ok := strings.Cut(repo, "/"); !ok || o == "" || n == "" || strings.Contains(n, "/") {
-			return s, usagef("--repo %q: use OWNER/NAME", repo)
-		}
-		s.tracker = issue.TrackerConfig{Kind: kind, Repo: repo}
-	case issue.TrackerLocal:
-		if opts.Repo != "" {
-			return s, usagef("--repo names a GitHub repository, but the tracker is local; add --tracker github")
-		}
-		dir := cfg.Issue.IssuesDir
-		if dir == "" {
-			dir = issue.DefaultIssuesDir
-		}
-		d, err := repoRelDir("issue.issues_dir", dir)
-		if err != nil {
-			return s, err
-		}
-		s.tracker = issue.TrackerConfig{Kind: kind, IssuesDir: d}
-	}
-	dir := cfg.Issue.AuditDir
-	if dir == "" {
-		dir = issue.DefaultAuditDir
-	}
-	d, err := repoRelDir("issue.audit_dir", dir)
-	if err != nil {
-		return s, err
-	}
-	s.auditDir = d
-
+// issueModels resolves the drafter and reviewer a new run will use (the
+// scripted model when the run is mocked) and checks that their keys are
+// present, before anything is written.
+func issueModels(f *Factory, cfg config.Config, opts *IssueOptions) (drafter, reviewer provider.Status, err error) {
 	env := f.providerEnv(cfg)
-	s.drafter = roleModel(cfg, llm.RoleDrafter, opts.Drafter)
-	s.reviewer = roleModel(cfg, llm.RoleReviewer, opts.Reviewer)
-	for _, m := range []struct {
+	var st [2]provider.Status
+	for i, m := range []struct {
 		role llm.Role
-		spec string
-		st   *provider.Status
-	}{{llm.RoleDrafter, s.drafter, &s.drafterS}, {llm.RoleReviewer, s.reviewer, &s.reviewerS}} {
+		flag string
+	}{{llm.RoleDrafter, opts.Drafter}, {llm.RoleReviewer, opts.Reviewer}} {
 		e := env
 		e.Role = m.role
-		*m.st = provider.Describe(m.spec, e)
-		if m.st.Err != nil {
+		st[i] = provider.Describe(roleModel(cfg, m.role, m.flag), e)
+		if st[i].Err != nil {
 			// A missing key names its variable; no file is written before this.
-			return s, fmt.Errorf("%s model %s: %w", m.role, m.spec, m.st.Err)
+			return st[0], st[1], fmt.Errorf("%s model %s: %w", m.role, st[i].Configured, st[i].Err)
 		}
 	}
-	return s, nil
+	return st[0], st[1], nil
 }
 
 func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
@@ -252,49 +184,32 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 		return resumeIssue(ctx, f, r, opts.JSON)
 	}
 
-	// N0, before a run exists: the brief, its slug, the settings.
-	raw, err := os.ReadFile(f.abs(opts.Brief))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("brief file %s not found: pass the path of your notes with --brief", opts.Brief)
-	case err != nil:
-		return fmt.Errorf("read the brief: %w", err)
-	case strings.TrimSpace(string(raw)) == "":
-		return fmt.Errorf("the brief %s is empty: write your notes first", opts.Brief)
+	raw, err := readBounded(ctx, f.abs(opts.Brief), "brief file", maxBriefBytes)
+	if err != nil {
+		return fmt.Errorf("%w: pass the path of your notes with --brief", err)
 	}
-	slug := issue.SlugFromFile(opts.Brief)
-	if slug == "" {
-		return fmt.Errorf("cannot make a slug from the file name %q: rename the brief using letters, digits and hyphens", filepath.Base(opts.Brief))
-	}
-	set, err := resolveIssueSettings(f, cfg, opts)
+	drafter, reviewer, err := issueModels(f, cfg, opts)
 	if err != nil {
 		return err
 	}
-
-	slug, resume, err := settleSlug(ctx, f, st, top, set.auditDir, slug)
-	switch {
-	case err != nil:
-		var ce *slugCollisionError
-		if opts.JSON && errors.As(err, &ce) {
-			_ = writeJSON(f.IO.Out, map[string]any{"workflow": issue.Name, "status": "needs_human", "slug": ce.Slug,
-				"run_id": ce.RunID, "resume": "azero issue --resume " + ce.Slug, "error": err.Error()})
+	s, err := issue.Prepare(ctx, issue.Inputs{BriefPath: f.abs(opts.Brief), Brief: raw, Dir: top, Tracker: opts.Tracker,
+		Repo: opts.Repo, Config: cfg.Issue, Drafter: effectiveModel(drafter), Reviewer: effectiveModel(reviewer)})
+	if err != nil {
+		var ie *issue.InputError
+		if errors.As(err, &ie) {
+			return &UsageError{Err: ie.Err}
 		}
 		return err
-	case resume != nil:
-		return resumeIssue(ctx, f, *resume, opts.JSON)
-	case slug == "":
-		fmt.Fprintln(f.IO.ErrOut, "Aborted: nothing was created or changed.")
-		if opts.JSON {
-			return writeJSON(f.IO.Out, map[string]any{"workflow": issue.Name, "status": "not_started", "slug": issue.SlugFromFile(opts.Brief)})
-		}
-		return nil
 	}
-
-	briefPath, _ := filepath.Abs(f.abs(opts.Brief))
+	if drafter.Mocked || reviewer.Mocked {
+		s.MockScript = f.providerEnv(cfg).MockScript
+	}
 	runID := store.NewID(f.Now())
-	s := &issue.State{Slug: slug, BriefPath: briefPath, Brief: string(raw), Root: top, AuditDir: set.auditDir,
-		Tracker: set.tracker, Drafter: set.drafter, Reviewer: set.reviewer}
-	deps, err := issueDeps(ctx, f, runID, s)
+	eng, err := f.engine(ctx)
+	if err != nil {
+		return err
+	}
+	deps, err := issueDeps(ctx, f, runID, s, eng)
 	if err != nil {
 		return err
 	}
@@ -302,35 +217,70 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err := deps.Checks.Run(ctx); err != nil {
 		return err
 	}
-	printIssuePlan(f, s, set, deps)
+	printIssuePlan(f, s, drafter, reviewer, deps)
 
-	eng, err := f.engine(ctx)
-	if err != nil {
-		return err
-	}
 	g := issue.New(deps)
-	meta := map[string]string{"slug": slug, "brief": briefPath, "repo": top, "tracker": deps.Tracker.Name(),
+	meta := map[string]string{"slug": s.Slug, "brief": s.BriefPath, "repo": top, "tracker": deps.Tracker.Name(),
 		"drafter": s.Drafter, "reviewer": s.Reviewer}
-	if _, err := flow.Create(ctx, eng, g, s, flow.CreateOptions{ID: runID, Key: slug, Meta: meta}); err != nil {
+	// The run claims its slug (its key) as its first step.
+	if _, err := flow.Create(ctx, eng, g, s, flow.CreateOptions{ID: runID, Meta: meta}); err != nil {
 		return err
 	}
 	_, err = flow.Drive(ctx, eng, g, runID)
-	return f.reportIssue(ctx, runID, s, err, opts.JSON)
+	return f.finishIssue(ctx, runID, s, err, opts.JSON)
+}
+
+// effectiveModel is the model a role really uses: the scripted one when
+// mocked.
+func effectiveModel(st provider.Status) string {
+	if st.Mocked {
+		return llm.MockSpec
+	}
+	return st.Spec.String()
+}
+
+// finishIssue reports a driven issue run; a run whose human chose at the
+// slug collision to resume the run holding the slug continues that run,
+// and one cancelled there ends cleanly (spec #62, scenario 028: exit 0).
+func (f *Factory) finishIssue(ctx context.Context, runID string, s *issue.State, driveErr error, asJSON bool) error {
+	var (
+		handOver  *issue.HandOverError
+		cancelled *issue.CancelledError
+	)
+	switch {
+	case errors.As(driveErr, &handOver):
+		st, err := f.Store(ctx)
+		if err != nil {
+			return err
+		}
+		r, err := st.GetRun(ctx, handOver.RunID)
+		if err != nil {
+			return err
+		}
+		return resumeIssue(ctx, f, r, asJSON)
+	case errors.As(driveErr, &cancelled):
+		fmt.Fprintln(f.IO.ErrOut, "Aborted: nothing was created or changed.")
+		if asJSON {
+			return writeJSON(f.IO.Out, map[string]any{"workflow": issue.Name, "status": "not_started", "run_id": runID, "slug": cancelled.Slug})
+		}
+		return nil
+	}
+	return f.reportIssue(ctx, runID, s, driveErr, asJSON)
 }
 
 // printIssuePlan says, before anything is sent, what goes where.
-func printIssuePlan(f *Factory, s *issue.State, set issueSettings, d issue.Deps) {
+func printIssuePlan(f *Factory, s *issue.State, drafter, reviewer provider.Status, d issue.Deps) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.ErrOut
 	where := func(st provider.Status) string {
 		if st.Mocked || st.Spec.Provider == llm.ProviderMock {
-			return st.Spec.String() + " (offline: nothing leaves this machine)"
+			return llm.MockSpec + " (offline: nothing leaves this machine)"
 		}
 		return st.Spec.String() + " at " + st.Endpoint.String()
 	}
 	fmt.Fprintln(w, cs.Bold("azero issue "+s.Slug))
-	fmt.Fprintf(w, "  drafter:     %s, receives the brief, the template and your feedback\n", where(set.drafterS))
-	fmt.Fprintf(w, "  reviewer:    %s, receives the drafts you send\n", where(set.reviewerS))
+	fmt.Fprintf(w, "  drafter:     %s, receives the brief, the template and your feedback\n", where(drafter))
+	fmt.Fprintf(w, "  reviewer:    %s, receives the brief and the drafts you send\n", where(reviewer))
 	fmt.Fprintf(w, "  tracker:     %s\n", d.Tracker.Name())
 	fmt.Fprintf(w, "  editor:      %s\n", d.Checks.EditorCommand())
 	fmt.Fprintf(w, "  audit trail: %s/\n\n", s.ActiveDir())
@@ -351,108 +301,34 @@ func unfinishedIssueRun(ctx context.Context, st *store.Store, slug string) (stor
 	return store.Run{}, false, nil
 }
 
-// slugCollisionError stops a command that found its slug taken with
-// nobody to ask what to do. It needs a human: exit 3.
-type slugCollisionError struct {
-	Slug, Dir, RunID string
-}
+// issueRuns answers the workflow's questions about other runs from the
+// store.
+type issueRuns struct{ st *store.Store }
 
-func (e *slugCollisionError) Error() string {
-	msg := fmt.Sprintf("slug %q is already in use (%s)", e.Slug, e.Dir)
-	if e.RunID != "" {
-		msg = fmt.Sprintf("slug %q is already in use by unfinished run %s", e.Slug, e.RunID)
-	}
-	msg += " and nobody can be asked to choose [R]esume / [N]ew name / [A]bort (no terminal)"
-	if e.RunID != "" {
-		return msg + fmt.Sprintf("; continue that run with: azero issue --resume %s (or azero resume %s), or rename the brief file", e.Slug, e.RunID)
-	}
-	return msg + "; rename the brief file, or move the directory away"
-}
-
-// NeedsHuman marks the collision as a question for a human.
-func (e *slugCollisionError) NeedsHuman() bool { return true }
-
-// settleSlug is N0's collision check. It returns the slug to use for a new
-// run, or the run to resume, or "" and no run when the human aborted.
-func settleSlug(ctx context.Context, f *Factory, st *store.Store, root, auditDir, slug string) (string, *store.Run, error) {
-	p := f.Prompter()
-	logger, err := f.Audit()
+func (r issueRuns) Holder(ctx context.Context, slug, self string) (issue.Holder, bool, error) {
+	runs, err := r.st.ListRuns(ctx, store.Filter{Workflow: issue.Name, Key: slug})
 	if err != nil {
-		return "", nil, err
+		return issue.Holder{}, false, err
 	}
-	record := func(decision string, slugs ...string) {
-		logger.Event(ctx, "gate_decision", "", slog.String("workflow", issue.Name), slog.String("gate", "slug_collision"),
-			slog.String("decision", decision), slog.String("slug", strings.Join(slugs, " -> ")))
-	}
-	for {
-		dir := path.Join(auditDir, "active", slug)
-		_, statErr := os.Stat(filepath.Join(root, filepath.FromSlash(dir)))
-		run, hasRun, err := unfinishedIssueRun(ctx, st, slug)
-		if err != nil {
-			return "", nil, err
-		}
-		if statErr != nil && !hasRun {
-			return slug, nil, nil
-		}
-		ce := &slugCollisionError{Slug: slug, Dir: dir}
-		desc := fmt.Sprintf("Slug %q already exists in active/ (%s/).", slug, dir)
-		if hasRun {
-			ce.RunID = run.ID
-			desc = fmt.Sprintf("Slug %q belongs to unfinished run %s (%s at %s).", slug, run.ID, effectiveStatus(st, run), run.Node)
-		}
-		if !p.CanPrompt() {
-			return "", nil, ce
-		}
-		choices := []prompt.Choice{{Key: "N", Label: "New name"}, {Key: "A", Label: "Abort"}}
-		if hasRun {
-			choices = append([]prompt.Choice{{Key: "R", Label: "Resume"}}, choices...)
-		} else {
-			desc += " No run can be resumed from it (it was stopped for manual handling, or its state is gone)."
-		}
-		fmt.Fprintln(f.IO.ErrOut, desc)
-		choice, err := p.Choose(ctx, "", choices)
-		if err != nil {
-			return "", nil, err
-		}
-		switch choice {
-		case "R":
-			record("resume", slug)
-			return "", &run, nil
-		case "A":
-			record("abort", slug)
-			return "", nil, nil
-		}
-		for {
-			answer, err := p.Input(ctx, "Enter new slug:", false)
-			if err != nil {
-				return "", nil, err
-			}
-			next := issue.CleanSlug(answer)
-			if next == "" {
-				fmt.Fprintln(f.IO.ErrOut, "A slug needs letters or digits.")
-				continue
-			}
-			if next != answer {
-				fmt.Fprintf(f.IO.ErrOut, "Using %q.\n", next)
-			}
-			record("new_name", slug, next)
-			slug = next
-			break
+	for _, run := range runs {
+		if run.ID != self && !run.Status.Finished() {
+			return issue.Holder{RunID: run.ID, Status: string(effectiveStatus(r.st, run)), Node: run.Node}, true, nil
 		}
 	}
+	return issue.Holder{}, false, nil
+}
+
+func (r issueRuns) Claim(ctx context.Context, runID, slug string) error {
+	return r.st.SetKey(ctx, runID, slug)
 }
 
 // issueDeps builds what the workflow's nodes use for one run.
-func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State) (issue.Deps, error) {
+func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, eng *flow.Engine) (issue.Deps, error) {
 	w, err := f.writer(false, false)
 	if err != nil {
 		return issue.Deps{}, err
 	}
 	st, err := f.Store(ctx)
-	if err != nil {
-		return issue.Deps{}, err
-	}
-	logger, err := f.Audit()
 	if err != nil {
 		return issue.Deps{}, err
 	}
@@ -469,6 +345,8 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State) (i
 		return issue.Deps{}, err
 	}
 	env := f.providerEnv(cfg)
+	// The recorded models, whatever AZERO_MOCK_LLM says now.
+	env.MockLLM, env.MockScript = false, s.MockScript
 	run := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID, Env: env,
 		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...),
 		Lineage: roles.NewLineage(w, stateDir, runID)}
@@ -480,10 +358,14 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State) (i
 	if err != nil {
 		return issue.Deps{}, err
 	}
+	logger, err := f.Audit()
+	if err != nil {
+		return issue.Deps{}, err
+	}
 	p := f.Prompter()
 	return issue.Deps{
-		Asker: p, Writer: w, Audit: logger, ErrOut: f.IO.ErrOut, Color: f.IO.ColorScheme(),
-		Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
+		Writer: w, Events: eng, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
+		Runs: issueRuns{st: st},
 		Checks: &issue.Preflight{Editor: p.CheckEditor, Tracker: tr, Root: s.Root, AuditDir: s.AuditDir,
 			Models: []llm.Model{drafter, reviewer}},
 	}, nil
@@ -514,7 +396,11 @@ func resumeIssue(ctx context.Context, f *Factory, r store.Run, asJSON bool) erro
 	if err := decodeState(r, &s); err != nil {
 		return err
 	}
-	deps, err := issueDeps(ctx, f, r.ID, &s)
+	eng, err := f.engine(ctx)
+	if err != nil {
+		return err
+	}
+	deps, err := issueDeps(ctx, f, r.ID, &s, eng)
 	if err != nil {
 		return err
 	}
@@ -522,12 +408,8 @@ func resumeIssue(ctx context.Context, f *Factory, r store.Run, asJSON bool) erro
 		return err
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Resuming run %s (slug %s) at %s.\n", r.ID, s.Slug, r.Node)
-	eng, err := f.engine(ctx)
-	if err != nil {
-		return err
-	}
 	_, err = flow.Drive(ctx, eng, issue.New(deps), r.ID)
-	return f.reportIssue(ctx, r.ID, &s, err, asJSON)
+	return f.finishIssue(ctx, r.ID, &s, err, asJSON)
 }
 
 // issueResult is the workflow's part of --json output.
@@ -557,6 +439,11 @@ func (f *Factory) reportIssue(ctx context.Context, runID string, start *issue.St
 	}
 	var nodeErr *flow.NodeError
 	switch {
+	case (errors.Is(driveErr, flow.ErrWaiting) || errors.Is(driveErr, flow.ErrInterrupted)) && s.Collision != nil:
+		fmt.Fprintf(f.IO.ErrOut, "%s\nThe run is saved before it created anything; answer its question from a terminal with: azero resume %s\n", s.Collision.Why, runID)
+		if s.Collision.Holder != nil {
+			fmt.Fprintf(f.IO.ErrOut, "or continue the run holding the slug with: azero issue --resume %s\n", s.Collision.Slug)
+		}
 	case errors.Is(driveErr, flow.ErrWaiting) || errors.Is(driveErr, flow.ErrInterrupted):
 		fmt.Fprintf(f.IO.ErrOut, "The run is saved; continue it from a terminal with: azero issue --resume %s\n", s.Slug)
 	case errors.As(driveErr, &nodeErr):
@@ -565,7 +452,7 @@ func (f *Factory) reportIssue(ctx context.Context, runID string, start *issue.St
 	if !asJSON {
 		return driveErr
 	}
-	res := issueResult{Slug: s.Slug, AuditDir: s.TrailDir(), Tracker: trackerLabel(s.Tracker), Iteration: s.Iteration,
+	res := issueResult{Slug: s.Slug, AuditDir: s.TrailDir(), Tracker: s.Tracker.Label(), Iteration: s.Iteration,
 		Drafts: s.Drafts, Verdicts: s.Verdicts, Issue: s.Filed, Trail: []issue.Entry{}}
 	if s.Filed == nil && !errors.Is(driveErr, flow.ErrAborted) {
 		res.Resume = "azero issue --resume " + s.Slug
@@ -574,14 +461,4 @@ func (f *Factory) reportIssue(ctx context.Context, runID string, start *issue.St
 		res.Trail = entries
 	}
 	return f.reportRun(ctx, runID, res, driveErr, true)
-}
-
-func trackerLabel(t issue.TrackerConfig) string {
-	switch t.Kind {
-	case issue.TrackerGitHub:
-		return "github " + t.Repo
-	case issue.TrackerLocal:
-		return "local " + t.IssuesDir
-	}
-	return t.Kind
 }

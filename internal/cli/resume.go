@@ -2,8 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"strconv"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
@@ -15,13 +16,37 @@ import (
 // resumer continues a run of one workflow.
 type resumer func(ctx context.Context, f *Factory, run store.Run, asJSON bool) error
 
-// resumers maps workflow names to the code that continues their runs.
-func resumers() map[string]resumer {
-	return map[string]resumer{
-		selftest.Name:  resumeSelftest,
-		implement.Name: resumeImplement,
-		issueWorkflow:  resumeIssue,
+// workflowCommands are what the generic commands do for each workflow.
+type workflowCommands struct {
+	resume resumer
+	// budget gives a run's stored state a new budget; nil for a workflow
+	// whose runs have none.
+	budget func(f *Factory, r store.Run, state json.RawMessage, usd float64) (json.RawMessage, error)
+}
+
+// workflows maps workflow names to their commands.
+func workflows() map[string]workflowCommands {
+	return map[string]workflowCommands{
+		selftest.Name:  {resume: resumeSelftest},
+		implement.Name: {resume: resumeImplement, budget: budgetImplement},
+		issueWorkflow:  {resume: resumeIssue},
 	}
+}
+
+// budgetImplement sets an implementation run's budget.
+func budgetImplement(f *Factory, r store.Run, raw json.RawMessage, usd float64) (json.RawMessage, error) {
+	var s implement.State
+	if err := decodeState(store.Run{ID: r.ID, State: raw}, &s); err != nil {
+		return nil, err
+	}
+	cfg, err := f.Config(s.Repo)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.SetBudget(usd, f.providerEnv(cfg).Prices); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return json.Marshal(&s)
 }
 
 func newResumeCommand(f *Factory) *cobra.Command {
@@ -53,7 +78,7 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			if r.Status.Finished() {
 				return fmt.Errorf("run %s is already %s; nothing to resume", r.ID, r.Status)
 			}
-			resume, ok := resumers()[r.Workflow]
+			wf, ok := workflows()[r.Workflow]
 			if !ok {
 				return fmt.Errorf("run %s belongs to workflow %q, which this azero cannot run", r.ID, r.Workflow)
 			}
@@ -61,13 +86,23 @@ func newResumeCommand(f *Factory) *cobra.Command {
 				if budget < 0 {
 					return usagef("--budget must not be negative")
 				}
-				meta := map[string]string{"budget": strconv.FormatFloat(budget, 'f', -1, 64)}
-				if err := st.UpdateMeta(ctx, r.ID, meta); err != nil {
+				if wf.budget == nil {
+					return usagef("runs of the %s workflow have no budget: --budget applies to implement runs", r.Workflow)
+				}
+				err := st.EditState(ctx, r.ID, func(raw json.RawMessage) (json.RawMessage, error) { return wf.budget(f, r, raw, budget) })
+				if err != nil {
 					return err
 				}
-				r.Meta["budget"] = meta["budget"]
+				if r, err = st.GetRun(ctx, r.ID); err != nil {
+					return err
+				}
+				a, err := f.Audit()
+				if err != nil {
+					return err
+				}
+				_ = a.Event(ctx, "budget_set", r.ID, slog.Float64("budget_usd", budget))
 			}
-			return resume(ctx, f, r, asJSON)
+			return wf.resume(ctx, f, r, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON")

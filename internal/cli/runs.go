@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azero-dev/azero/internal/event"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/store"
 )
@@ -149,18 +152,24 @@ func age(d time.Duration) string {
 }
 
 func newRunsShowCommand(f *Factory) *cobra.Command {
-	var asJSON bool
+	var asJSON, events bool
 	cmd := &cobra.Command{
-		Use:         "show RUN",
-		Short:       "Show a run's history, model calls and cost",
-		Long:        "Show one run: where it stands, every node it ran with outcome and duration,\nthe tokens and cost of its model calls per node, and where its lineage is kept.\nRUN may be any unique prefix of the id.",
+		Use:   "show RUN",
+		Short: "Show a run's history, model calls and cost",
+		Long: trimLines(`
+  Show one run: where it stands, the question it is waiting for (its report
+  and the answers it allows), every node it ran with outcome and duration,
+  the model and the tokens and cost of its calls per node, and where its
+  lineage is kept. With --events, everything the run reported, in order.
+  RUN may be any unique prefix of the id.`),
 		Args:        exactArgs(1, "a run id (see `azero runs`)"),
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runsShowRun(cmd.Context(), f, args[0], asJSON)
+			return runsShowRun(cmd.Context(), f, args[0], asJSON, events)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&events, "events", false, "also show every event the run reported")
 	return cmd
 }
 
@@ -174,15 +183,20 @@ type nodeCost struct {
 }
 
 type runDetail struct {
-	Run        runView      `json:"run"`
-	History    []store.Step `json:"history"`
-	Calls      []store.Call `json:"calls"`
-	CostByNode []nodeCost   `json:"cost_by_node"`
-	TotalUSD   float64      `json:"total_cost_usd"`
-	LineageDir string       `json:"lineage_dir,omitempty"`
+	Run runView `json:"run"`
+	// Question is what the run is waiting for (or is being asked now), in
+	// full: the report to read and the answers allowed.
+	Question   *human.Question `json:"question,omitempty"`
+	History    []store.Step    `json:"history"`
+	Calls      []store.Call    `json:"calls"`
+	CostByNode []nodeCost      `json:"cost_by_node"`
+	TotalUSD   float64         `json:"total_cost_usd"`
+	LineageDir string          `json:"lineage_dir,omitempty"`
+	// Events are what the run reported, in order (with --events).
+	Events []event.Event `json:"events,omitempty"`
 }
 
-func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON bool) error {
+func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents bool) error {
 	st, err := f.Store(ctx)
 	if err != nil {
 		return err
@@ -200,6 +214,18 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON bool) error
 		return err
 	}
 	d := runDetail{Run: viewOf(st, r, f.Now()), History: hist, Calls: calls}
+	if len(r.Question) > 0 {
+		var q human.Question
+		if err := json.Unmarshal(r.Question, &q); err != nil {
+			return fmt.Errorf("decode the question of run %s: %w", r.ID, err)
+		}
+		d.Question = &q
+	}
+	if withEvents {
+		if d.Events, err = st.Events(ctx, r.ID, 0, 0); err != nil {
+			return err
+		}
+	}
 	byNode := map[string]*nodeCost{}
 	for _, c := range calls {
 		nc := byNode[c.Node]
@@ -242,6 +268,14 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON bool) error
 	if d.Run.Error != "" {
 		fmt.Fprintf(out, "Error:    %s\n", d.Run.Error)
 	}
+	if q := d.Question; q != nil {
+		fmt.Fprintf(out, "\nWaiting at %s for an answer:\n", q.Gate)
+		fmt.Fprint(out, renderQuestion(*q, f.IO.ColorSchemeOut()))
+		fmt.Fprintf(out, "%s\n  answers: %s\n", q.Prompt, answerList(*q))
+		if d.Run.Status == store.StatusWaiting {
+			fmt.Fprintf(out, "  answer it from a terminal with: azero resume %s\n", d.Run.ID)
+		}
+	}
 	fmt.Fprintln(out, "\nHistory:")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  #\tNODE\tOUTCOME\tDURATION\tNEXT\tERROR")
@@ -262,7 +296,40 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON bool) error
 	if d.LineageDir != "" {
 		fmt.Fprintf(out, "\nLineage: %s\n", d.LineageDir)
 	}
+	if withEvents {
+		fmt.Fprintln(out, "\nEvents:")
+		cs := f.IO.ColorSchemeOut()
+		for _, ev := range d.Events {
+			fmt.Fprintf(out, "%s %s", cs.Faint(ev.At.Format("15:04:05")), renderEvent(ev, cs))
+		}
+	}
 	return nil
+}
+
+// answerList names a question's answers for a human: "approve, reject" or
+// "[S]end, [R]evise (needs text), [M]anual".
+func answerList(q human.Question) string {
+	parts := make([]string, len(q.Options))
+	for i, o := range q.Options {
+		parts[i] = o.Key
+		if q.Kind == human.Menu || q.Kind == human.Editor {
+			parts[i] = o.MenuLabel()
+		}
+		if o.Text != "" {
+			parts[i] += " (with text)"
+		}
+		if o.Confirm != "" {
+			parts[i] += " (confirmed by typing " + o.Confirm + ")"
+		}
+	}
+	if q.Kind == human.Editor {
+		names := make([]string, len(q.Files))
+		for i, fl := range q.Files {
+			names[i] = fl.Name
+		}
+		return "edit " + strings.Join(names, ", ") + ", then " + strings.Join(parts, ", ")
+	}
+	return strings.Join(parts, ", ")
 }
 
 func firstLine(s string) string {

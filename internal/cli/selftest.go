@@ -53,11 +53,7 @@ func selftestDeps(f *Factory) (selftest.Deps, error) {
 	if err != nil {
 		return selftest.Deps{}, err
 	}
-	a, err := f.Audit()
-	if err != nil {
-		return selftest.Deps{}, err
-	}
-	return selftest.Deps{Writer: w, Asker: f.Prompter(), Audit: a}, nil
+	return selftest.Deps{Writer: w}, nil
 }
 
 func selftestRun(ctx context.Context, f *Factory, opts *SelftestOptions) error {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 
 	"github.com/azero-dev/azero/internal/flow"
-	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/store"
 )
 
-// engine returns a flow engine over the factory's store and audit log,
-// reporting progress on stderr.
+// engine returns a flow engine over the factory's store and audit log:
+// gates are answered at this terminal, and the run's events are shown on
+// stderr as they happen.
 func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
 	st, err := f.Store(ctx)
 	if err != nil {
@@ -23,7 +23,7 @@ func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &flow.Engine{Store: st, Audit: a, Observer: progressObserver(f.IO), Now: f.Now}, nil
+	return &flow.Engine{Store: st, Audit: a, Answerer: f.Prompter(), Watch: renderer(f.IO), Now: f.Now}, nil
 }
 
 // writer returns the single file-writing function's front door, asking on
@@ -38,30 +38,6 @@ func (f *Factory) writer(auto, force bool) (*safewrite.Writer, error) {
 		w.Approver = safewrite.NewTerminalApprover(f.IO, f.Prompter())
 	}
 	return w, nil
-}
-
-// progressObserver prints each node as it starts and ends.
-func progressObserver(io *iostreams.IOStreams) func(flow.Event) {
-	cs := io.ColorScheme()
-	return func(ev flow.Event) {
-		w := io.ErrOut
-		switch ev.Kind {
-		case flow.EventStarted:
-			fmt.Fprintf(w, "%s run %s at %s\n", cs.Faint("azero:"), cs.Bold(ev.RunID), ev.Node)
-		case flow.EventNodeStart:
-			fmt.Fprintf(w, "%s %s\n", cs.Cyan("▸"), ev.Node)
-		case flow.EventNodeDone:
-			fmt.Fprintf(w, "%s %s %s\n", cs.Green("✓"), ev.Node, cs.Faint(fmt.Sprintf("(%s)", ev.Elapsed.Round(1e6))))
-		case flow.EventWaiting:
-			fmt.Fprintf(w, "%s %s needs a human answer\n", cs.Yellow("⏸"), ev.Node)
-		case flow.EventInterrupted:
-			fmt.Fprintf(w, "%s interrupted at %s; the run is saved\n", cs.Yellow("⏸"), ev.Node)
-		case flow.EventFailed:
-			fmt.Fprintf(w, "%s %s failed\n", cs.Red("✗"), ev.Node)
-		case flow.EventFinished:
-			fmt.Fprintf(w, "%s run %s %s\n", cs.Faint("azero:"), ev.RunID, ev.Status)
-		}
-	}
 }
 
 // runOutcome is what a workflow command reports with --json.

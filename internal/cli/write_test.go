@@ -451,7 +451,7 @@ func TestWriteCommandOnATerminal(t *testing.T) {
 				if c != tt.code {
 					t.Fatalf("exit %d, want %d; screen:\n%s", c, tt.code, screen.Text())
 				}
-			case <-time.After(15 * time.Second):
+			case <-time.After(testenv.Patience):
 				t.Fatalf("azero write did not finish; screen:\n%s", screen.Text())
 			}
 			if got := e.read("big.py"); got != tt.want {

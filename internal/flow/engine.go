@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -23,8 +25,9 @@ var (
 	// ErrInterrupted: the run stopped on SIGINT/SIGTERM.
 	ErrInterrupted = errors.New("interrupted")
 	// ErrAborted: a human rejected or aborted the run at a gate. Nodes and
-	// Finish functions wrap it to end a run as aborted.
-	ErrAborted = errors.New("aborted by a human")
+	// Finish functions wrap it to end a run as aborted. It is
+	// human.ErrAborted.
+	ErrAborted = human.ErrAborted
 	// ErrStepLimit: the run completed more nodes than its graph allows.
 	ErrStepLimit = errors.New("step limit reached")
 	// ErrLoopLimit: one node completed more often than its graph allows.
@@ -32,16 +35,6 @@ var (
 	// ErrFinished: the run already ended (done or aborted).
 	ErrFinished = errors.New("run already finished")
 )
-
-// needsHuman is implemented by errors meaning "a human must answer first"
-// (prompt.ErrNoTerminal, for one).
-type needsHuman interface{ NeedsHuman() bool }
-
-// NeedsHuman reports whether err means a human answer is needed.
-func NeedsHuman(err error) bool {
-	var nh needsHuman
-	return errors.As(err, &nh) && nh.NeedsHuman()
-}
 
 // WaitingError reports a run checkpointed at a gate.
 type WaitingError struct {
@@ -83,36 +76,29 @@ func (e *NodeError) Error() string {
 // Unwrap returns the node's error.
 func (e *NodeError) Unwrap() error { return e.Err }
 
-// EventKind says what happened to a run.
-type EventKind string
-
-// Event kinds sent to an Engine's Observer.
-const (
-	EventStarted     EventKind = "started"
-	EventNodeStart   EventKind = "node_start"
-	EventNodeDone    EventKind = "node_done"
-	EventWaiting     EventKind = "waiting"
-	EventInterrupted EventKind = "interrupted"
-	EventFailed      EventKind = "failed"
-	EventFinished    EventKind = "finished"
-)
-
-// Event describes progress, for display.
-type Event struct {
-	Kind    EventKind
-	RunID   string
-	Node    string
-	Next    string
-	Status  store.Status
-	Elapsed time.Duration
-	Err     error
+// AuditError reports a gate decision that could not be written to the
+// audit log, and so was not acted on.
+type AuditError struct {
+	Gate, Decision string
+	Err            error
 }
+
+func (e *AuditError) Error() string {
+	return fmt.Sprintf("the decision %s at %s could not be recorded in the audit log, so it was not acted on (%v); free disk space or fix the log's permissions, then resume the run and answer again",
+		e.Decision, e.Gate, e.Err)
+}
+
+// Unwrap returns the write error.
+func (e *AuditError) Unwrap() error { return e.Err }
 
 // Engine drives runs against a store.
 type Engine struct {
 	Store    *store.Store
-	Audit    *audit.Logger // nil discards
-	Observer func(Event)   // optional progress display
+	Audit    *audit.Logger  // run and gate records; nil discards
+	Answerer human.Answerer // who answers gates; nil: nobody (runs wait)
+	// Watch receives every event as it is stored: the terminal renders
+	// them. Optional.
+	Watch    func(event.Event)
 	LeaseTTL time.Duration // default 30 s
 	Now      func() time.Time
 }
@@ -124,9 +110,28 @@ func (e *Engine) now() time.Time {
 	return time.Now()
 }
 
-func (e *Engine) observe(ev Event) {
-	if e.Observer != nil {
-		e.Observer(ev)
+// Emit records ev in its run's events and hands it to the watcher. The run
+// and node default to those executing with ctx. It implements event.Sink:
+// nodes report through it.
+func (e *Engine) Emit(ctx context.Context, ev event.Event) {
+	if ev.RunID == "" {
+		ev.RunID = RunID(ctx)
+	}
+	if ev.Node == "" {
+		ev.Node = CurrentNode(ctx)
+	}
+	if ev.At.IsZero() {
+		ev.At = e.now()
+	}
+	if ev.RunID != "" {
+		// A viewer's record, not a checkpoint: a store that cannot take it
+		// fails the next checkpoint, which stops the run properly.
+		if seq, err := e.Store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
+			ev.Seq = seq
+		}
+	}
+	if e.Watch != nil {
+		e.Watch(ev)
 	}
 }
 
@@ -182,7 +187,7 @@ func Create[S any](ctx context.Context, e *Engine, g *Graph[S], state *S, opts C
 	if err != nil {
 		return "", err
 	}
-	e.Audit.Event(ctx, "run_created", id, slog.String("workflow", g.name), slog.String("key", opts.Key))
+	_ = e.Audit.Event(ctx, "run_created", id, slog.String("workflow", g.name), slog.String("key", opts.Key))
 	return id, nil
 }
 
@@ -258,10 +263,20 @@ type driver[S any] struct {
 	token string
 	bg    context.Context
 
-	state  S
-	node   string
-	steps  int
-	visits map[string]int
+	state    S
+	node     string
+	steps    int
+	visits   map[string]int
+	question json.RawMessage // the question the current gate asks, kept while the run waits
+}
+
+// emit sends an engine event about the run.
+func (d *driver[S]) emit(kind event.Kind, node string, tone event.Tone, text string, data any) {
+	ev := event.Event{RunID: d.runID, Node: node, Kind: kind, Tone: tone, Text: text}
+	if data != nil {
+		ev = ev.WithData(data)
+	}
+	d.e.Emit(d.bg, ev)
 }
 
 func (d *driver[S]) run(ctx context.Context) (*S, error) {
@@ -291,8 +306,8 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 	if err := d.checkpoint(ctx, d.node, d.node, store.StatusRunning, false, "", outcome, now, now); err != nil {
 		return nil, err
 	}
-	d.e.Audit.Event(ctx, "run_"+outcome, d.runID, slog.String("workflow", d.g.name), slog.String("node", d.node))
-	d.e.observe(Event{Kind: EventStarted, RunID: d.runID, Node: d.node})
+	_ = d.e.Audit.Event(ctx, "run_"+outcome, d.runID, slog.String("workflow", d.g.name), slog.String("node", d.node))
+	d.emit(event.RunStarted, d.node, event.Plain, outcome, nil)
 
 	for {
 		if d.node == End {
@@ -313,9 +328,14 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 		}
 
 		started := d.e.now()
-		d.e.observe(Event{Kind: EventNodeStart, RunID: d.runID, Node: d.node})
+		d.emit(event.NodeStarted, d.node, event.Plain, "", nil)
 		nctx := context.WithValue(context.WithValue(ctx, runIDKey, d.runID), nodeKey, d.node)
-		next, err := nd.fn(nctx, &d.state)
+		var next string
+		if nd.gate() {
+			next, err = d.gate(nctx, nd)
+		} else {
+			next, err = nd.fn(nctx, &d.state)
+		}
 		if err != nil {
 			return d.stop(ctx, err, started)
 		}
@@ -324,17 +344,130 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 		}
 		d.visits[d.node]++
 		d.steps++
+		d.question = nil
 		finished := d.e.now()
 		// The node's work is done: record it even if a signal arrived
 		// meanwhile (the loop then stops before the next node).
 		if err := d.checkpoint(d.bg, d.node, next, store.StatusRunning, true, "", "ok", started, finished); err != nil {
 			return &d.state, err
 		}
-		d.e.Audit.Event(ctx, "node", d.runID, slog.String("node", d.node), slog.String("next", next),
+		_ = d.e.Audit.Event(ctx, "node", d.runID, slog.String("node", d.node), slog.String("next", next),
 			slog.Int64("duration_ms", finished.Sub(started).Milliseconds()))
-		d.e.observe(Event{Kind: EventNodeDone, RunID: d.runID, Node: d.node, Next: next, Elapsed: finished.Sub(started)})
+		d.emit(event.NodeDone, d.node, event.Good, "", event.NodeDoneData{Next: next, DurationMS: finished.Sub(started).Milliseconds()})
 		d.node = next
 	}
+}
+
+// gate asks nd's question, gets a validated answer, records the decision
+// and routes on it.
+func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
+	q, err := nd.ask(ctx, &d.state)
+	if err != nil {
+		return "", err
+	}
+	q.Gate = nd.name
+	if q.AskedAt.IsZero() {
+		q.AskedAt = d.e.now().UTC()
+	}
+	if err := checkQuestion(q); err != nil {
+		return "", err
+	}
+	raw, err := json.Marshal(q)
+	if err != nil {
+		return "", fmt.Errorf("encode the question of %s: %w", nd.name, err)
+	}
+	if err := d.e.Store.SetQuestion(d.bg, d.runID, d.token, raw); err != nil {
+		return "", err
+	}
+	d.question = raw
+	d.emit(event.Question, nd.name, event.Plain, q.Prompt, q)
+
+	var a human.Answer
+	if d.e.Answerer == nil {
+		err = &human.NobodyError{Reason: "no channel can answer here"}
+	} else {
+		a, err = d.e.Answerer.Answer(ctx, q)
+	}
+	if err != nil {
+		if !human.Needed(err) || q.Unattended == nil || ctx.Err() != nil {
+			return "", err
+		}
+		a = human.Answer{Gate: q.Gate, Key: q.Unattended.Key, Channel: human.ChannelUnattended}
+	}
+	if a.At.IsZero() {
+		a.At = d.e.now().UTC()
+	}
+	opt, err := human.Validate(q, a)
+	if err != nil {
+		// A channel handed over an answer its question does not allow:
+		// nothing is decided.
+		return "", fmt.Errorf("gate %s: %w", nd.name, err)
+	}
+	attrs := []slog.Attr{
+		slog.String("gate", nd.name), slog.String("decision", opt.Decision), slog.String("answer", a.Key),
+		slog.String("channel", a.Channel), slog.Time("asked_at", q.AskedAt), slog.Time("answered_at", a.At),
+	}
+	if a.By != "" {
+		attrs = append(attrs, slog.String("by", a.By))
+	}
+	if opt.Text != "" || q.Kind == human.Text {
+		attrs = append(attrs, slog.String("text", a.Text))
+	}
+	if opt.Confirm != "" {
+		attrs = append(attrs, slog.Bool("override", true), slog.String("override_of", opt.ConfirmWhy))
+	}
+	if len(a.Files) > 0 {
+		attrs = append(attrs, slog.Any("files_edited", editedFiles(q, a)))
+	}
+	for _, k := range sortedKeys(q.Facts) {
+		attrs = append(attrs, slog.Any(k, q.Facts[k]))
+	}
+	if err := d.e.Audit.Event(ctx, "gate_decision", d.runID, attrs...); err != nil {
+		return "", &AuditError{Gate: nd.name, Decision: opt.Decision, Err: err}
+	}
+	d.emit(event.Answer, nd.name, event.Plain, opt.Decision, a)
+	return nd.decide(&d.state, q, a)
+}
+
+// checkQuestion refuses a question no human could answer properly.
+func checkQuestion(q human.Question) error {
+	switch q.Kind {
+	case human.Word, human.Menu:
+		if len(q.Options) == 0 {
+			return fmt.Errorf("gate %s asks a %s question without options", q.Gate, q.Kind)
+		}
+	case human.Editor:
+		if len(q.Files) == 0 {
+			return fmt.Errorf("gate %s asks to edit no file", q.Gate)
+		}
+	case human.Text:
+	default:
+		return fmt.Errorf("gate %s asks a question of unknown kind %q", q.Gate, q.Kind)
+	}
+	if q.Unattended != nil && slices.ContainsFunc(q.Options, func(o human.Option) bool { return o.Key == q.Unattended.Key }) {
+		return fmt.Errorf("gate %s offers its unattended answer %q to humans", q.Gate, q.Unattended.Key)
+	}
+	return nil
+}
+
+// editedFiles names the files of an editor answer the human changed.
+func editedFiles(q human.Question, a human.Answer) []string {
+	var out []string
+	for _, f := range q.Files {
+		if c, ok := a.Files[f.Name]; ok && c != f.Content {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time) error {
@@ -346,8 +479,12 @@ func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.S
 		}
 		raw = b
 	}
+	var q json.RawMessage
+	if st == store.StatusWaiting {
+		q = d.question
+	}
 	return d.e.Store.Checkpoint(ctx, store.Checkpoint{
-		RunID: d.runID, Token: d.token, Node: ran, Next: next, Status: st, State: raw,
+		RunID: d.runID, Token: d.token, Node: ran, Next: next, Status: st, State: raw, Question: q,
 		Steps: d.steps, Visits: d.visits, Error: errText, Outcome: outcome, Started: started, Finished: finished,
 	})
 }
@@ -357,12 +494,12 @@ func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.S
 func (d *driver[S]) stop(ctx context.Context, err error, started time.Time) (*S, error) {
 	node := d.node
 	switch {
-	case NeedsHuman(err):
+	case human.Needed(err) && ctx.Err() == nil:
 		if cerr := d.checkpoint(d.bg, node, node, store.StatusWaiting, false, err.Error(), "waiting", started, d.e.now()); cerr != nil {
 			return &d.state, cerr
 		}
-		d.e.Audit.Event(d.bg, "run_waiting", d.runID, slog.String("node", node), slog.String("reason", err.Error()))
-		d.e.observe(Event{Kind: EventWaiting, RunID: d.runID, Node: node, Err: err})
+		_ = d.e.Audit.Event(d.bg, "run_waiting", d.runID, slog.String("node", node), slog.String("reason", err.Error()))
+		d.emit(event.Waiting, node, event.Warn, err.Error(), nil)
 		return &d.state, &WaitingError{RunID: d.runID, Node: node, Cause: err}
 	case ctx.Err() != nil && !errors.Is(context.Cause(ctx), store.ErrLeaseLost):
 		return d.interrupted(ctx, node, started)
@@ -370,8 +507,8 @@ func (d *driver[S]) stop(ctx context.Context, err error, started time.Time) (*S,
 		if cerr := d.checkpoint(d.bg, node, node, store.StatusAborted, false, err.Error(), "aborted", started, d.e.now()); cerr != nil {
 			return &d.state, cerr
 		}
-		d.e.Audit.Event(d.bg, "run_aborted", d.runID, slog.String("node", node), slog.String("reason", err.Error()))
-		d.e.observe(Event{Kind: EventFinished, RunID: d.runID, Node: node, Status: store.StatusAborted, Err: err})
+		_ = d.e.Audit.Event(d.bg, "run_aborted", d.runID, slog.String("node", node), slog.String("reason", err.Error()))
+		d.emit(event.Finished, node, event.Bad, err.Error(), event.FinishedData{Status: string(store.StatusAborted), Error: err.Error()})
 		return &d.state, err
 	default:
 		if cause := context.Cause(ctx); errors.Is(cause, store.ErrLeaseLost) {
@@ -385,8 +522,8 @@ func (d *driver[S]) interrupted(ctx context.Context, node string, started time.T
 	if err := d.checkpoint(d.bg, node, node, store.StatusInterrupted, false, "interrupted", "interrupted", started, d.e.now()); err != nil {
 		return &d.state, err
 	}
-	d.e.Audit.Event(d.bg, "run_interrupted", d.runID, slog.String("node", node))
-	d.e.observe(Event{Kind: EventInterrupted, RunID: d.runID, Node: node})
+	_ = d.e.Audit.Event(d.bg, "run_interrupted", d.runID, slog.String("node", node))
+	d.emit(event.Interrupted, node, event.Warn, "", nil)
 	return &d.state, &InterruptedError{RunID: d.runID, Node: node}
 }
 
@@ -398,8 +535,8 @@ func (d *driver[S]) fail(err error, node string, started time.Time) (*S, error) 
 	if cerr := d.checkpoint(d.bg, node, node, store.StatusFailed, false, err.Error(), "failed", started, d.e.now()); cerr != nil {
 		return &d.state, errors.Join(err, cerr)
 	}
-	d.e.Audit.Event(d.bg, "run_failed", d.runID, slog.String("node", node), slog.String("error", err.Error()))
-	d.e.observe(Event{Kind: EventFailed, RunID: d.runID, Node: node, Err: err})
+	_ = d.e.Audit.Event(d.bg, "run_failed", d.runID, slog.String("node", node), slog.String("error", err.Error()))
+	d.emit(event.Failed, node, event.Bad, err.Error(), nil)
 	return &d.state, &NodeError{RunID: d.runID, Node: node, Err: err}
 }
 
@@ -423,7 +560,11 @@ func (d *driver[S]) finish(ctx context.Context) (*S, error) {
 	if err := d.checkpoint(d.bg, End, End, status, true, errText, outcome, now, now); err != nil {
 		return &d.state, err
 	}
-	d.e.Audit.Event(d.bg, "run_finished", d.runID, slog.String("workflow", d.g.name), slog.String("status", string(status)))
-	d.e.observe(Event{Kind: EventFinished, RunID: d.runID, Node: End, Status: status, Err: verdict})
+	_ = d.e.Audit.Event(d.bg, "run_finished", d.runID, slog.String("workflow", d.g.name), slog.String("status", string(status)))
+	tone := event.Good
+	if verdict != nil {
+		tone = event.Bad
+	}
+	d.emit(event.Finished, End, tone, errText, event.FinishedData{Status: string(status), Error: errText})
 	return &d.state, verdict
 }

@@ -2,16 +2,20 @@ package flow_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/store"
 )
@@ -143,21 +147,41 @@ func TestUndeclaredNextFails(t *testing.T) {
 	}
 }
 
-// gateGraph asks a question at "ask"; answers come from the closure.
-func gateGraph(answer func() (string, error)) *flow.Graph[counter] {
+// answerer answers every question with what the function returns.
+type answerer func(q human.Question) (human.Answer, error)
+
+func (f answerer) Answer(_ context.Context, q human.Question) (human.Answer, error) { return f(q) }
+
+// typed answers with key at the terminal.
+func typed(key string) answerer {
+	return func(q human.Question) (human.Answer, error) {
+		return human.Answer{Gate: q.Gate, Key: key, Channel: human.ChannelTerminal}, nil
+	}
+}
+
+// nobody cannot answer.
+var nobody = answerer(func(human.Question) (human.Answer, error) { return human.Answer{}, prompt.ErrNoTerminal })
+
+// gateGraph asks approve-or-reject at "ask"; unattended, when set, is the
+// answer taken when nobody can answer.
+func gateGraph(unattended bool) *flow.Graph[counter] {
 	return flow.New[counter]("gate", "before").
 		Node("before", func(ctx context.Context, s *counter) (string, error) {
 			s.Trail = append(s.Trail, "before")
 			return "ask", nil
 		}, "ask").
-		Gate("ask", func(ctx context.Context, s *counter) (string, error) {
-			s.Trail = append(s.Trail, "asked") // discarded when the gate cannot ask
-			a, err := answer()
-			if err != nil {
-				return "", err
+		Gate("ask", func(ctx context.Context, s *counter) (human.Question, error) {
+			s.Trail = append(s.Trail, "asked") // discarded when nobody answers
+			q := human.Question{Kind: human.Word, Prompt: "Go on?", Report: "the report",
+				Options: []human.Option{{Key: "approve", Decision: "APPROVED"}, {Key: "reject", Decision: "REJECTED"}},
+				Facts:   map[string]any{"flagged_files": []string{"a.py"}}}
+			if unattended {
+				q.Unattended = &human.Option{Key: "not_required", Decision: "NOT_REQUIRED"}
 			}
-			s.Answer = a
-			if a == "reject" {
+			return q, nil
+		}, func(s *counter, q human.Question, a human.Answer) (string, error) {
+			s.Answer = a.Key
+			if a.Key == "reject" {
 				return "", fmt.Errorf("human said no: %w", flow.ErrAborted)
 			}
 			return "after", nil
@@ -168,15 +192,23 @@ func gateGraph(answer func() (string, error)) *flow.Graph[counter] {
 		}, flow.End)
 }
 
-func TestGateWaitsWithoutTerminalThenResumes(t *testing.T) {
+func TestGateWaitsWithoutAnyoneThenResumes(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)
-	id, err := flow.Create(t.Context(), e, gateGraph(nil), &counter{}, flow.CreateOptions{})
+	logFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	logger, err := audit.Open(logFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	noTTY := gateGraph(func() (string, error) { return "", prompt.ErrNoTerminal })
-	_, err = flow.Drive(t.Context(), e, noTTY, id)
+	t.Cleanup(func() { logger.Close() })
+	e.Audit = logger
+	g := gateGraph(false)
+	id, err := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Answerer = nobody
+	_, err = flow.Drive(t.Context(), e, g, id)
 	var we *flow.WaitingError
 	if !errors.As(err, &we) || !errors.Is(err, flow.ErrWaiting) || we.Node != "ask" {
 		t.Fatalf("err = %v, want WaitingError at ask", err)
@@ -191,21 +223,65 @@ func TestGateWaitsWithoutTerminalThenResumes(t *testing.T) {
 	if strings.Contains(string(r.State), "asked") {
 		t.Errorf("state kept a change made by the gate that could not ask: %s", r.State)
 	}
+	var q human.Question
+	if err := json.Unmarshal(r.Question, &q); err != nil {
+		t.Fatalf("the waiting run has no stored question: %v (%q)", err, r.Question)
+	}
+	if q.Gate != "ask" || q.Prompt != "Go on?" || q.Report != "the report" || len(q.Options) != 2 || q.AskedAt.IsZero() {
+		t.Errorf("stored question = %+v", q)
+	}
 
-	yes := gateGraph(func() (string, error) { return "approve", nil })
-	s, err := flow.Drive(t.Context(), e, yes, id)
+	e.Answerer = typed("approve")
+	s, err := flow.Drive(t.Context(), e, g, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(s.Trail, ","); got != "before,asked,after" || s.Answer != "approve" {
 		t.Errorf("trail = %s answer = %s", got, s.Answer)
 	}
+	r, _ = e.Store.GetRun(t.Context(), id)
+	if r.Question != nil {
+		t.Errorf("a finished run still shows a question: %s", r.Question)
+	}
+	recs, err := audit.Read(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, rec := range recs {
+		if rec["event"] == "gate_decision" {
+			found = true
+			if rec["gate"] != "ask" || rec["decision"] != "APPROVED" || rec["channel"] != "terminal" || rec["run_id"] != id {
+				t.Errorf("decision record = %v", rec)
+			}
+			if ff, _ := rec["flagged_files"].([]any); len(ff) != 1 {
+				t.Errorf("the question's facts are not in the record: %v", rec)
+			}
+		}
+	}
+	if !found {
+		t.Error("no gate_decision in the audit log")
+	}
+	events, err := e.Store.Events(t.Context(), id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, ev := range events {
+		kinds = append(kinds, string(ev.Kind))
+	}
+	for _, want := range []string{"question", "waiting", "answer", "finished"} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("events %v lack %s", kinds, want)
+		}
+	}
 }
 
 func TestGateRejectAborts(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)
-	g := gateGraph(func() (string, error) { return "reject", nil })
+	e.Answerer = typed("reject")
+	g := gateGraph(false)
 	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
 	_, err := flow.Drive(t.Context(), e, g, id)
 	if !errors.Is(err, flow.ErrAborted) {
@@ -217,6 +293,133 @@ func TestGateRejectAborts(t *testing.T) {
 	}
 	if _, err := flow.Drive(t.Context(), e, g, id); !errors.Is(err, flow.ErrFinished) {
 		t.Errorf("resuming an aborted run: %v, want ErrFinished", err)
+	}
+}
+
+func TestGateUnattended(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		unattended bool
+		want       error
+	}{
+		{"nothing needs a human: passes unattended", true, nil},
+		{"a human is needed: waits", false, flow.ErrWaiting},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t)
+			e.Answerer = nobody
+			g := gateGraph(tt.unattended)
+			id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+			s, err := flow.Drive(t.Context(), e, g, id)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if tt.want == nil && s.Answer != "not_required" {
+				t.Errorf("answer = %q, want the unattended one", s.Answer)
+			}
+		})
+	}
+}
+
+func TestGateRefusesInvalidAnswers(t *testing.T) {
+	t.Parallel()
+	for name, a := range map[string]answerer{
+		"a word that is not an option": func(q human.Question) (human.Answer, error) {
+			return human.Answer{Gate: q.Gate, Key: "appr", Channel: "web"}, nil
+		},
+		"the unattended answer from a channel": func(q human.Question) (human.Answer, error) {
+			return human.Answer{Gate: q.Gate, Key: "not_required", Channel: human.ChannelUnattended}, nil
+		},
+		"another gate's answer": func(q human.Question) (human.Answer, error) {
+			return human.Answer{Gate: "elsewhere", Key: "approve", Channel: "web"}, nil
+		},
+		"no channel": func(q human.Question) (human.Answer, error) {
+			return human.Answer{Gate: q.Gate, Key: "approve"}, nil
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEngine(t)
+			e.Answerer = a
+			g := gateGraph(false)
+			id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+			s, err := flow.Drive(t.Context(), e, g, id)
+			var ie *human.InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("err = %v, want an invalid answer", err)
+			}
+			if s.Answer != "" {
+				t.Errorf("the gate decided on an invalid answer: %q", s.Answer)
+			}
+			r, _ := e.Store.GetRun(t.Context(), id)
+			if r.Status != store.StatusFailed || r.Node != "ask" {
+				t.Errorf("run = %s at %s, want failed at the gate", r.Status, r.Node)
+			}
+		})
+	}
+}
+
+// failingWriter fails every write, like a full disk.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+func TestGateFailsClosedWhenTheAuditLogCannotBeWritten(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	e.Audit = audit.New(failingWriter{}, nil)
+	e.Answerer = typed("approve")
+	g := gateGraph(false)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	s, err := flow.Drive(t.Context(), e, g, id)
+	var ae *flow.AuditError
+	if !errors.As(err, &ae) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("err = %v, want an AuditError with the write's cause", err)
+	}
+	if !strings.Contains(err.Error(), "not acted on") {
+		t.Errorf("the error does not say the decision was not acted on: %v", err)
+	}
+	if s.Answer != "" || slices.Contains(s.Trail, "after") {
+		t.Errorf("the decision was acted on: %+v", s)
+	}
+	r, _ := e.Store.GetRun(t.Context(), id)
+	if r.Status != store.StatusFailed || r.Node != "ask" {
+		t.Errorf("run = %s at %s, want failed at the gate (resumable)", r.Status, r.Node)
+	}
+	// Once the log can be written, the gate asks again.
+	e.Audit = nil
+	if _, err := flow.Drive(t.Context(), e, g, id); err != nil {
+		t.Fatalf("resume after the disk was freed: %v", err)
+	}
+}
+
+func TestGraphDecideChecksRoutes(t *testing.T) {
+	t.Parallel()
+	g := gateGraph(true)
+	q, err := g.Ask(t.Context(), "ask", &counter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range append(q.Options, *q.Unattended) {
+		channel := human.ChannelTerminal
+		if o.Key == q.Unattended.Key {
+			channel = human.ChannelUnattended
+		}
+		next, err := g.Decide("ask", &counter{}, q, human.Answer{Gate: "ask", Key: o.Key, Channel: channel})
+		if o.Key == "reject" {
+			if !errors.Is(err, flow.ErrAborted) {
+				t.Errorf("reject: %v", err)
+			}
+			continue
+		}
+		if err != nil || next != "after" {
+			t.Errorf("%s routes to %q (%v)", o.Key, next, err)
+		}
+	}
+	if _, err := g.Decide("ask", &counter{}, q, human.Answer{Gate: "ask", Key: "maybe", Channel: "web"}); err == nil {
+		t.Error("Decide accepted an answer the question does not allow")
 	}
 }
 
@@ -374,7 +577,8 @@ func TestPathAvoiding(t *testing.T) {
 	g := flow.New[counter]("walk", "a").
 		Node("a", noop, "gate", "b").
 		Node("b", noop, "gate").
-		Gate("gate", noop, "commit", "a").
+		Gate("gate", func(context.Context, *counter) (human.Question, error) { return human.Question{}, nil },
+			func(*counter, human.Question, human.Answer) (string, error) { return "commit", nil }, "commit", "a").
 		Node("commit", noop, flow.End)
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)

@@ -1,19 +1,43 @@
 // Package flow runs workflows as typed graphs with durable checkpoints.
 //
-// A workflow is a Graph[S]: named nodes, each a func(ctx, *S) returning the
-// name of the next node, so conditional edges and retry loops are ordinary
-// code. Every node declares the nodes it may go to; the engine refuses any
-// other, which makes the declared graph a true map of every path a run can
-// take, and lets tests prove that no path skips a gate.
+// A workflow is a Graph[S] of named steps over a state S (a JSON-encodable
+// struct). A node is a func(ctx, *S) returning the name of the next node,
+// so conditional edges and retry loops are ordinary code. A gate is a step
+// that needs a human, declared as two parts: ask builds the Question (what
+// to show, which answers are allowed) and may do I/O; decide routes on the
+// Answer and must be pure (no I/O: it only reads and sets the state), so
+// the same gate can be answered at a terminal, on a web page or through a
+// Temporal Update.
 //
-// After every node the state, the node reached and a history row are
-// written in one transaction (see Drive). A run killed at any moment
-// resumes at the node that was running, which therefore runs again: nodes
-// must be safe to repeat (check before you create).
+// The engine (Drive) holds these invariants, each proven by a test:
+//
+//   - Every step declares the steps it may go to; the engine refuses any
+//     other, so the declared graph is a true map of every path a run can
+//     take, and tests prove with PathAvoiding that no path skips a gate.
+//   - After every step the state, the step reached and a history row are
+//     written in one SQLite transaction. A run killed at any moment
+//     resumes at the step that was running, which therefore runs again:
+//     nodes must be safe to repeat (check before you create). A gate asks
+//     again.
+//   - A gate's question is stored with the run while it is asked, and kept
+//     while the run waits, so anyone can see what the run is waiting for.
+//   - An answer reaches decide only after human.Validate accepted it for
+//     its question and the decision was written to the audit log, with its
+//     channel; if the audit log cannot be written the decision is not acted
+//     on and the run fails at the gate (resumable).
+//   - Without anyone to answer, a gate waits (status waiting, exit 3),
+//     unless its question has an Unattended answer (nothing needs a human).
+//   - One process at a time drives a run (a lease in the store).
+//   - A step limit and per-node visit limits stop runaway loops.
+//
+// Steps report through events (event.Sink): the engine stores each event
+// in the run's history and hands it to the watcher (the terminal).
 //
 // Nodes get their dependencies from the closure that built the graph, never
-// from globals, so the same graph can later run on another engine (Temporal
-// activities, with gates as signals).
+// from globals, so the same graph can run on another engine. The package
+// is about 900 lines: graph.go (definition, validation, path proofs, Ask
+// and Decide for tests and other engines) and engine.go (driving a run
+// against the store: leases, checkpoints, gates, events, audit).
 package flow
 
 import (
@@ -21,6 +45,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/azero-dev/azero/internal/human"
 )
 
 // End is the pseudo-node a finished run goes to.
@@ -32,13 +58,25 @@ const DefaultMaxSteps = 500
 // NodeFunc does one step of work on the state and names the next node.
 type NodeFunc[S any] func(ctx context.Context, s *S) (next string, err error)
 
+// AskFunc builds a gate's question from the state. It may do I/O (analyse
+// a diff, prepare a file to edit); changes it makes to the state are not
+// kept.
+type AskFunc[S any] func(ctx context.Context, s *S) (human.Question, error)
+
+// DecideFunc routes a gate on a validated answer to its question. It must
+// be pure: it may read and set the state, and nothing else.
+type DecideFunc[S any] func(s *S, q human.Question, a human.Answer) (next string, err error)
+
 type node[S any] struct {
 	name      string
 	fn        NodeFunc[S]
+	ask       AskFunc[S]
+	decide    DecideFunc[S]
 	next      []string
-	gate      bool
 	maxVisits int
 }
+
+func (n *node[S]) gate() bool { return n.ask != nil }
 
 // Graph is a workflow definition. Build it once with New and the adding
 // methods, then Validate it (Create and Drive do).
@@ -57,33 +95,34 @@ func New[S any](name, start string) *Graph[S] {
 	return &Graph[S]{name: name, start: start, nodes: map[string]*node[S]{}, maxSteps: DefaultMaxSteps}
 }
 
-func (g *Graph[S]) add(name string, fn NodeFunc[S], gate bool, next []string) *Graph[S] {
+func (g *Graph[S]) add(n *node[S]) *Graph[S] {
 	switch {
-	case name == "" || name == End:
-		g.errs = append(g.errs, fmt.Errorf("node name %q is reserved", name))
-	case g.nodes[name] != nil:
-		g.errs = append(g.errs, fmt.Errorf("node %q added twice", name))
-	case fn == nil:
-		g.errs = append(g.errs, fmt.Errorf("node %q has no function", name))
-	case len(next) == 0:
-		g.errs = append(g.errs, fmt.Errorf("node %q declares no next node", name))
+	case n.name == "" || n.name == End:
+		g.errs = append(g.errs, fmt.Errorf("node name %q is reserved", n.name))
+	case g.nodes[n.name] != nil:
+		g.errs = append(g.errs, fmt.Errorf("node %q added twice", n.name))
+	case n.fn == nil && (n.ask == nil || n.decide == nil):
+		g.errs = append(g.errs, fmt.Errorf("node %q has no function", n.name))
+	case len(n.next) == 0:
+		g.errs = append(g.errs, fmt.Errorf("node %q declares no next node", n.name))
 	default:
-		g.nodes[name] = &node[S]{name: name, fn: fn, next: slices.Clone(next), gate: gate}
-		g.order = append(g.order, name)
+		n.next = slices.Clone(n.next)
+		g.nodes[n.name] = n
+		g.order = append(g.order, n.name)
 	}
 	return g
 }
 
 // Node adds a node that may continue to any of next (End included).
 func (g *Graph[S]) Node(name string, fn NodeFunc[S], next ...string) *Graph[S] {
-	return g.add(name, fn, false, next)
+	return g.add(&node[S]{name: name, fn: fn, next: next})
 }
 
-// Gate adds a node that needs a human answer. Without a terminal it must
-// return an error whose NeedsHuman method reports true (prompt does); the
-// run then waits there.
-func (g *Graph[S]) Gate(name string, fn NodeFunc[S], next ...string) *Graph[S] {
-	return g.add(name, fn, true, next)
+// Gate adds a step that needs a human: ask builds the question, the
+// engine gets a validated answer from its Answerer (or the run waits
+// there), and decide routes to one of next.
+func (g *Graph[S]) Gate(name string, ask AskFunc[S], decide DecideFunc[S], next ...string) *Graph[S] {
+	return g.add(&node[S]{name: name, ask: ask, decide: decide, next: next})
 }
 
 // MaxVisits limits how often one node may complete in a run, stopping a
@@ -130,7 +169,49 @@ func (g *Graph[S]) Next(name string) []string {
 // IsGate reports whether name is a gate.
 func (g *Graph[S]) IsGate(name string) bool {
 	nd := g.nodes[name]
-	return nd != nil && nd.gate
+	return nd != nil && nd.gate()
+}
+
+// Gates returns the gates in the order they were added.
+func (g *Graph[S]) Gates() []string {
+	var out []string
+	for _, name := range g.order {
+		if g.nodes[name].gate() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Ask builds gate's question for s, as the engine would.
+func (g *Graph[S]) Ask(ctx context.Context, gate string, s *S) (human.Question, error) {
+	nd := g.nodes[gate]
+	if nd == nil || !nd.gate() {
+		return human.Question{}, fmt.Errorf("%s is not a gate of %s", gate, g.name)
+	}
+	q, err := nd.ask(ctx, s)
+	q.Gate = gate
+	return q, err
+}
+
+// Decide validates a for q and routes gate on it, as the engine would,
+// and checks that the route is declared.
+func (g *Graph[S]) Decide(gate string, s *S, q human.Question, a human.Answer) (string, error) {
+	nd := g.nodes[gate]
+	if nd == nil || !nd.gate() {
+		return "", fmt.Errorf("%s is not a gate of %s", gate, g.name)
+	}
+	if _, err := human.Validate(q, a); err != nil {
+		return "", err
+	}
+	next, err := nd.decide(s, q, a)
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(nd.next, next) {
+		return "", fmt.Errorf("gate %s chose %q, which is not one of its declared next nodes %v", gate, next, nd.next)
+	}
+	return next, nil
 }
 
 // Validate checks that the graph is well formed: the start exists, every

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/azero-dev/azero/internal/slug"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,31 +224,10 @@ func lineageName(n int, kind, purpose string) string {
 // hyphens, at most 40 characters; "call" when nothing is left. It keeps a purpose from
 // reaching outside the run's folder.
 func Slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		default:
-			if b.Len() > 0 && !dash {
-				b.WriteByte('-')
-				dash = true
-			}
-		}
-		if b.Len() >= 40 {
-			break
-		}
+	if out := slug.Make(s, 40); out != "" {
+		return out
 	}
-	out := strings.Trim(b.String(), "-")
-	if len(out) > 40 {
-		out = strings.Trim(out[:40], "-")
-	}
-	if out == "" {
-		return "call"
-	}
-	return out
+	return "call"
 }
 
 func renderPrompt(n int, model string, role Role, purpose string, inputTokens int, req Request) []byte {

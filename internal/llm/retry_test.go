@@ -200,7 +200,8 @@ func TestAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	f := &fakeModel{block: true}
 	s := &sleepRecorder{}
-	start := time.Now()
+	// The fake blocks until its attempt's context ends: only the attempt
+	// timeout lets this call return at all.
 	_, err := WithRetry(f, RetryPolicy{MaxAttempts: 3, Timeout: 20 * time.Millisecond, Sleep: s.sleep}).Generate(t.Context(), Request{})
 	var pe *ProviderError
 	if !errors.As(err, &pe) || pe.Kind != KindTimeout || pe.Provider != "anthropic" {
@@ -208,9 +209,6 @@ func TestAttemptTimeout(t *testing.T) {
 	}
 	if f.Calls() != 3 || len(s.waits) != 2 {
 		t.Errorf("calls %d, waits %d; want 3 attempts, 2 waits", f.Calls(), len(s.waits))
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Error("attempt timeouts were not enforced")
 	}
 }
 

@@ -17,6 +17,9 @@ const (
 // MockScripted is the only model the mock provider has.
 const MockScripted = "scripted"
 
+// MockSpec names the offline scripted model as provider:model.
+const MockSpec = ProviderMock + ":" + MockScripted
+
 // Providers lists the known providers.
 func Providers() []string {
 	return []string{ProviderAnthropic, ProviderGemini, ProviderOpenAI, ProviderMock}

@@ -12,22 +12,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 )
 
-// humanError reports that an answer is needed and nobody can give it now.
-type humanError struct{ msg string }
-
-func (e *humanError) Error() string { return e.msg }
-
-// NeedsHuman marks the error as "ask again later", not a failure.
-func (e *humanError) NeedsHuman() bool { return true }
-
 var (
 	// ErrNoTerminal is returned when stdin or stderr is not a terminal.
-	ErrNoTerminal error = &humanError{"a human answer is needed but stdin/stderr is not a terminal"}
+	ErrNoTerminal = human.ErrNoTerminal
 	// ErrNoAnswer is returned when input ended before an answer was typed.
-	ErrNoAnswer error = &humanError{"input ended before an answer was typed"}
+	ErrNoAnswer = human.ErrNoAnswer
 )
 
 // Prompter asks questions on a terminal.

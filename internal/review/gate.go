@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 )
 
@@ -69,7 +69,7 @@ type Outcome struct {
 }
 
 // ErrRejected is matched by the error of a gate the human rejected; that
-// error also matches flow.ErrAborted (exit code 4).
+// error also matches human.ErrAborted (exit code 4).
 var ErrRejected = errors.New("changes rejected at the diff review")
 
 // NeedsReviewError reports flagged files when nobody can be asked. Its
@@ -115,7 +115,7 @@ func (g *Gate) now() time.Time {
 //   - no changes at all: NOT_REQUIRED, nil;
 //   - a terminal (IO.CanPrompt): the report is shown and the human must
 //     type approve (APPROVED, nil) or reject (REJECTED, an error matching
-//     ErrRejected and flow.ErrAborted); anything else asks again;
+//     ErrRejected and human.ErrAborted); anything else asks again;
 //   - no terminal, nothing flagged: NOT_REQUIRED, nil;
 //   - no terminal, something flagged: ABORTED_NON_INTERACTIVE at once, a
 //     *NeedsReviewError.
@@ -180,7 +180,7 @@ func (g *Gate) Run(ctx context.Context, opts GateOptions) (Outcome, error) {
 	}
 	ok, err := g.Prompter.Approve(ctx, question, ApproveWord, RejectWord)
 	switch {
-	case err != nil && flow.NeedsHuman(err):
+	case err != nil && human.Needed(err):
 		return g.decide(ctx, opts, out, AbortedNonInteractive, &NeedsReviewError{Repository: repo.Dir, Flagged: out.Flagged, Cause: err})
 	case err != nil:
 		// Interrupted while asking: no decision was made.
@@ -191,21 +191,28 @@ func (g *Gate) Run(ctx context.Context, opts GateOptions) (Outcome, error) {
 		return g.decide(ctx, opts, out, Approved, nil)
 	default:
 		return g.decide(ctx, opts, out, Rejected,
-			fmt.Errorf("%w (%w): nothing was committed and the changes are still in the working tree; review them with git diff HEAD", ErrRejected, flow.ErrAborted))
+			fmt.Errorf("%w (%w): nothing was committed and the changes are still in the working tree; review them with git diff HEAD", ErrRejected, human.ErrAborted))
 	}
 }
 
-// decide records the decision, tells the human and returns err.
+// decide records the decision, tells the human and returns err. A
+// decision the audit log cannot take is not acted on: the gate fails
+// closed with the write error, whatever the human answered.
 func (g *Gate) decide(ctx context.Context, opts GateOptions, out Outcome, d Decision, err error) (Outcome, error) {
-	out.Decision = d
-	g.Audit.Event(ctx, "gate_decision", opts.RunID,
+	if aerr := g.Audit.Event(ctx, "gate_decision", opts.RunID,
 		slog.String("gate", "diff_review"),
 		slog.String("decision", string(d)),
+		slog.String("channel", "terminal"),
 		slog.Any("flagged_files", out.Flagged),
 		slog.String("repository", out.Repository),
 		slog.Int("files", len(out.Files)),
 		slog.Bool("staged", opts.Staged),
-		slog.Bool("human_approved", out.HumanApproved))
+		slog.Bool("human_approved", out.HumanApproved)); aerr != nil {
+		out.HumanApproved, out.ApprovedAt = false, time.Time{}
+		fmt.Fprintln(g.IO.ErrOut, g.IO.ColorScheme().Red("Diff review: FAILED")+": the decision could not be recorded, so nothing passes.")
+		return out, fmt.Errorf("diff review: the decision %s could not be recorded in the audit log, so it was not acted on: %w; free disk space or fix the log's permissions and run the review again", d, aerr)
+	}
+	out.Decision = d
 	cs := g.IO.ColorScheme()
 	var line string
 	switch d {
@@ -228,6 +235,6 @@ func (g *Gate) decide(ctx context.Context, opts GateOptions, out Outcome, d Deci
 
 // failed records a gate that could not decide and returns err.
 func (g *Gate) failed(ctx context.Context, opts GateOptions, out Outcome, err error) error {
-	g.Audit.Event(ctx, "gate_failed", opts.RunID, slog.String("repository", out.Repository), slog.String("error", err.Error()))
+	_ = g.Audit.Event(ctx, "gate_failed", opts.RunID, slog.String("repository", out.Repository), slog.String("error", err.Error()))
 	return fmt.Errorf("diff review: %w", err)
 }

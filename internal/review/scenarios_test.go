@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/review"
@@ -251,7 +251,7 @@ func TestScenario070And120PR165Recreation(t *testing.T) {
 
 	g, errOut, _ := pipedGate()
 	out, err := g.Run(t.Context(), review.GateOptions{Repo: repo, Staged: true})
-	if !flow.NeedsHuman(err) || out.Decision != review.AbortedNonInteractive {
+	if !human.Needed(err) || out.Decision != review.AbortedNonInteractive {
 		t.Fatalf("Run = %v, %v; want ABORTED_NON_INTERACTIVE needing a human", out.Decision, err)
 	}
 	report := errOut.String()
@@ -339,8 +339,8 @@ func TestScenario090ApprovalRejected(t *testing.T) {
 	if out.Decision != review.Rejected || out.HumanApproved || !out.ApprovedAt.IsZero() {
 		t.Fatalf("outcome = %+v, want REJECTED without approval", out)
 	}
-	if !errors.Is(err, review.ErrRejected) || !errors.Is(err, flow.ErrAborted) {
-		t.Fatalf("err = %v, want ErrRejected and flow.ErrAborted (exit 4)", err)
+	if !errors.Is(err, review.ErrRejected) || !errors.Is(err, human.ErrAborted) {
+		t.Fatalf("err = %v, want ErrRejected and human.ErrAborted (exit 4)", err)
 	}
 	if recs := log.records(t); len(recs) != 1 || recs[0]["decision"] != "REJECTED" {
 		t.Errorf("audit = %v", recs)
@@ -352,7 +352,7 @@ func TestScenario100EmptyInputAsksAgain(t *testing.T) {
 	// Enter, junk and abbreviations never approve; the gate asks again
 	// each time until a whole word comes.
 	out, err, screen, _ := approveThrough(t, flaggedRepo(t), "", "y", "yes", "approv", "reject")
-	if out.HumanApproved || out.Decision != review.Rejected || !errors.Is(err, flow.ErrAborted) {
+	if out.HumanApproved || out.Decision != review.Rejected || !errors.Is(err, human.ErrAborted) {
 		t.Fatalf("Run = %+v, %v; want no approval", out, err)
 	}
 	if n := strings.Count(screen, "in full"); n != 4 {
@@ -417,11 +417,9 @@ func TestScenario140NonInteractiveAborts(t *testing.T) {
 	t.Parallel()
 	repo := flaggedRepo(t)
 	g, errOut, log := pipedGate()
-	start := time.Now()
 	out, err := g.Run(t.Context(), review.GateOptions{Repo: repo})
-	elapsed := time.Since(start)
 	var nr *review.NeedsReviewError
-	if !errors.As(err, &nr) || !flow.NeedsHuman(err) || out.Decision != review.AbortedNonInteractive {
+	if !errors.As(err, &nr) || !human.Needed(err) || out.Decision != review.AbortedNonInteractive {
 		t.Fatalf("Run = %v, %v; want ABORTED_NON_INTERACTIVE and a NeedsHuman error", out.Decision, err)
 	}
 	if !strings.Contains(err.Error(), "azero gate") || !strings.Contains(err.Error(), "state.py") {
@@ -433,7 +431,6 @@ func TestScenario140NonInteractiveAborts(t *testing.T) {
 	if !strings.Contains(errOut.String(), "WARNING: REPLACED") {
 		t.Errorf("the report is not in the output for the log:\n%s", errOut)
 	}
-	t.Logf("decided in %v", elapsed)
 
 	// Nothing flagged and nobody to ask: the commit may go on.
 	clean := testenv.NewRepo(t, map[string]string{"a.py": numbered("a", 100)})
@@ -499,7 +496,7 @@ func TestTerminalWithoutAnswers(t *testing.T) {
 	logger, log := newAudit()
 	g := &review.Gate{IO: io, Prompter: prompt.New(io, noEnv, nil), Audit: logger}
 	out, err := g.Run(t.Context(), review.GateOptions{Repo: repo})
-	if !flow.NeedsHuman(err) || out.Decision != review.AbortedNonInteractive || out.HumanApproved {
+	if !human.Needed(err) || out.Decision != review.AbortedNonInteractive || out.HumanApproved {
 		t.Fatalf("at end of input: %+v, %v; want ABORTED_NON_INTERACTIVE needing a human", out.Decision, err)
 	}
 	if recs := log.records(t); len(recs) != 1 || recs[0]["decision"] != "ABORTED_NON_INTERACTIVE" {

@@ -48,7 +48,7 @@ var strategyMenu = []prompt.Choice{
 var strategyOfKey = map[string]Strategy{"A": Append, "I": Insert, "E": Extend, "R": Replace}
 
 // Decide implements Approver. Cancel and reject return Decision{Approved:
-// false}; Writer turns that into an error wrapping flow.ErrAborted.
+// false}; Writer turns that into an error wrapping human.ErrAborted.
 func (a *TerminalApprover) Decide(ctx context.Context, p Proposal) (Decision, error) {
 	w := a.io.ErrOut
 	cs := a.io.ColorScheme()

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -111,9 +111,9 @@ func TestT160PromptLogicOnTerminal(t *testing.T) {
 		{"insert asks for a line until it is in range", []string{"i", "999", "x", "50", "approve"},
 			[]string{menu, "Insert at which line (1-151; 151 appends)?", "Please type a line number from 1 to 151:", "Please type a line number from 1 to 151:", "Type 'approve'"},
 			numbered("old", 1, 49) + "new\n" + numbered("old", 50, 101), nil, safewrite.Insert},
-		{"extend refused for the language, then cancel", []string{"e", "c"}, []string{menu, "Cannot extend"}, old, flow.ErrAborted, ""},
-		{"cancel", []string{"c"}, []string{menu}, old, flow.ErrAborted, ""},
-		{"reject after the preview", []string{"r", "reject"}, []string{menu, "Type 'approve'"}, old, flow.ErrAborted, ""},
+		{"extend refused for the language, then cancel", []string{"e", "c"}, []string{menu, "Cannot extend"}, old, human.ErrAborted, ""},
+		{"cancel", []string{"c"}, []string{menu}, old, human.ErrAborted, ""},
+		{"reject after the preview", []string{"r", "reject"}, []string{menu, "Type 'approve'"}, old, human.ErrAborted, ""},
 		{"word and junk", []string{"", "Append", "approve"}, []string{menu, "Please choose one of", "Type 'approve'"}, old + "new\n", nil, safewrite.Append},
 	}
 	for _, tt := range tests {

@@ -36,7 +36,7 @@
 // plain error telling the user to pass --force or drop --auto (exit 1).
 // Otherwise the Approver decides; a write needing approval with no
 // Approver fails with a NeedsHuman error, never a silent write. A human's
-// cancel or reject is an error wrapping flow.ErrAborted (exit 4).
+// cancel or reject is an error wrapping human.ErrAborted (exit 4).
 //
 // Staleness. Write never replaces content it did not read: the file is
 // hashed again just before the rename and compared with what the proposal

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
@@ -79,8 +79,8 @@ func TestScenarios(t *testing.T) {
 					t.Fatalf("err = %v, want *ApprovalError", err)
 				}
 				wantHuman := approver == nil
-				if flow.NeedsHuman(err) != wantHuman {
-					t.Errorf("with approver %v: NeedsHuman = %v, want %v", approver != nil, flow.NeedsHuman(err), wantHuman)
+				if human.Needed(err) != wantHuman {
+					t.Errorf("with approver %v: NeedsHuman = %v, want %v", approver != nil, human.Needed(err), wantHuman)
 				}
 				if !strings.Contains(err.Error(), "--force") {
 					t.Errorf("the error does not say how to proceed: %v", err)
@@ -202,7 +202,7 @@ func TestScenarios(t *testing.T) {
 				t.Fatalf("err %v, requires approval %v", err, prop.RequiresApproval)
 			}
 			_, err = (&safewrite.Writer{}).Write(t.Context(), safewrite.Request{Root: p.root, Path: "hundred-one.py", Content: []byte("new\n")})
-			if !flow.NeedsHuman(err) || !errors.Is(err, safewrite.ErrNeedsApproval) {
+			if !human.Needed(err) || !errors.Is(err, safewrite.ErrNeedsApproval) {
 				t.Fatalf("no approver: err = %v, want a NeedsHuman approval error", err)
 			}
 			if readFile(t, p.path("hundred-one.py")) != old {
@@ -300,8 +300,8 @@ func TestScenarios(t *testing.T) {
 				return safewrite.Decision{Approved: false}, nil
 			})
 			_, err = w.Write(t.Context(), safewrite.Request{Root: p.root, Path: "large.py", Content: []byte("new\n")})
-			if !errors.Is(err, flow.ErrAborted) {
-				t.Fatalf("rejected: err = %v, want flow.ErrAborted", err)
+			if !errors.Is(err, human.ErrAborted) {
+				t.Fatalf("rejected: err = %v, want human.ErrAborted", err)
 			}
 		}},
 	}

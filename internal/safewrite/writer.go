@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 )
 
 // Audit event names.
@@ -120,7 +120,7 @@ func (w *Writer) write(ctx context.Context, req Request) (Result, *Proposal, err
 				return Result{}, &p, fmt.Errorf("approval for %s: %w", p.Rel, err)
 			}
 			if !d.Approved {
-				return Result{}, &p, errAbortedBy(p.Rel, flow.ErrAborted)
+				return Result{}, &p, errAbortedBy(p.Rel, human.ErrAborted)
 			}
 			if d.Strategy != "" && (d.Strategy != p.Strategy || d.Line != p.Line) {
 				if p, err = p.WithStrategy(ctx, d.Strategy, d.Line); err != nil {
@@ -176,9 +176,9 @@ func refusalKind(err error) string {
 		return "stale"
 	case errors.Is(err, ErrNeedsApproval):
 		return "needs_approval"
-	case errors.Is(err, flow.ErrAborted):
+	case errors.Is(err, human.ErrAborted):
 		return "rejected"
-	case flow.NeedsHuman(err):
+	case human.Needed(err):
 		return "needs_human"
 	case errors.As(err, &ext), errors.As(err, &rng):
 		return "merge"

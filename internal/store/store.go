@@ -156,19 +156,22 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Run is one execution of a workflow.
 type Run struct {
-	ID        string            `json:"id"`
-	Workflow  string            `json:"workflow"`
-	Key       string            `json:"key,omitempty"`
-	Status    Status            `json:"status"`
-	Node      string            `json:"node"`
-	State     json.RawMessage   `json:"-"`
-	Steps     int               `json:"steps"`
-	Visits    map[string]int    `json:"visits,omitempty"`
-	Error     string            `json:"error,omitempty"`
-	Meta      map[string]string `json:"meta,omitempty"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
-	Lease     Lease             `json:"-"`
+	ID       string            `json:"id"`
+	Workflow string            `json:"workflow"`
+	Key      string            `json:"key,omitempty"`
+	Status   Status            `json:"status"`
+	Node     string            `json:"node"`
+	State    json.RawMessage   `json:"-"`
+	Steps    int               `json:"steps"`
+	Visits   map[string]int    `json:"visits,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	Meta     map[string]string `json:"meta,omitempty"`
+	// Question is the pending question (JSON of a human.Question) while a
+	// gate asks or waits for an answer; nil otherwise.
+	Question  json.RawMessage `json:"-"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Lease     Lease           `json:"-"`
 }
 
 // Lease records which process drives a run, until when.
@@ -244,24 +247,27 @@ func encodeMaps(visits map[string]int, meta map[string]string) (string, string, 
 	return string(v), string(m), nil
 }
 
-const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, created_at, updated_at, lease_token, lease_pid, lease_host, lease_until`
+const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, updated_at, lease_token, lease_pid, lease_host, lease_until`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRun(sc scanner) (Run, error) {
 	var (
 		r                           Run
-		status, visits, meta        string
+		status, visits, meta, q     string
 		created, updated, leaseTill int64
 		state                       []byte
 	)
-	err := sc.Scan(&r.ID, &r.Workflow, &r.Key, &status, &r.Node, &state, &r.Steps, &visits, &r.Error, &meta,
+	err := sc.Scan(&r.ID, &r.Workflow, &r.Key, &status, &r.Node, &state, &r.Steps, &visits, &r.Error, &meta, &q,
 		&created, &updated, &r.Lease.Token, &r.Lease.PID, &r.Lease.Host, &leaseTill)
 	if err != nil {
 		return Run{}, err
 	}
 	r.Status = Status(status)
 	r.State = state
+	if q != "" {
+		r.Question = json.RawMessage(q)
+	}
 	r.CreatedAt = time.Unix(0, created)
 	r.UpdatedAt = time.Unix(0, updated)
 	if leaseTill != 0 {
@@ -445,6 +451,7 @@ type Checkpoint struct {
 	Next     string // where the run now stands (the next node, or Node when stopped at it)
 	Status   Status
 	State    json.RawMessage // nil keeps the stored state
+	Question json.RawMessage // the pending question; nil clears it
 	Steps    int
 	Visits   map[string]int
 	Error    string
@@ -465,8 +472,8 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
 	}
 	defer tx.Rollback()
-	q := `UPDATE runs SET status = ?, node = ?, steps = ?, visits = ?, error = ?, updated_at = ?`
-	args := []any{string(cp.Status), cp.Next, cp.Steps, visits, cp.Error, s.now().UnixNano()}
+	q := `UPDATE runs SET status = ?, node = ?, steps = ?, visits = ?, error = ?, question = ?, updated_at = ?`
+	args := []any{string(cp.Status), cp.Next, cp.Steps, visits, cp.Error, string(cp.Question), s.now().UnixNano()}
 	if cp.State != nil {
 		q += `, state = ?`
 		args = append(args, []byte(cp.State))
@@ -488,6 +495,30 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
+	}
+	return nil
+}
+
+// SetQuestion records the question the run's gate is asking; only the
+// holder of the lease can.
+func (s *Store) SetQuestion(ctx context.Context, runID, token string, question json.RawMessage) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET question = ?, updated_at = ? WHERE id = ? AND lease_token = ?`,
+		string(question), s.now().UnixNano(), runID, token)
+	if err != nil {
+		return fmt.Errorf("record the question of run %s: %w", runID, err)
+	}
+	return expectOne(res, runID)
+}
+
+// SetKey changes the run's workflow key (the governance slug, once the run
+// has claimed it).
+func (s *Store) SetKey(ctx context.Context, runID, key string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET run_key = ? WHERE id = ?`, key, runID)
+	if err != nil {
+		return fmt.Errorf("set the key of run %s: %w", runID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("%w: %s", ErrNotFound, runID)
 	}
 	return nil
 }
@@ -554,4 +585,32 @@ func (s *Store) History(ctx context.Context, runID string) ([]Step, error) {
 		out = append(out, st)
 	}
 	return out, rows.Err()
+}
+
+// EditState changes a run's stored state with edit, unless a live process
+// drives the run (its changes would be lost at its next checkpoint).
+func (s *Store) EditState(ctx context.Context, runID string, edit func(json.RawMessage) (json.RawMessage, error)) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("edit run %s: %w", runID, err)
+	}
+	defer tx.Rollback()
+	r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %s", ErrNotFound, runID)
+	}
+	if err != nil {
+		return fmt.Errorf("edit run %s: %w", runID, err)
+	}
+	if s.LeaseLive(r) {
+		return &LeaseHeldError{RunID: runID, PID: r.Lease.PID, Host: r.Lease.Host}
+	}
+	state, err := edit(r.State)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, updated_at = ? WHERE id = ?`, []byte(state), s.now().UnixNano(), runID); err != nil {
+		return fmt.Errorf("edit run %s: %w", runID, err)
+	}
+	return tx.Commit()
 }

@@ -101,7 +101,9 @@ func (term *Terminal) Text() string {
 // fails the test after 20 seconds.
 func (term *Terminal) WaitFor(t testing.TB, text string, count int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// Not a timing assertion: a guard against a prompt that never comes,
+	// generous enough for a loaded 2-core machine.
+	deadline := time.Now().Add(Patience)
 	for time.Now().Before(deadline) {
 		if strings.Count(term.Text(), text) >= count {
 			return

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // RequireTool returns the path of an external program a test drives. When
@@ -95,3 +96,9 @@ func NewRepo(t testing.TB, files map[string]string) string {
 	Git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial")
 	return dir
 }
+
+// Patience bounds every wait for something a test expects to happen (a
+// prompt, a process exit, a file). It is not a timing assertion: it only
+// turns a hang into a failure, and is generous enough for a loaded 2-core
+// machine running the race detector.
+const Patience = 3 * time.Minute

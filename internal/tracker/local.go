@@ -3,6 +3,7 @@ package tracker
 import (
 	"context"
 	"fmt"
+	"github.com/azero-dev/azero/internal/slug"
 	"os"
 	"path"
 	"path/filepath"
@@ -143,15 +144,9 @@ func lockDir(dir string) (func(), error) {
 	}, nil
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
 func slugify(title string) string {
-	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(title), "-"), "-")
-	if len(s) > 60 {
-		s = strings.TrimRight(s[:60], "-")
+	if s := slug.Make(title, 60); s != "" {
+		return s
 	}
-	if s == "" {
-		s = "issue"
-	}
-	return s
+	return "issue"
 }

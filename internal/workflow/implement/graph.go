@@ -26,29 +26,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/edit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
-	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/llm"
-	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/testrun"
+	"github.com/azero-dev/azero/internal/workflow/gates"
 )
-
-// Asker asks the human.
-type Asker interface {
-	Approve(ctx context.Context, question, word, reject string) (bool, error)
-	Choose(ctx context.Context, question string, choices []prompt.Choice) (string, error)
-}
 
 // Lineage saves the run's records (test output, patches) next to the
 // model's prompts and responses.
@@ -63,13 +56,9 @@ type Deps struct {
 	Coder     llm.Model
 	Writer    *safewrite.Writer
 	Runner    testrun.Runner
-	Gate      *review.Gate
-	Asker     Asker
 	Lineage   Lineage
-	Audit     *audit.Logger // gate decisions; nil discards
-	Out       io.Writer     // what the human reads: summaries, test tails
-	Color     iostreams.ColorScheme
-	MaxTokens int // per coder call; default 8192
+	Events    event.Sink // what the human reads: steps, test results; nil discards
+	MaxTokens int        // per coder call; default 8192
 	Lint      func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error)
 }
 
@@ -83,13 +72,10 @@ func Graph(d Deps) *flow.Graph[State] {
 			return testrun.Lint(ctx, dir, kind, files, testrun.Options{})
 		}
 	}
+	if d.Events == nil {
+		d.Events = event.Discard
+	}
 	n := &nodes{d: d}
-	// The reviewer approves a change nobody has seen yet: the gate shows
-	// every file's diff, not only the flagged ones.
-	diffReview := review.GateNode(d.Gate,
-		func(s *State) review.GateOptions { return review.GateOptions{Repo: s.Worktree, AllDiffs: true} },
-		func(s *State, o review.Outcome) { s.Flagged, s.GateDecision = o.Flagged, string(o.Decision) },
-		review.Routes{Approved: NodeReview, Rejected: NodeCleanup})
 	return flow.New[State](Name, NodeWorktree).
 		Node(NodeWorktree, n.worktree, NodeScaffold).
 		Node(NodeScaffold, n.scaffold, NodeRed).
@@ -97,9 +83,9 @@ func Graph(d Deps) *flow.Graph[State] {
 		Node(NodeImplement, n.implement, NodeGreen).
 		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate).
 		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement).
-		Gate(NodeEscalate, n.escalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
-		Gate(NodeDiffGate, diffReview, NodeReview, NodeCleanup).
-		Gate(NodeReview, n.humanReview, NodeCommit, NodeCleanup).
+		Gate(NodeEscalate, n.askEscalate, decideEscalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
+		Gate(NodeDiffGate, n.askDiffReview, decideDiffReview, NodeReview).
+		Gate(NodeReview, n.askReview, decideReview, NodeCommit, NodeImplement, NodeCleanup).
 		Node(NodeCommit, n.commit, NodeMerge).
 		Node(NodeMerge, n.merge, NodeCleanup).
 		Node(NodeCleanup, n.cleanup, flow.End).
@@ -111,10 +97,13 @@ func Graph(d Deps) *flow.Graph[State] {
 
 type nodes struct{ d Deps }
 
-func (n *nodes) say(format string, args ...any) {
-	if n.d.Out != nil {
-		fmt.Fprintf(n.d.Out, format+"\n", args...)
+// say tells the human something.
+func (n *nodes) say(ctx context.Context, tone event.Tone, format string, args ...any) {
+	kind := event.Info
+	if tone == event.Warn {
+		kind = event.Warning
 	}
+	n.d.Events.Emit(ctx, event.New(kind, tone, format, args...))
 }
 
 func (n *nodes) git(dir string) gitx.Repo { return gitx.Repo{Dir: dir} }
@@ -125,7 +114,7 @@ func (n *nodes) worktree(ctx context.Context, s *State) (string, error) {
 	if err := n.git(s.Repo).AddWorktree(ctx, s.Worktree, s.Branch, s.BaseCommit); err != nil {
 		return "", fmt.Errorf("create worktree: %w", err)
 	}
-	n.say("  worktree %s on branch %s", s.Worktree, s.Branch)
+	n.say(ctx, event.Plain, "worktree %s on branch %s", s.Worktree, s.Branch)
 	return NodeScaffold, nil
 }
 
@@ -140,7 +129,7 @@ func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 			if f.Change == "Delete" {
 				continue
 			}
-			if err := n.generate(ctx, s, f, "stub", stubText(s, f.Path, s.TestOutput)); err != nil {
+			if err := n.generate(ctx, s, f, "stub", stubText(s, f.Path, s.TestOutput, currentFiles(s, f.Path))); err != nil {
 				return "", err
 			}
 		}
@@ -148,7 +137,7 @@ func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 	}
 	s.Stubbed = false
 	for _, f := range s.TestFiles() {
-		if err := n.generate(ctx, s, f, "scaffold", scaffoldText(s, f.Path)); err != nil {
+		if err := n.generate(ctx, s, f, "scaffold", scaffoldText(s, f.Path, currentFiles(s, f.Path))); err != nil {
 			return "", err
 		}
 	}
@@ -165,7 +154,7 @@ func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
 			}
 			continue
 		}
-		if err := n.generate(ctx, s, f, "implement", implementText(s, f.Path)); err != nil {
+		if err := n.generate(ctx, s, f, "implement", implementText(s, f.Path, currentFiles(s, f.Path))); err != nil {
 			return "", err
 		}
 	}
@@ -182,7 +171,7 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 	if f.Change == "Add" {
 		change = edit.Add
 	}
-	n.say("  %s %s", purpose, f.Path)
+	n.say(ctx, event.Plain, "%s %s", purpose, f.Path)
 	res, err := edit.Generate(ctx, n.d.Coder, edit.GenerateInput{
 		Change: change,
 		Prompt: edit.PromptInput{Path: f.Path, LLD: s.LLD, Existing: string(existing), Tests: n.testsText(s, f)},
@@ -206,6 +195,27 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 	}
 	_, err = n.d.Writer.Write(ctx, req)
 	return err
+}
+
+// currentFiles reads the change's Modify targets other than the file being
+// written (whose content its own prompt shows) from the worktree.
+func currentFiles(s *State, except string) []CurrentFile {
+	var out []CurrentFile
+	for _, f := range s.Files {
+		if f.Change != "Modify" || f.Path == except {
+			continue
+		}
+		content, _, err := safewrite.Read(s.Worktree, f.Path)
+		if err != nil || content == nil {
+			continue
+		}
+		cf := CurrentFile{Path: f.Path, Content: string(content), Bytes: len(content), Lines: strings.Count(string(content), "\n")}
+		if edit.IsLarge(content) {
+			cf.Content, cf.Outline = outline(string(content)), true
+		}
+		out = append(out, cf)
+	}
+	return out
 }
 
 // testsText gives the coder the current test files (none for a test file
@@ -256,10 +266,11 @@ func (n *nodes) red(ctx context.Context, s *State) (string, error) {
 	next := RouteRed(res.Outcome, s.Scaffolds)
 	switch next {
 	case NodeImplement:
-		n.say("  %s red: %s", n.d.Color.Red("●"), res.Summary)
+		n.testResult(ctx, event.Bad, res, "red: %s", res.Summary)
 	case NodeScaffold:
-		n.say("  %s not a valid red: %s; scaffolding again", n.d.Color.Yellow("●"), res.Summary)
+		n.testResult(ctx, event.Warn, res, "not a valid red: %s; scaffolding again", res.Summary)
 	case NodeEscalate:
+		n.testResult(ctx, event.Warn, res, "not a valid red: %s", res.Summary)
 		s.Escalation = fmt.Sprintf("the tests are not a valid red after %d scaffold(s): %s", s.Scaffolds, res.Summary)
 		s.EscalatedFrom = NodeRed
 	}
@@ -276,14 +287,15 @@ func (n *nodes) green(ctx context.Context, s *State) (string, error) {
 	next := RouteGreen(res.Outcome, s.Implementations)
 	switch next {
 	case NodeLint:
-		n.say("  %s green: %s", n.d.Color.Green("●"), res.Summary)
+		n.testResult(ctx, event.Good, res, "green: %s", res.Summary)
 		s.TestOutput = ""
 	case NodeImplement:
-		n.say("  %s still failing (%d of %d attempts): %s", n.d.Color.Red("●"), s.Implementations, MaxImplementations, res.Summary)
+		n.testResult(ctx, event.Bad, res, "still failing (%d of %d attempts): %s", s.Implementations, MaxImplementations, res.Summary)
 	case NodeCleanup:
-		n.say("  %s tests still fail after %d implementation attempts: %s", n.d.Color.Red("●"), s.Implementations, res.Summary)
+		n.testResult(ctx, event.Bad, res, "tests still fail after %d implementation attempts: %s", s.Implementations, res.Summary)
 		s.Result = ResultTestsFailed
 	case NodeEscalate:
+		n.testResult(ctx, event.Warn, res, "the test runner failed: %s", res.Summary)
 		s.Escalation = "the test runner failed: " + res.Summary
 		s.EscalatedFrom = NodeGreen
 	}
@@ -309,91 +321,154 @@ func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
 	}
 	s.Lint = &res
 	if res.Passed {
-		n.say("  lint clean (%s)", strings.Join(res.Tools, ", "))
+		n.say(ctx, event.Plain, "lint clean (%s)", strings.Join(res.Tools, ", "))
 	} else {
-		n.say("  lint findings:\n%s", tail(res.Output, 20))
+		n.say(ctx, event.Warn, "lint findings:\n%s", tail(res.Output, 20))
 	}
 	return RouteLint(res.Passed, s.Implementations), nil
 }
 
-// escalate asks the human what to do when the rules cannot decide.
-func (n *nodes) escalate(ctx context.Context, s *State) (string, error) {
-	n.say("\n%s %s", n.d.Color.Alert(" NEEDS YOU "), s.Escalation)
-	if s.TestOutput != "" {
-		n.say("%s", tail(s.TestOutput, 30))
-	}
-	choices := []prompt.Choice{{Key: "R", Label: "Rerun the tests"}, {Key: "A", Label: "Abort"}}
+// testResult reports a test run to the human.
+func (n *nodes) testResult(ctx context.Context, tone event.Tone, res testrun.Result, format string, args ...any) {
+	n.d.Events.Emit(ctx, event.New(event.TestResult, tone, format, args...).WithData(res))
+}
+
+// Answers of the escalation menu.
+const (
+	AnswerRerun      = "R"
+	AnswerRescaffold = "S"
+	AnswerAbortMenu  = "A"
+)
+
+// askEscalate asks the human what to do when the rules cannot decide.
+func (n *nodes) askEscalate(ctx context.Context, s *State) (human.Question, error) {
+	opts := []human.Option{{Key: AnswerRerun, Label: "Rerun the tests", Decision: "RERUN"}}
 	if s.EscalatedFrom == NodeRed {
-		choices = []prompt.Choice{{Key: "R", Label: "Rerun the tests"}, {Key: "S", Label: "Scaffold again"}, {Key: "A", Label: "Abort"}}
+		opts = append(opts, human.Option{Key: AnswerRescaffold, Label: "Scaffold again", Decision: "RESCAFFOLD"})
 	}
-	answer, err := n.d.Asker.Choose(ctx, "What now?", choices)
-	if err != nil {
-		return "", err
+	opts = append(opts, human.Option{Key: AnswerAbortMenu, Label: "Abort", Decision: "ABORTED"})
+	q := human.Question{Kind: human.Menu, Title: "NEEDS YOU: " + s.Escalation, Prompt: "What now?", Options: opts,
+		Facts: map[string]any{"about": s.Escalation}}
+	if s.TestOutput != "" {
+		q.Report = tail(s.TestOutput, 30)
 	}
-	switch answer {
-	case "R":
-		n.decided(ctx, NodeEscalate, "RERUN", s.Escalation)
+	return q, nil
+}
+
+// decideEscalate routes the human's answer at the escalation.
+func decideEscalate(s *State, _ human.Question, a human.Answer) (string, error) {
+	switch a.Key {
+	case AnswerRerun:
 		return s.EscalatedFrom, nil
-	case "S":
-		n.decided(ctx, NodeEscalate, "RESCAFFOLD", s.Escalation)
+	case AnswerRescaffold:
 		s.Scaffolds = 0
 		s.Stubbed = false
 		return NodeScaffold, nil
 	}
-	n.decided(ctx, NodeEscalate, "ABORTED", s.Escalation)
-	s.Decision, s.Result = "abort", ResultAborted
+	s.Decision, s.Result = AnswerAbort, ResultAborted
 	return NodeCleanup, nil
 }
 
-// humanReview is the final human decision: approve merges, abort cleans
-// up.
-func (n *nodes) humanReview(ctx context.Context, s *State) (string, error) {
-	if s.GateDecision != string(review.Approved) {
-		// Nobody saw the change at the gate (it passed without a
-		// terminal): show all of it, with the gate's report, before asking.
-		if err := n.showChange(ctx, s); err != nil {
-			return "", err
+// askDiffReview is the mandatory diff review (spec #171) of the change in
+// the worktree, with every file's diff: the reviewer approves a change
+// nobody has seen yet.
+func (n *nodes) askDiffReview(ctx context.Context, s *State) (human.Question, error) {
+	q, err := gates.DiffReview(ctx, s.Worktree)
+	if err != nil {
+		return q, err
+	}
+	q.Report += looseMatchNote(s)
+	return q, nil
+}
+
+// decideDiffReview records the review: whatever was decided, the human
+// review comes next; a rejection is offered only revise or abort there.
+func decideDiffReview(s *State, q human.Question, a human.Answer) (string, error) {
+	s.Flagged, s.GateDecision = gates.Flagged(q), string(gates.Decision(a))
+	return NodeReview, nil
+}
+
+// Answers of the human review, typed in full.
+const (
+	AnswerApprove = "approve"
+	AnswerRevise  = "revise"
+	AnswerAbort   = "abort"
+)
+
+// askReview is the final human decision: approve merges, revise sends the
+// change back to the coder with the human's feedback (while implementation
+// attempts remain), abort cleans up. A change the diff review rejected can
+// only be revised or aborted.
+func (n *nodes) askReview(ctx context.Context, s *State) (human.Question, error) {
+	var b strings.Builder
+	if s.GateDecision != string(review.Approved) && s.GateDecision != string(review.Rejected) {
+		// Nobody saw the change at the diff review (it passed unattended):
+		// show all of it before asking.
+		c, err := gates.Describe(ctx, s.Worktree)
+		if err != nil {
+			return human.Question{}, err
 		}
+		b.WriteString(c.Report)
+		b.WriteString(looseMatchNote(s))
+		b.WriteString("\n")
 	}
-	n.say("\n%s", n.d.Color.Bold("Review"))
-	n.say("  tests: %s", s.Green.Summary)
+	if s.Green != nil {
+		fmt.Fprintf(&b, "  tests: %s\n", s.Green.Summary)
+	}
 	if s.Lint != nil && !s.Lint.Passed {
-		n.say("  lint: %s", n.d.Color.Yellow("findings remain (shown above)"))
+		b.WriteString("  lint: findings remain (shown above)\n")
 	}
-	n.say("  files: %s", strings.Join(n.changedFiles(s), ", "))
-	n.say("  branch %s would merge into %s of %s", s.Branch, s.BaseBranch, s.Repo)
-	ok, err := n.d.Asker.Approve(ctx, "Merge this change?", "approve", "abort")
-	if err != nil {
-		return "", err
+	fmt.Fprintf(&b, "  files: %s\n", strings.Join(n.changedFiles(s), ", "))
+	fmt.Fprintf(&b, "  branch %s would merge into %s of %s\n", s.Branch, s.BaseBranch, s.Repo)
+	q := human.Question{Kind: human.Word, Title: "Review", Report: b.String(), Prompt: "Merge this change?",
+		Facts: map[string]any{"about": s.Branch}}
+	revise := human.Option{Key: AnswerRevise, Label: "to send it back to the coder with your feedback", Decision: "REVISE",
+		Text: "What should the coder change?"}
+	canRevise := s.Implementations < MaxImplementations
+	if s.GateDecision == string(review.Rejected) {
+		q.Title = "The diff was rejected at the review"
+		q.Prompt = "Send it back to the coder, or abort?"
+		if !canRevise {
+			q.Prompt = fmt.Sprintf("All %d implementation attempts are spent: abort?", MaxImplementations)
+		}
+	} else {
+		q.Options = append(q.Options, human.Option{Key: AnswerApprove, Label: "to proceed", Decision: "APPROVED"})
 	}
-	if !ok {
-		n.decided(ctx, NodeReview, "ABORTED", s.Branch)
-		s.Decision, s.Result = "abort", ResultAborted
-		return NodeCleanup, nil
+	if canRevise {
+		q.Options = append(q.Options, revise)
 	}
-	n.decided(ctx, NodeReview, "APPROVED", s.Branch)
-	s.Decision = "approve"
-	return NodeCommit, nil
+	q.Options = append(q.Options, human.Option{Key: AnswerAbort, Label: "to stop", Decision: "ABORTED"})
+	return q, nil
 }
 
-// decided records a human's answer at a gate.
-func (n *nodes) decided(ctx context.Context, gate, decision, about string) {
-	n.d.Audit.Event(ctx, "gate_decision", flow.RunID(ctx), slog.String("gate", gate),
-		slog.String("decision", decision), slog.String("about", about))
+// looseMatchNote lists the edit blocks that matched the file only after
+// whitespace normalisation, for the reviewer to check.
+func looseMatchNote(s *State) string {
+	if len(s.LooseMatches) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nEdit blocks that matched only loosely (check these places):\n")
+	for _, m := range s.LooseMatches {
+		fmt.Fprintf(&b, "  %s: %s\n", m.Path, m.What)
+	}
+	return b.String()
 }
 
-// showChange prints the diff gate's report with every file's diff.
-func (n *nodes) showChange(ctx context.Context, s *State) error {
-	files, err := review.Analyze(ctx, s.Worktree, review.AnalyzeOptions{})
-	if err != nil {
-		return err
+// decideReview routes the human's final decision.
+func decideReview(s *State, _ human.Question, a human.Answer) (string, error) {
+	switch a.Key {
+	case AnswerApprove:
+		s.Decision = AnswerApprove
+		return NodeCommit, nil
+	case AnswerRevise:
+		s.Feedback = strings.TrimSpace(a.Text)
+		s.Revisions++
+		s.GateDecision, s.Flagged = "", nil
+		return NodeImplement, nil
 	}
-	diffs, err := review.Diffs(ctx, s.Worktree, files, review.DiffOptions{})
-	if err != nil {
-		return err
-	}
-	n.say("\n%s", review.FormatReport(files, diffs, review.ReportOptions{Color: n.d.Color, AllDiffs: true}))
-	return nil
+	s.Decision, s.Result = AnswerAbort, ResultAborted
+	return NodeCleanup, nil
 }
 
 // trailer marks the run's commit, so a repeated commit node finds it.
@@ -421,25 +496,29 @@ func (n *nodes) commit(ctx context.Context, s *State) (string, error) {
 	if title == "" {
 		title = "implement the design"
 	}
-	msg := fmt.Sprintf("%s\n\nImplemented by azero under the design %s; tests green, diff reviewed and approved by a human.\n\n%s\n", subject(s.Issue, title), s.LLDPath, trailer(runID))
+	msg := fmt.Sprintf("%s\n\nImplemented by azero from the design %s; tests green, diff reviewed and approved by a human.\n\n", title, designName(s))
 	if s.Issue != "" {
-		msg = strings.Replace(msg, "\n\n"+trailer(runID), fmt.Sprintf("\n\nRefs #%s\n%s", s.Issue, trailer(runID)), 1)
+		msg += fmt.Sprintf("Refs #%s\n", s.Issue)
 	}
+	msg += trailer(runID) + "\n"
 	if _, err := wt.Run(ctx, "commit", "--quiet", "--no-verify", "-m", msg); err != nil {
 		return "", fmt.Errorf("commit on %s: %w", s.Branch, err)
 	}
 	if s.Commit, err = wt.Head(ctx); err != nil {
 		return "", err
 	}
-	n.say("  committed %s on %s", short(s.Commit), s.Branch)
+	n.say(ctx, event.Plain, "committed %s on %s", short(s.Commit), s.Branch)
 	return NodeMerge, nil
 }
 
-func subject(issue, title string) string {
-	if issue != "" {
-		return fmt.Sprintf("#%s: %s", issue, title)
+// designName names the design in a commit message: its path in the
+// repository, or its file name when it lives elsewhere (never an absolute
+// path of the user's machine).
+func designName(s *State) string {
+	if rel, err := filepath.Rel(s.Repo, s.LLDPath); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		return filepath.ToSlash(rel)
 	}
-	return title
+	return filepath.Base(s.LLDPath)
 }
 
 func short(id string) string {
@@ -457,7 +536,7 @@ func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
 	s.MergeCommand = fmt.Sprintf("git -C %s merge %s", shellQuote(s.Repo), s.Branch)
 	stop := func(why string) (string, error) {
 		s.Result, s.MergeNote = ResultMergeStopped, why
-		n.say("  %s not merged: %s\n  finish by hand with: %s", n.d.Color.Yellow("●"), why, s.MergeCommand)
+		n.say(ctx, event.Warn, "not merged: %s\n  finish by hand with: %s", why, s.MergeCommand)
 		return NodeCleanup, nil
 	}
 	if merged, err := repo.IsAncestor(ctx, s.Commit, "HEAD"); err == nil && merged {
@@ -490,7 +569,7 @@ func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
 		}
 	}
 	s.Result = ResultMerged
-	n.say("  %s merged %s into %s", n.d.Color.Green("●"), s.Branch, s.BaseBranch)
+	n.say(ctx, event.Good, "merged %s into %s", s.Branch, s.BaseBranch)
 	return NodeCleanup, nil
 }
 
@@ -523,7 +602,7 @@ func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
 	repo := n.git(s.Repo)
 	if s.Result != ResultMerged && s.Result != ResultMergeStopped && s.Patch == "" {
 		if err := n.savePatch(ctx, s); err != nil {
-			n.say("  could not save the attempt: %v", err)
+			n.say(ctx, event.Warn, "could not save the attempt: %v", err)
 		}
 	}
 	if err := repo.RemoveWorktree(ctx, s.Worktree); err != nil {
@@ -534,7 +613,7 @@ func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
 		// The approved commit stays on its branch for the user to merge.
 	case ResultMerged:
 		if err := repo.DeleteBranch(ctx, s.Branch, false); err != nil {
-			n.say("  branch %s kept: %v", s.Branch, err)
+			n.say(ctx, event.Warn, "branch %s kept: %v", s.Branch, err)
 		}
 	default:
 		if err := repo.DeleteBranch(ctx, s.Branch, true); err != nil {

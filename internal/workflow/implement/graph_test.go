@@ -1,8 +1,13 @@
 package implement
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/testrun"
 )
 
 // TestNoPathSkipsAGate walks the declared graph (the engine refuses any
@@ -37,5 +42,86 @@ func TestNoPathSkipsAGate(t *testing.T) {
 		if next == NodeCommit || next == NodeMerge {
 			t.Errorf("the diff gate leads straight to %s", next)
 		}
+	}
+}
+
+// TestEveryGateAnswerIsADeclaredRoute asks every gate in the states a run
+// can reach it in, and routes every answer each question allows: each
+// lands on a declared next node (Graph.Decide checks), so no answer on any
+// channel can take a run where the graph does not show.
+func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n"})
+	testenv.WriteFiles(t, repo, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n", "test_calc.py": "import calc\n"})
+	g := Graph(Deps{})
+	base := State{Worktree: repo, Repo: repo, Branch: "azero/x", BaseBranch: "main",
+		Files: []FileSpec{{Path: "calc.py", Change: "Modify"}, {Path: "test_calc.py", Change: "Add", Test: true}},
+		Green: &testrun.Result{Summary: "2 passed"}}
+	states := map[string][]State{
+		NodeEscalate: {
+			func() State { s := base; s.EscalatedFrom, s.Escalation = NodeRed, "not a red"; return s }(),
+			func() State { s := base; s.EscalatedFrom, s.Escalation = NodeGreen, "runner failed"; return s }(),
+		},
+		NodeDiffGate: {base},
+		NodeReview: {
+			func() State { s := base; s.GateDecision = "APPROVED"; return s }(),
+			func() State { s := base; s.GateDecision = "NOT_REQUIRED"; return s }(),
+			func() State { s := base; s.GateDecision = "REJECTED"; return s }(),
+			func() State { s := base; s.GateDecision = "REJECTED"; s.Implementations = MaxImplementations; return s }(),
+			func() State { s := base; s.GateDecision = "APPROVED"; s.Implementations = MaxImplementations; return s }(),
+		},
+	}
+	for _, gate := range g.Gates() {
+		if len(states[gate]) == 0 {
+			t.Errorf("gate %s is not walked", gate)
+		}
+		for i, s := range states[gate] {
+			q, err := g.Ask(t.Context(), gate, &s)
+			if err != nil {
+				t.Fatalf("%s #%d: %v", gate, i, err)
+			}
+			opts := q.Options
+			if q.Unattended != nil {
+				opts = append(opts, *q.Unattended)
+			}
+			if len(opts) == 0 {
+				t.Errorf("%s #%d offers no answer", gate, i)
+			}
+			for _, o := range opts {
+				a := human.Answer{Gate: gate, Key: o.Key, Channel: human.ChannelTerminal, Text: "some feedback", Confirm: o.Confirm}
+				if q.Unattended != nil && o.Key == q.Unattended.Key {
+					a.Channel = human.ChannelUnattended
+				}
+				s2 := s
+				if _, err := g.Decide(gate, &s2, q, a); err != nil {
+					t.Errorf("%s #%d answer %s: %v", gate, i, o.Key, err)
+				}
+			}
+		}
+	}
+	// Spent attempts take revise away; a rejected diff takes approve away.
+	q, _ := g.Ask(t.Context(), NodeReview, &states[NodeReview][3])
+	if keys := q.Keys(); !slices.Equal(keys, []string{AnswerAbort}) {
+		t.Errorf("rejected with no attempt left: answers %v, want only abort", keys)
+	}
+	q, _ = g.Ask(t.Context(), NodeReview, &states[NodeReview][2])
+	if keys := q.Keys(); !slices.Equal(keys, []string{AnswerRevise, AnswerAbort}) {
+		t.Errorf("rejected diff: answers %v, want revise or abort", keys)
+	}
+	q, _ = g.Ask(t.Context(), NodeReview, &states[NodeReview][1])
+	if !strings.Contains(q.Report, "+def mul(a, b):") {
+		t.Errorf("a change nobody saw at the diff review is not shown at the human review:\n%s", q.Report)
+	}
+}
+
+func TestReviseSendsFeedbackToTheCoder(t *testing.T) {
+	t.Parallel()
+	s := State{Implementations: 1, GateDecision: "APPROVED"}
+	next, err := decideReview(&s, human.Question{}, human.Answer{Key: AnswerRevise, Text: "  use math.prod  "})
+	if err != nil || next != NodeImplement || s.Feedback != "use math.prod" || s.Revisions != 1 || s.GateDecision != "" {
+		t.Fatalf("revise: next %s, state %+v, %v", next, s, err)
+	}
+	if text := implementText(&s, "calc.py", nil); !strings.Contains(text, "use math.prod") || !strings.Contains(text, "sent it back") {
+		t.Errorf("the coder's prompt does not carry the feedback:\n%s", text)
 	}
 }

@@ -2,6 +2,7 @@ package implement
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -13,10 +14,14 @@ a human reviews every change before it is merged. Never claim that tests pass.`
 
 // phase instructions appended to the per-file prompt.
 
-func scaffoldText(s *State, path string) string {
+func scaffoldText(s *State, path string, current []CurrentFile) string {
 	lang := "For Python: import the module under test at the top of the file (import calc), and refer to what it does not have yet through it (calc.add), so that the file imports and each test fails on its own."
 	if s.Runner == "go" {
-		lang = "For Go: the test file must compile. Use only functions and types that exist in the files shown, or that the design names; if they do not exist yet, azero will ask for compiling stubs next."
+		where := "the design names"
+		if len(current) > 0 {
+			where = "exist in the current files of the change shown below, or that the design names"
+		}
+		lang = "For Go: the test file must compile. Use only functions and types that " + where + "; if they do not exist yet, azero will ask for compiling stubs next."
 	}
 	return fmt.Sprintf(`## Your task: the tests first (TDD red)
 
@@ -26,10 +31,10 @@ Write the test file %s for the design above. The tests must
   not on syntax or import errors;
 - contain no implementation code.
 %s
-%s%s`, path, lang, filesSection(s, path), contextSection(s))
+%s%s%s`, path, lang, filesSection(s, path), currentSection(current), contextSection(s))
 }
 
-func stubText(s *State, path, output string) string {
+func stubText(s *State, path, output string, current []CurrentFile) string {
 	return fmt.Sprintf(`## Your task: compiling stubs
 
 The tests do not build or import yet, because what they test does not exist:
@@ -40,12 +45,15 @@ Write %s with the declarations the tests need (functions, types, methods, with t
 signatures) and bodies that do nothing useful: zero values, "raise NotImplementedError",
 or panic("not implemented"). Do not implement the logic: the tests must run and fail on
 their assertions.
-%s%s`, fence(tail(output, 60)), path, filesSection(s, path), contextSection(s))
+%s%s%s`, fence(tail(output, 60)), path, filesSection(s, path), currentSection(current), contextSection(s))
 }
 
-func implementText(s *State, path string) string {
+func implementText(s *State, path string, current []CurrentFile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Your task: the implementation (TDD green)\n\nWrite %s so that the tests pass, as the design describes.\n", path)
+	if s.Feedback != "" {
+		fmt.Fprintf(&b, "\nThe human reviewer read your change and sent it back with this request; do what it asks while keeping the tests green:\n\n%s\n", fence(s.Feedback))
+	}
 	if s.TestOutput != "" {
 		fmt.Fprintf(&b, "\nThe last test run failed:\n\n%s\n", fence(tail(s.TestOutput, 80)))
 	}
@@ -53,7 +61,65 @@ func implementText(s *State, path string) string {
 		fmt.Fprintf(&b, "\nThe static checks reported:\n\n%s\n", fence(tail(s.Lint.Output, 40)))
 	}
 	b.WriteString(filesSection(s, path))
+	b.WriteString(currentSection(current))
 	b.WriteString(contextSection(s))
+	return b.String()
+}
+
+// CurrentFile is a file the change modifies, as it stands in the worktree,
+// shown to the model so that it writes against the real code.
+type CurrentFile struct {
+	Path    string
+	Content string // the whole file, or its outline when it is large
+	Lines   int
+	Bytes   int
+	Outline bool // Content is an outline: the file is over the large-file threshold
+}
+
+// currentSection shows the other files the change modifies.
+func currentSection(files []CurrentFile) string {
+	if len(files) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Current content of the other files this change modifies\n")
+	for _, f := range files {
+		if f.Outline {
+			fmt.Fprintf(&b, "\n### %s (%d lines, %d bytes: too large to show whole; its declarations, in order)\n%s\n", f.Path, f.Lines, f.Bytes, fence(f.Content))
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s\n%s\n", f.Path, fence(f.Content))
+	}
+	return b.String()
+}
+
+// declaration matches the lines that declare something a caller needs:
+// Go, Python, JavaScript/TypeScript and Rust top-level and member
+// declarations.
+var declaration = regexp.MustCompile(`^(\s*)(func |type |var |const |package |import |def |async def |class |@|export |function |interface |enum |pub |fn |struct |impl |trait |mod |use )`)
+
+// outline keeps a large file's declarations (and the lines that open
+// them), with "..." where lines were left out, so a model sees the API
+// without the whole file.
+func outline(content string) string {
+	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
+	var b strings.Builder
+	skipped := false
+	for _, l := range lines {
+		if declaration.MatchString(l) {
+			if skipped {
+				b.WriteString("...\n")
+				skipped = false
+			}
+			b.WriteString(strings.TrimRight(l, "\r"))
+			b.WriteByte('\n')
+			continue
+		}
+		skipped = true
+	}
+	if skipped {
+		b.WriteString("...\n")
+	}
 	return b.String()
 }
 

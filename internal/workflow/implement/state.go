@@ -47,6 +47,7 @@ type State struct {
 	Files      []FileSpec    `json:"files"`
 	Context    []ContextFile `json:"context,omitempty"`
 	Coder      string        `json:"coder"`
+	Settings   Settings      `json:"settings"`
 
 	// Progress.
 	Scaffolds       int                 `json:"scaffolds"`       // scaffold rounds done
@@ -66,6 +67,36 @@ type State struct {
 	MergeNote       string              `json:"merge_note,omitempty"`
 	Result          string              `json:"result,omitempty"`
 	Patch           string              `json:"patch,omitempty"` // lineage file with the last attempt, when nothing was merged
+
+	// Feedback is the human's request for changes at the review, for the
+	// next implementation; Revisions counts such requests.
+	Feedback  string `json:"feedback,omitempty"`
+	Revisions int    `json:"revisions,omitempty"`
+	// LooseMatches are the edit blocks applied after a whitespace-tolerant
+	// match, listed at the diff review.
+	LooseMatches []LooseMatch `json:"loose_matches,omitempty"`
+}
+
+// LooseMatch is an edit block that matched its file only after whitespace
+// normalisation.
+type LooseMatch struct {
+	Path string `json:"path"`
+	What string `json:"what"` // which block, where, and how it was normalised
+}
+
+// Settings are how the human started the run; they hold for every resume.
+type Settings struct {
+	// Auto never asks about file writes: replacing a file over 100 lines
+	// is refused unless Force. The diff review and the final approval are
+	// still asked.
+	Auto  bool `json:"auto,omitempty"`
+	Force bool `json:"force,omitempty"`
+	// Budget is the most the run may spend on model calls, in USD (0: no
+	// limit).
+	Budget float64 `json:"budget,omitempty"`
+	// MockScript, when set, makes the coder the offline scripted model with
+	// this script (azero demo).
+	MockScript string `json:"mock_script,omitempty"`
 }
 
 // TestFiles returns the files the scaffold writes.

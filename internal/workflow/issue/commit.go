@@ -65,7 +65,8 @@ func commitPaths(ctx context.Context, root string, paths []string, msg string) (
 	if _, err := runLocked(ctx, repo, args...); err != nil {
 		return "", fmt.Errorf("commit the audit trail: %w", err)
 	}
-	out, err := repo.Run(ctx, "rev-parse", "HEAD")
+	// Not HEAD: a parallel run may have committed its own trail since.
+	out, err := repo.Run(ctx, "log", "-1", "--format=%H", "--", keep[0])
 	if err != nil {
 		return "", err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path"
@@ -15,35 +14,41 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
-	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/llm"
-	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/tracker"
 )
 
-// Asker is the human at the terminal (prompt.Prompter). Without a terminal
-// every method fails with an error whose NeedsHuman reports true, and the
-// run waits at the gate.
-type Asker interface {
-	CanPrompt() bool
-	Choose(ctx context.Context, question string, choices []prompt.Choice) (string, error)
-	Paragraph(ctx context.Context, question string) (string, error)
-	Edit(ctx context.Context, files ...string) error
+// Runs tells the workflow about the other runs of the store: who holds a
+// slug, and claims one for this run (its key).
+type Runs interface {
+	// Holder returns the unfinished issue run other than self whose slug
+	// is slug.
+	Holder(ctx context.Context, slug, self string) (Holder, bool, error)
+	// Claim makes slug this run's key.
+	Claim(ctx context.Context, runID, slug string) error
+}
+
+// Holder describes the run holding a slug.
+type Holder struct {
+	RunID  string `json:"run_id"`
+	Status string `json:"status"`
+	Node   string `json:"node"`
 }
 
 // Deps are what the nodes use. Nothing else is reached: no globals.
 type Deps struct {
-	Asker    Asker
 	Writer   *safewrite.Writer // every file write: trail, working copies, local issues
-	Audit    *audit.Logger     // gate decisions; nil discards
-	ErrOut   io.Writer         // messages for the human
-	Color    iostreams.ColorScheme
+	Events   event.Sink        // messages for the human; nil discards
+	Audit    *audit.Logger     // which prompt reviewed which draft; nil discards
 	Drafter  llm.Model
 	Reviewer llm.Model
 	Tracker  tracker.Tracker
 	Checks   *Preflight
+	Runs     Runs
 	// StateDir holds the working copies the human edits
 	// (StateDir/runs/<run>/edit/...), outside the repository, so an
 	// unfinished edit never shows up in the user's git status.
@@ -58,29 +63,39 @@ func (d *Deps) now() time.Time {
 	return time.Now()
 }
 
-func (d *Deps) say(format string, args ...any) {
-	if d.ErrOut != nil {
-		fmt.Fprintf(d.ErrOut, format, args...)
+func (d *Deps) say(ctx context.Context, tone event.Tone, format string, args ...any) {
+	kind := event.Info
+	if tone == event.Warn || tone == event.Bad {
+		kind = event.Warning
 	}
+	d.Events.Emit(ctx, event.New(kind, tone, format, args...))
 }
 
-// Choices at the gates (spec 2.3, HumanDecision and ErrorRecovery).
-var (
-	draftChoices   = []prompt.Choice{{Key: "S", Label: "Send"}, {Key: "R", Label: "Revise"}, {Key: "M", Label: "Manual"}}
-	verdictChoices = []prompt.Choice{{Key: "A", Label: "Approve"}, {Key: "R", Label: "Revise"}, {Key: "M", Label: "Manual"}}
-	errorChoices   = []prompt.Choice{{Key: "R", Label: "Retry"}, {Key: "E", Label: "Edit"}, {Key: "A", Label: "Abort"}}
+// Answers at the gates (spec 2.3, HumanDecision and ErrorRecovery).
+const (
+	AnswerSend    = "S"
+	AnswerApprove = "A"
+	AnswerRevise  = "R"
+	AnswerManual  = "M"
+	AnswerRetry   = "R"
+	AnswerEdit    = "E"
+	AnswerAbort   = "A"
+	AnswerResume  = "R"
+	AnswerNewName = "N"
+	// OverrideWord confirms filing an issue over the reviewer's BLOCK.
+	OverrideWord = "override"
 )
 
 // RouteAfterDraftEdit is N3's router: Send goes to the review, Revise back
 // to the drafter, Manual ends the run.
 func RouteAfterDraftEdit(choice string) (string, error) {
 	switch choice {
-	case "S":
+	case AnswerSend:
 		return NodeReview, nil
-	case "R":
+	case AnswerRevise:
 		return NodeDraft, nil
-	case "M":
-		return flow.End, nil
+	case AnswerManual:
+		return NodeManual, nil
 	}
 	return "", fmt.Errorf("edit_draft: unknown choice %q", choice)
 }
@@ -89,28 +104,40 @@ func RouteAfterDraftEdit(choice string) (string, error) {
 // to the drafter, Manual ends the run.
 func RouteAfterVerdictEdit(choice string) (string, error) {
 	switch choice {
-	case "A":
+	case AnswerApprove:
 		return NodeFileIssue, nil
-	case "R":
+	case AnswerRevise:
 		return NodeDraft, nil
-	case "M":
-		return flow.End, nil
+	case AnswerManual:
+		return NodeManual, nil
 	}
 	return "", fmt.Errorf("edit_verdict: unknown choice %q", choice)
 }
 
 // New builds the graph. The graph's shape does not depend on d, so
 // New(Deps{}) serves to create a run before its models are opened.
+//
+// What the human answers at a gate is recorded in the audit trail by the
+// node that follows (draft, review, file_issue, manual), which first
+// writes the gate's pending records: a gate's decision is pure, so that
+// any channel can answer it.
 func New(d Deps) *flow.Graph[State] {
+	if d.Events == nil {
+		d.Events = event.Discard
+	}
 	n := &nodes{d: d}
-	return flow.New[State](Name, NodeLoadBrief).
+	return flow.New[State](Name, NodeClaimSlug).
+		Node(NodeClaimSlug, n.claimSlug, NodeLoadBrief, NodeSlugCollision).
+		Gate(NodeSlugCollision, n.askCollision, decideCollision, NodeClaimSlug, flow.End).
 		Node(NodeLoadBrief, n.loadBrief, NodePreflight).
 		Node(NodePreflight, n.preflight, NodeDraft).
 		Node(NodeDraft, n.draft, NodeEditDraft).
-		Gate(NodeEditDraft, n.editDraft, NodeReview, NodeDraft, flow.End).
+		Gate(NodeEditDraft, n.askEditDraft, decideEditDraft, NodeReview, NodeDraft, NodeManual).
 		Node(NodeReview, n.review, NodeEditVerdict).
-		Gate(NodeEditVerdict, n.editVerdict, NodeFileIssue, NodeDraft, flow.End).
-		Node(NodeFileIssue, n.fileIssue, NodeEditVerdict, flow.End).
+		Gate(NodeEditVerdict, n.askEditVerdict, decideEditVerdict, NodeFileIssue, NodeDraft, NodeManual).
+		Node(NodeFileIssue, n.fileIssue, flow.End, NodeFilingFailed).
+		Gate(NodeFilingFailed, n.askFilingFailed, decideFilingFailed, NodeFileIssue, NodeEditVerdict, flow.End).
+		Node(NodeManual, n.manual, flow.End).
 		Finish(finish)
 }
 
@@ -129,8 +156,35 @@ func (e *ManualError) Error() string {
 // Unwrap makes ManualError match flow.ErrAborted.
 func (e *ManualError) Unwrap() error { return flow.ErrAborted }
 
+// CancelledError ends a run the human cancelled at the slug collision,
+// before anything was created. It wraps flow.ErrAborted.
+type CancelledError struct{ Slug string }
+
+func (e *CancelledError) Error() string {
+	return fmt.Sprintf("cancelled at the slug collision of %q: nothing was created or changed", e.Slug)
+}
+
+// Unwrap makes CancelledError match flow.ErrAborted.
+func (e *CancelledError) Unwrap() error { return flow.ErrAborted }
+
+// HandOverError ends a run whose human chose, at the slug collision, to
+// resume the run already holding the slug. It wraps flow.ErrAborted; the
+// caller continues RunID.
+type HandOverError struct{ Slug, RunID string }
+
+func (e *HandOverError) Error() string {
+	return fmt.Sprintf("slug %q belongs to run %s, which the human chose to resume instead", e.Slug, e.RunID)
+}
+
+// Unwrap makes HandOverError match flow.ErrAborted.
+func (e *HandOverError) Unwrap() error { return flow.ErrAborted }
+
 func finish(s *State) error {
 	switch {
+	case s.Collision != nil && s.Collision.Choice == AnswerResume:
+		return &HandOverError{Slug: s.Collision.Slug, RunID: s.Collision.Holder.RunID}
+	case s.Collision != nil && s.Collision.Choice == AnswerAbort:
+		return &CancelledError{Slug: s.Collision.Slug}
 	case s.Manual:
 		return &ManualError{Gate: s.StoppedAt, Dir: s.ActiveDir(), Iteration: s.Iteration, Drafts: s.Drafts, Verdicts: s.Verdicts}
 	case s.Filed == nil:
@@ -145,9 +199,7 @@ func (n *nodes) trail(ctx context.Context, s *State) Trail {
 	return Trail{Root: s.Root, Dir: s.ActiveDir(), Writer: n.d.Writer, RunID: flow.RunID(ctx)}
 }
 
-// loadBrief is N0's part inside the run: copy the brief to 001-brief.md.
-// (Reading the brief, the slug and the collision prompt happen before the
-// run exists; see the cli.)
+// loadBrief is N0's last part: copy the brief to 001-brief.md.
 func (n *nodes) loadBrief(ctx context.Context, s *State) (string, error) {
 	t := n.trail(ctx, s)
 	entries, err := t.Entries()
@@ -201,7 +253,7 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 			if attempt >= maxReplyAttempts {
 				return "", &TruncatedError{Role: role, Attempts: attempt, MaxTokens: req.MaxTokens}
 			}
-			n.d.say("The %s's reply was cut off at %d tokens; asking again with room for %d.\n", role, req.MaxTokens, 2*req.MaxTokens)
+			n.d.say(ctx, event.Warn, "The %s's reply was cut off at %d tokens; asking again with room for %d.", role, req.MaxTokens, 2*req.MaxTokens)
 			req.MaxTokens *= 2
 			continue
 		case resp.Stop == llm.StopRefused:
@@ -209,7 +261,7 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 		case strings.TrimSpace(resp.Text) == "":
 			return "", fmt.Errorf("the %s (%s) returned an empty reply; resume the run to ask again", role, m.Name())
 		}
-		return StripFence(resp.Text), nil
+		return resp.Text, nil
 	}
 }
 
@@ -218,18 +270,26 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 // node (the run was killed before its checkpoint) is used again: the model
 // is not called twice for one step.
 func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
+	if err := n.flush(ctx, s); err != nil {
+		return "", err
+	}
+	warn := ""
 	e, text, count, err := n.reply(ctx, s, KindDraft, func() (string, error) {
 		what := "Drafting the issue"
 		if s.Feedback != "" {
 			what = "Revising the draft"
 		}
-		n.d.say("%s with %s...\n", what, modelName(n.d.Drafter))
-		return n.generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
+		n.d.say(ctx, event.Plain, "%s with %s...", what, modelName(n.d.Drafter))
+		raw, err := n.generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
+		draft, _, warning := SplitDraft(raw)
+		warn = warning
+		return draft, err
 	})
 	if err != nil {
 		return "", err
 	}
 	s.Draft, s.DraftFile = string(normalise(KindDraft, []byte(text))), e.Name
+	s.ModelDraft, s.DraftWarning = s.Draft, warn
 	s.Drafts = count
 	s.Feedback, s.FeedbackVerdict = "", ""
 	return NodeEditDraft, nil
@@ -305,182 +365,344 @@ func numberOf(file string) string {
 	return "000"
 }
 
-// decision records a gate decision in the audit log.
-func (n *nodes) decision(ctx context.Context, s *State, gate, decision string, attrs ...slog.Attr) {
-	all := append([]slog.Attr{
-		slog.String("workflow", Name), slog.String("gate", gate), slog.String("decision", decision),
-		slog.String("slug", s.Slug), slog.Int("iteration", s.Iteration),
-		slog.Int("drafts", s.Drafts), slog.Int("verdicts", s.Verdicts),
-	}, attrs...)
-	n.d.Audit.Event(ctx, "gate_decision", flow.RunID(ctx), all...)
+// claimSlug is N0's collision check: the slug is free when no directory
+// active/<slug> exists and no other unfinished run holds it; then the run
+// takes it as its key. Otherwise the human chooses at slug_collision.
+func (n *nodes) claimSlug(ctx context.Context, s *State) (string, error) {
+	runID := flow.RunID(ctx)
+	if prev := s.Collision; prev != nil && prev.Typed != "" && prev.Typed != s.Slug && s.Slug != "" {
+		n.d.say(ctx, event.Plain, "Using %q.", s.Slug)
+	}
+	c := &Collision{Slug: s.Slug}
+	if s.Slug == "" {
+		c.Why = "the new name has no letter or digit"
+		s.Collision = c
+		return NodeSlugCollision, nil
+	}
+	_, statErr := os.Stat(filepath.Join(s.Root, filepath.FromSlash(s.ActiveDir())))
+	var holder Holder
+	held := false
+	if n.d.Runs != nil {
+		var err error
+		if holder, held, err = n.d.Runs.Holder(ctx, s.Slug, runID); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case held:
+		c.Holder = &holder
+		c.Why = fmt.Sprintf("Slug %q belongs to unfinished run %s (%s at %s).", s.Slug, holder.RunID, holder.Status, holder.Node)
+	case statErr == nil:
+		c.Why = fmt.Sprintf("Slug %q already exists in active/ (%s/). No run can be resumed from it (it was stopped for manual handling, or its state is gone).", s.Slug, s.ActiveDir())
+	default:
+		if n.d.Runs != nil {
+			if err := n.d.Runs.Claim(ctx, runID, s.Slug); err != nil {
+				return "", err
+			}
+		}
+		s.Collision = nil
+		return NodeLoadBrief, nil
+	}
+	s.Collision = c
+	return NodeSlugCollision, nil
 }
 
-var decisionNames = map[string]string{"S": "send", "A": "approve", "R": "revise", "M": "manual", "E": "edit"}
+// askCollision asks [R]esume / [N]ew name / [A]bort (spec #62, N0).
+func (n *nodes) askCollision(_ context.Context, s *State) (human.Question, error) {
+	c := s.Collision
+	if c == nil {
+		return human.Question{}, errors.New("slug_collision: no collision recorded")
+	}
+	var opts []human.Option
+	if c.Holder != nil {
+		opts = append(opts, human.Option{Key: AnswerResume, Label: "Resume", Decision: "resume"})
+	}
+	opts = append(opts,
+		human.Option{Key: AnswerNewName, Label: "New name", Decision: "new_name", Text: "Enter new slug:", OneLine: true},
+		human.Option{Key: AnswerAbort, Label: "Abort", Decision: "abort"})
+	facts := map[string]any{"workflow": Name, "slug": c.Slug}
+	if c.Holder != nil {
+		facts["holder_run"] = c.Holder.RunID
+	}
+	return human.Question{Kind: human.Menu, Title: c.Why, Prompt: "", Options: opts, Facts: facts}, nil
+}
 
-// editDraft is N3, the gate between the drafter and the reviewer.
-func (n *nodes) editDraft(ctx context.Context, s *State) (string, error) {
-	if !n.d.Asker.CanPrompt() {
-		return "", prompt.ErrNoTerminal
+// decideCollision routes the human's answer at the collision.
+func decideCollision(s *State, _ human.Question, a human.Answer) (string, error) {
+	c := s.Collision
+	if c == nil {
+		return "", errors.New("slug_collision: no collision recorded")
 	}
-	runID := flow.RunID(ctx)
-	s.Iteration++
-	p, err := n.workCopy(ctx, runID, "n3-"+numberOf(s.DraftFile), "draft.md", s.Draft)
-	if err != nil {
-		return "", err
+	c.Choice = a.Key
+	switch a.Key {
+	case AnswerNewName:
+		c.Typed = strings.TrimSpace(a.Text)
+		s.Slug = CleanSlug(c.Typed)
+		return NodeClaimSlug, nil
+	case AnswerResume:
+		if c.Holder == nil {
+			return "", errors.New("slug_collision: no run to resume")
+		}
 	}
-	n.d.say("\nOpening draft #%d (a copy of %s/%s) in your editor: read it, edit it if you like, save and close to continue.\n",
-		s.Drafts, s.ActiveDir(), s.DraftFile)
-	if err := n.d.Asker.Edit(ctx, p); err != nil {
-		return "", err
-	}
-	edited, err := readBack(p)
-	if err != nil {
-		return "", err
+	return flow.End, nil
+}
+
+// pending records what the human answered at a gate, to be written to the
+// audit trail by the node that follows (flush).
+func pending(s *State, after int, kind, content string) {
+	s.Pending = append(s.Pending, PendingRecord{After: after, Kind: kind, Content: content})
+}
+
+// flush writes the gate's pending records to the trail, in order, and
+// applies them to the state. A record an earlier, killed attempt of the
+// node already wrote (an entry numbered after the gate's view of the trail,
+// of the same kind and content) is not written twice.
+func (n *nodes) flush(ctx context.Context, s *State) error {
+	if len(s.Pending) == 0 {
+		return nil
 	}
 	t := n.trail(ctx, s)
-	draftEdited := changed(s.Draft, edited)
-	if draftEdited {
-		e, err := t.Record(ctx, KindDraftEdited, []byte(edited))
-		if err != nil {
-			return "", err
-		}
-		s.Draft, s.DraftFile = string(normalise(KindDraftEdited, []byte(edited))), e.Name
-		n.d.say("Your edits are recorded as %s.\n", e.Name)
+	entries, err := t.Entries()
+	if err != nil {
+		return err
 	}
-	cs := n.d.Color
-	n.d.say("%s\n", cs.Bold(fmt.Sprintf("Iteration %d | Draft #%d", s.Iteration, s.Drafts)))
-	choice, err := n.d.Asker.Choose(ctx, "Send this draft to the reviewer ("+modelName(n.d.Reviewer)+"), ask the drafter to revise it, or stop to handle it yourself?", draftChoices)
+	for _, p := range s.Pending {
+		var rec Entry
+		found := false
+		for _, e := range entries {
+			if e.N > p.After && e.Kind == p.Kind {
+				if b, err := t.Read(e); err == nil && bytes.Equal(b, normalise(p.Kind, []byte(p.Content))) {
+					rec, found = e, true
+				}
+			}
+		}
+		if !found {
+			if rec, err = t.Record(ctx, p.Kind, []byte(p.Content)); err != nil {
+				return err
+			}
+			entries = append(entries, rec)
+		}
+		// Later records of the same gate must come after this one.
+		for i := range s.Pending {
+			s.Pending[i].After = max(s.Pending[i].After, rec.N)
+		}
+		switch p.Kind {
+		case KindDraftEdited:
+			s.Draft, s.DraftFile = string(normalise(KindDraftEdited, []byte(p.Content))), rec.Name
+			n.d.say(ctx, event.Plain, "Your edits to the draft are recorded as %s.", rec.Name)
+		case KindVerdictEdited:
+			s.Verdict, s.VerdictFile = string(normalise(KindVerdictEdited, []byte(p.Content))), rec.Name
+			n.d.say(ctx, event.Plain, "Your edits to the verdict are recorded as %s.", rec.Name)
+		case KindFeedback:
+			n.d.say(ctx, event.Plain, "Feedback recorded as %s.", rec.Name)
+		}
+	}
+	s.Pending = nil
+	return nil
+}
+
+// lastEntry is the number of the trail's last entry (0 when empty).
+func (n *nodes) lastEntry(ctx context.Context, s *State) (int, error) {
+	entries, err := n.trail(ctx, s).Entries()
+	if err != nil {
+		return 0, err
+	}
+	last, _ := Last(entries)
+	return last.N, nil
+}
+
+// askEditDraft is N3, the gate between the drafter and the reviewer: the
+// human reads (and may edit) the draft, then sends it to the reviewer,
+// asks for a revision with feedback, or stops.
+func (n *nodes) askEditDraft(ctx context.Context, s *State) (human.Question, error) {
+	p, err := n.workCopy(ctx, flow.RunID(ctx), "n3-"+numberOf(s.DraftFile), "draft.md", s.Draft)
+	if err != nil {
+		return human.Question{}, err
+	}
+	after, err := n.lastEntry(ctx, s)
+	if err != nil {
+		return human.Question{}, err
+	}
+	report := fmt.Sprintf("Opening draft #%d (a copy of %s/%s) in your editor: read it, edit it if you like, save and close to continue.",
+		s.Drafts, s.ActiveDir(), s.DraftFile)
+	if s.DraftWarning != "" {
+		report = "WARNING: " + s.DraftWarning + "\n" + report
+	}
+	return human.Question{
+		Kind:   human.Editor,
+		Title:  fmt.Sprintf("Iteration %d | Draft #%d", s.Iteration+1, s.Drafts),
+		Report: report,
+		Prompt: "Send this draft to the reviewer (" + modelName(n.d.Reviewer) + "), ask the drafter to revise it, or stop to handle it yourself?",
+		Files:  []human.File{{Name: "draft.md", Path: p, Content: s.Draft}},
+		Options: []human.Option{
+			{Key: AnswerSend, Label: "Send", Decision: "send"},
+			{Key: AnswerRevise, Label: "Revise", Decision: "revise", Text: "Enter feedback for the drafter (" + modelName(n.d.Drafter) + "):"},
+			{Key: AnswerManual, Label: "Manual", Decision: "manual"},
+		},
+		Facts: map[string]any{"workflow": Name, "slug": s.Slug, "iteration": s.Iteration + 1, "drafts": s.Drafts,
+			"verdicts": s.Verdicts, "draft_file": s.DraftFile, "trail_last": after},
+	}, nil
+}
+
+// decideEditDraft routes N3 and leaves the human's edits and feedback for
+// the next node to record.
+func decideEditDraft(s *State, q human.Question, a human.Answer) (string, error) {
+	next, err := RouteAfterDraftEdit(a.Key)
 	if err != nil {
 		return "", err
 	}
-	next, err := RouteAfterDraftEdit(choice)
-	if err != nil {
-		return "", err
+	s.Iteration++
+	after := trailLast(q)
+	if edited := a.Files["draft.md"]; changed(s.Draft, edited) {
+		pending(s, after, KindDraftEdited, edited)
 	}
-	attrs := []slog.Attr{slog.Bool("draft_edited", draftEdited), slog.String("draft_file", s.DraftFile)}
-	switch choice {
-	case "R":
-		if err := n.askFeedback(ctx, s, t, ""); err != nil {
-			return "", err
-		}
-	case "M":
+	switch a.Key {
+	case AnswerRevise:
+		pending(s, after, KindFeedback, a.Text)
+		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), ""
+	case AnswerManual:
 		s.Manual, s.StoppedAt = true, NodeEditDraft
 	}
-	n.decision(ctx, s, NodeEditDraft, decisionNames[choice], attrs...)
 	return next, nil
 }
 
-// askFeedback asks what to change and records it for the drafter.
-func (n *nodes) askFeedback(ctx context.Context, s *State, t Trail, verdict string) error {
-	fb, err := n.d.Asker.Paragraph(ctx, "Enter feedback for the drafter ("+modelName(n.d.Drafter)+"):")
-	if err != nil {
-		return err
+// trailLast reads the trail position a gate's question recorded.
+func trailLast(q human.Question) int {
+	switch v := q.Facts["trail_last"].(type) {
+	case int:
+		return v
+	case float64: // a question read back from JSON
+		return int(v)
 	}
-	e, err := t.Record(ctx, KindFeedback, []byte(fb))
-	if err != nil {
-		return err
-	}
-	n.d.say("Feedback recorded as %s.\n", e.Name)
-	s.Feedback, s.FeedbackVerdict = strings.TrimSpace(fb), verdict
-	return nil
+	return 0
 }
 
 // review is N4: the reviewer reads the draft the human sent, with the
 // built-in review prompt. A verdict saved by an earlier attempt of this
 // node is used again.
 func (n *nodes) review(ctx context.Context, s *State) (string, error) {
+	if err := n.flush(ctx, s); err != nil {
+		return "", err
+	}
 	e, text, count, err := n.reply(ctx, s, KindVerdict, func() (string, error) {
-		n.d.say("Reviewing draft #%d with %s...\n", s.Drafts, modelName(n.d.Reviewer))
-		return n.generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s.Draft))
+		n.d.say(ctx, event.Plain, "Reviewing draft #%d with %s...", s.Drafts, modelName(n.d.Reviewer))
+		raw, err := n.generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s))
+		return StripFence(raw), err
 	})
 	if err != nil {
 		return "", err
 	}
 	s.Verdict, s.VerdictFile = string(normalise(KindVerdict, []byte(text))), e.Name
+	s.ReviewerVerdict = VerdictWord(text)
 	s.Verdicts = count
-	n.d.Audit.Event(ctx, "issue_review", flow.RunID(ctx), slog.String("slug", s.Slug),
-		slog.String("verdict_file", e.Name), slog.String("verdict", VerdictWord(text)),
+	_ = n.d.Audit.Event(ctx, "issue_review", flow.RunID(ctx), slog.String("slug", s.Slug),
+		slog.String("verdict_file", e.Name), slog.String("verdict", s.ReviewerVerdict),
 		slog.String("model", modelName(n.d.Reviewer)), slog.String("review_prompt_sha256", ReviewPromptSHA256()))
 	return NodeEditVerdict, nil
 }
 
-// editVerdict is N5, the gate between the reviewer and filing (or the
-// drafter): the human reads, and may edit, the draft and the verdict.
-func (n *nodes) editVerdict(ctx context.Context, s *State) (string, error) {
-	if !n.d.Asker.CanPrompt() {
-		return "", prompt.ErrNoTerminal
-	}
+// askEditVerdict is N5, the gate between the reviewer and filing (or the
+// drafter): the human reads, and may edit, the draft and the verdict, then
+// approves filing, asks for a revision, or stops. Filing over the
+// reviewer's BLOCK needs the word override typed as well.
+func (n *nodes) askEditVerdict(ctx context.Context, s *State) (human.Question, error) {
 	runID := flow.RunID(ctx)
 	dir := "n5-" + numberOf(s.VerdictFile)
 	dp, err := n.workCopy(ctx, runID, dir, "draft.md", s.Draft)
 	if err != nil {
-		return "", err
+		return human.Question{}, err
 	}
 	vp, err := n.workCopy(ctx, runID, dir, "verdict.md", s.Verdict)
 	if err != nil {
-		return "", err
+		return human.Question{}, err
 	}
-	n.d.say("\nOpening the draft and verdict #%d (copies of %s/%s and %s) in your editor: edit either (remove from the verdict anything that should not reach the drafter), save and close to continue.\n",
+	after, err := n.lastEntry(ctx, s)
+	if err != nil {
+		return human.Question{}, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Opening the draft and verdict #%d (copies of %s/%s and %s) in your editor: edit either (remove from the verdict anything that should not reach the drafter), save and close to continue.\n",
 		s.Verdicts, s.ActiveDir(), s.DraftFile, s.VerdictFile)
-	if err := n.d.Asker.Edit(ctx, dp, vp); err != nil {
-		return "", err
-	}
-	draft, err := readBack(dp)
-	if err != nil {
-		return "", err
-	}
-	verdict, err := readBack(vp)
-	if err != nil {
-		return "", err
-	}
-	t := n.trail(ctx, s)
-	draftEdited, verdictEdited := changed(s.Draft, draft), changed(s.Verdict, verdict)
-	if draftEdited {
-		e, err := t.Record(ctx, KindDraftEdited, []byte(draft))
-		if err != nil {
-			return "", err
-		}
-		s.Draft, s.DraftFile = string(normalise(KindDraftEdited, []byte(draft))), e.Name
-		n.d.say("Your edits to the draft are recorded as %s.\n", e.Name)
-	}
-	if verdictEdited {
-		e, err := t.Record(ctx, KindVerdictEdited, []byte(verdict))
-		if err != nil {
-			return "", err
-		}
-		s.Verdict, s.VerdictFile = string(normalise(KindVerdictEdited, []byte(verdict))), e.Name
-		n.d.say("Your edits to the verdict are recorded as %s.\n", e.Name)
-	}
-	cs := n.d.Color
-	n.d.say("%s\n", cs.Bold(fmt.Sprintf("Iteration %d | Draft #%d | Verdict #%d", s.Iteration, s.Drafts, s.Verdicts)))
-	switch w := VerdictWord(s.Verdict); w {
+	word := reviewerVerdict(s)
+	switch word {
 	case "":
-		n.d.say("The verdict states no decision.\n")
-	case "APPROVED", "APPROVE":
-		n.d.say("Reviewer's verdict: %s\n", cs.Green(w))
+		b.WriteString("The verdict states no decision.\n")
 	default:
-		n.d.say("Reviewer's verdict: %s\n", cs.Red(w))
+		fmt.Fprintf(&b, "Reviewer's verdict: %s\n", word)
 	}
-	choice, err := n.d.Asker.Choose(ctx, "File the issue on "+trackerName(n.d.Tracker)+", ask the drafter to revise it, or stop to handle it yourself?", verdictChoices)
+	approve := human.Option{Key: AnswerApprove, Label: "Approve", Decision: "approve"}
+	if blocked(word) {
+		approve.Confirm = OverrideWord
+		approve.ConfirmWhy = fmt.Sprintf("The reviewer's verdict is %s: filing the issue anyway overrides it, and the override is recorded in the audit log.", word)
+	}
+	return human.Question{
+		Kind:   human.Editor,
+		Title:  fmt.Sprintf("Iteration %d | Draft #%d | Verdict #%d", s.Iteration, s.Drafts, s.Verdicts),
+		Report: b.String(),
+		Prompt: "File the issue on " + trackerName(n.d.Tracker) + ", ask the drafter to revise it, or stop to handle it yourself?",
+		Files:  []human.File{{Name: "draft.md", Path: dp, Content: s.Draft}, {Name: "verdict.md", Path: vp, Content: s.Verdict}},
+		Options: []human.Option{
+			approve,
+			{Key: AnswerRevise, Label: "Revise", Decision: "revise", Text: "Enter feedback for the drafter (" + modelName(n.d.Drafter) + "):"},
+			{Key: AnswerManual, Label: "Manual", Decision: "manual"},
+		},
+		Facts: map[string]any{"workflow": Name, "slug": s.Slug, "iteration": s.Iteration, "drafts": s.Drafts,
+			"verdicts": s.Verdicts, "verdict": word, "draft_file": s.DraftFile, "verdict_file": s.VerdictFile, "trail_last": after},
+	}, nil
+}
+
+// reviewerVerdict is the reviewer's own verdict word on the current draft.
+func reviewerVerdict(s *State) string {
+	if s.ReviewerVerdict != "" {
+		return s.ReviewerVerdict
+	}
+	return VerdictWord(s.Verdict)
+}
+
+// blocked reports a verdict that tells the human not to file.
+func blocked(word string) bool {
+	switch word {
+	case "BLOCK", "BLOCKED", "REJECT", "REJECTED":
+		return true
+	}
+	return false
+}
+
+// decideEditVerdict routes N5 and leaves the human's edits and feedback
+// for the next node to record.
+func decideEditVerdict(s *State, q human.Question, a human.Answer) (string, error) {
+	next, err := RouteAfterVerdictEdit(a.Key)
 	if err != nil {
 		return "", err
 	}
-	next, err := RouteAfterVerdictEdit(choice)
-	if err != nil {
-		return "", err
+	after := trailLast(q)
+	verdict := s.Verdict
+	if edited, ok := a.Files["draft.md"]; ok && changed(s.Draft, edited) {
+		pending(s, after, KindDraftEdited, edited)
 	}
-	attrs := []slog.Attr{slog.Bool("draft_edited", draftEdited), slog.Bool("verdict_edited", verdictEdited),
-		slog.String("verdict", VerdictWord(s.Verdict)), slog.String("draft_file", s.DraftFile), slog.String("verdict_file", s.VerdictFile)}
-	switch choice {
-	case "R":
-		if err := n.askFeedback(ctx, s, t, s.Verdict); err != nil {
-			return "", err
-		}
-	case "M":
+	if edited, ok := a.Files["verdict.md"]; ok && changed(s.Verdict, edited) {
+		pending(s, after, KindVerdictEdited, edited)
+		verdict = edited
+	}
+	switch a.Key {
+	case AnswerApprove:
+		s.Override = a.Confirm != ""
+	case AnswerRevise:
+		pending(s, after, KindFeedback, a.Text)
+		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), strings.TrimSpace(verdict)
+	case AnswerManual:
 		s.Manual, s.StoppedAt = true, NodeEditVerdict
 	}
-	n.decision(ctx, s, NodeEditVerdict, decisionNames[choice], attrs...)
 	return next, nil
+}
+
+// manual records what the human answered at the gate where they stopped,
+// so the trail they take over is complete.
+func (n *nodes) manual(ctx context.Context, s *State) (string, error) {
+	if err := n.flush(ctx, s); err != nil {
+		return "", err
+	}
+	return flow.End, nil
 }
 
 func trackerName(t tracker.Tracker) string {
@@ -492,39 +714,26 @@ func trackerName(t tracker.Tracker) string {
 
 // fileIssue is N6. Filing looks for the run's marker first, so a run
 // killed after the tracker accepted its issue finds it instead of filing
-// a second one. A failure asks Retry / Edit draft / Abort; an abort fails
-// the run with the error (exit 1), its files staying in active/.
+// a second one. A failure goes to the filing_failed gate.
 func (n *nodes) fileIssue(ctx context.Context, s *State) (string, error) {
+	if err := n.flush(ctx, s); err != nil {
+		return "", err
+	}
 	runID := flow.RunID(ctx)
-	var filed Filed
-	for {
-		f, err := n.fileOnce(ctx, s, runID)
-		if err == nil {
-			filed = f
-			break
-		}
+	filed, err := n.fileOnce(ctx, s, runID)
+	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		cs := n.d.Color
-		n.d.say("\n%s %v\nThe audit trail stays in %s/.\n", cs.Red("Filing failed:"), err, s.ActiveDir())
-		choice, cerr := n.d.Asker.Choose(ctx, "Retry filing, edit the draft (back to the verdict gate), or abort?", errorChoices)
-		if cerr != nil {
-			return "", errors.Join(fmt.Errorf("filing failed: %w", err), cerr)
-		}
-		n.decision(ctx, s, NodeFileIssue, map[string]string{"R": "retry", "E": "edit", "A": "abort"}[choice], slog.String("error", err.Error()))
-		switch choice {
-		case "E":
-			return NodeEditVerdict, nil
-		case "A":
-			return "", fmt.Errorf("filing aborted; nothing was filed and the audit trail stays in %s/: %w", s.ActiveDir(), err)
-		}
-		n.d.say("Retrying...\n")
+		s.FilingError = err.Error()
+		n.d.say(ctx, event.Bad, "Filing failed: %v\nThe audit trail stays in %s/.", err, s.ActiveDir())
+		return NodeFilingFailed, nil
 	}
+	s.FilingError = ""
 	if filed.Found {
-		n.d.say("Issue #%d was already filed by this run: %s\n", filed.Number, filed.URL)
+		n.d.say(ctx, event.Plain, "Issue #%d was already filed by this run: %s", filed.Number, filed.URL)
 	} else {
-		n.d.say("Filed issue #%d: %s\n", filed.Number, filed.URL)
+		n.d.say(ctx, event.Good, "Filed issue #%d: %s", filed.Number, filed.URL)
 	}
 	if err := n.finalise(ctx, s, &filed); err != nil {
 		return "", fmt.Errorf("issue #%d is filed (%s), but its audit trail is not complete: %w; fix the cause and resume the run (it will not file again)",
@@ -532,6 +741,35 @@ func (n *nodes) fileIssue(ctx context.Context, s *State) (string, error) {
 	}
 	s.Filed = &filed
 	return flow.End, nil
+}
+
+// askFilingFailed asks what to do after a filing error: [R]etry, [E]dit
+// the draft (back to the verdict gate), or [A]bort.
+func (n *nodes) askFilingFailed(_ context.Context, s *State) (human.Question, error) {
+	return human.Question{
+		Kind:   human.Menu,
+		Title:  "Filing failed: " + s.FilingError,
+		Prompt: "Retry filing, edit the draft (back to the verdict gate), or abort?",
+		Options: []human.Option{
+			{Key: AnswerRetry, Label: "Retry", Decision: "retry"},
+			{Key: AnswerEdit, Label: "Edit", Decision: "edit"},
+			{Key: AnswerAbort, Label: "Abort", Decision: "abort"},
+		},
+		Facts: map[string]any{"workflow": Name, "slug": s.Slug, "error": s.FilingError},
+	}, nil
+}
+
+// decideFilingFailed routes the answer after a filing error. An abort
+// fails the run with the error (exit 1): nothing was filed, the files stay
+// in active/, and resuming the run asks again.
+func decideFilingFailed(s *State, _ human.Question, a human.Answer) (string, error) {
+	switch a.Key {
+	case AnswerRetry:
+		return NodeFileIssue, nil
+	case AnswerEdit:
+		return NodeEditVerdict, nil
+	}
+	return "", fmt.Errorf("filing aborted; nothing was filed and the audit trail stays in %s/: %s", s.ActiveDir(), s.FilingError)
 }
 
 // fileOnce finds the run's issue or files it.
@@ -560,7 +798,7 @@ func (n *nodes) fileOnce(ctx context.Context, s *State, runID string) (Filed, er
 	labels := tracker.ParseLabels(s.Draft)
 	created, err := tr.EnsureLabels(ctx, labels)
 	if len(created) > 0 {
-		n.d.say("Created labels on %s: %s\n", tr.Name(), strings.Join(created, ", "))
+		n.d.say(ctx, event.Plain, "Created labels on %s: %s", tr.Name(), strings.Join(created, ", "))
 		f.Created = created
 	}
 	if err != nil {
@@ -625,7 +863,7 @@ func (n *nodes) finalise(ctx context.Context, s *State, f *Filed) error {
 		return err
 	}
 	f.Commit = id
-	n.d.say("Audit trail moved to %s/ and committed (%s).\n", done, shortID(id))
+	n.d.say(ctx, event.Plain, "Audit trail moved to %s/ and committed (%s).", done, shortID(id))
 	return nil
 }
 

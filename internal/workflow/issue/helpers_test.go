@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
 	"github.com/azero-dev/azero/internal/prompt"
@@ -21,14 +22,16 @@ import (
 	"github.com/azero-dev/azero/internal/workflow/roles"
 )
 
-// human plays the person at the terminal for in-process runs: answers in
-// order, and an edit function per editor opening. When the answers run
-// out it behaves as if nobody were there (the run waits), which is what a
-// test wants to see if it forgot one.
-type human struct {
+// person plays the human at the terminal for in-process runs: the engine's
+// Answerer. It answers menus with choices in order, text with paragraphs
+// in order, and runs an edit function per editor question. When the
+// answers run out it behaves as if nobody were there (the run waits),
+// which is what a test wants to see if it forgot one.
+type person struct {
 	mu         sync.Mutex
 	choices    []string
 	paragraphs []string
+	confirms   []string
 	edits      []func(t *testing.T, files []string)
 	t          *testing.T
 
@@ -36,49 +39,55 @@ type human struct {
 	opened    [][]string
 }
 
-func (h *human) CanPrompt() bool { return true }
-
-func (h *human) Choose(ctx context.Context, q string, cs []prompt.Choice) (string, error) {
+func (h *person) Answer(ctx context.Context, q human.Question) (human.Answer, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.questions = append(h.questions, q)
+	a := human.Answer{Gate: q.Gate, Channel: human.ChannelTerminal}
+	if q.Kind == human.Editor {
+		files := make([]string, len(q.Files))
+		for i, f := range q.Files {
+			files[i] = f.Path
+		}
+		h.opened = append(h.opened, files)
+		if len(h.edits) > 0 {
+			var fn func(*testing.T, []string)
+			fn, h.edits = h.edits[0], h.edits[1:]
+			fn(h.t, files)
+		}
+		a.Files = map[string]string{}
+		for _, f := range q.Files {
+			b, err := os.ReadFile(f.Path)
+			if err != nil {
+				return a, err
+			}
+			a.Files[f.Name] = string(b)
+		}
+	}
+	h.questions = append(h.questions, q.Prompt)
 	if len(h.choices) == 0 {
-		return "", prompt.ErrNoAnswer
+		return a, prompt.ErrNoAnswer
 	}
 	c := h.choices[0]
 	h.choices = h.choices[1:]
-	for _, ch := range cs {
-		if ch.Key == c {
-			return c, nil
+	o, ok := q.Option(c)
+	if !ok {
+		h.t.Errorf("answer %q is not one of the offered choices %v (question %q)", c, q.Keys(), q.Prompt)
+		return a, errors.New("bad answer")
+	}
+	a.Key = c
+	if o.Text != "" {
+		if len(h.paragraphs) == 0 {
+			return a, prompt.ErrNoAnswer
 		}
+		a.Text, h.paragraphs = h.paragraphs[0], h.paragraphs[1:]
 	}
-	h.t.Errorf("answer %q is not one of the offered choices %v (question %q)", c, cs, q)
-	return "", errors.New("bad answer")
-}
-
-func (h *human) Paragraph(ctx context.Context, q string) (string, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.paragraphs) == 0 {
-		return "", prompt.ErrNoAnswer
+	if o.Confirm != "" {
+		if len(h.confirms) == 0 {
+			return a, prompt.ErrNoAnswer
+		}
+		a.Confirm, h.confirms = h.confirms[0], h.confirms[1:]
 	}
-	p := h.paragraphs[0]
-	h.paragraphs = h.paragraphs[1:]
-	return p, nil
-}
-
-func (h *human) Edit(ctx context.Context, files ...string) error {
-	h.mu.Lock()
-	h.opened = append(h.opened, files)
-	var fn func(*testing.T, []string)
-	if len(h.edits) > 0 {
-		fn, h.edits = h.edits[0], h.edits[1:]
-	}
-	h.mu.Unlock()
-	if fn != nil {
-		fn(h.t, files)
-	}
-	return nil
+	return a, nil
 }
 
 // appendTo returns an edit appending text to the i-th file opened.
@@ -135,7 +144,8 @@ func newWorld(t *testing.T, script string) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	w := &world{t: t, root: root, stateDir: stateDir, st: st, eng: &flow.Engine{Store: st}, writer: &safewrite.Writer{}}
+	w := &world{t: t, root: root, stateDir: stateDir, st: st, writer: &safewrite.Writer{}}
+	w.eng = &flow.Engine{Store: st}
 	if script != "" {
 		w.script = filepath.Join(stateDir, "script.toml")
 		if err := os.WriteFile(w.script, []byte(script), 0o644); err != nil {
@@ -146,7 +156,7 @@ func newWorld(t *testing.T, script string) *world {
 }
 
 // deps opens the scripted models for runID, metered like the real ones.
-func (w *world) deps(runID string, h *human, tr tracker.Tracker) Deps {
+func (w *world) deps(runID string, h *person, tr tracker.Tracker) Deps {
 	w.t.Helper()
 	env := provider.Env{Getenv: func(string) string { return "" }, MockLLM: true, MockScript: w.script}
 	run := roles.Run{Store: w.st, Writer: w.writer, StateDir: w.stateDir, RunID: runID, Env: env,
@@ -160,8 +170,9 @@ func (w *world) deps(runID string, h *human, tr tracker.Tracker) Deps {
 		w.t.Fatal(err)
 	}
 	h.t = w.t
+	w.eng.Answerer = h
 	return Deps{
-		Asker: h, Writer: w.writer, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: w.stateDir,
+		Writer: w.writer, Events: w.eng, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: w.stateDir,
 		Checks: &Preflight{Editor: func() (string, error) { return "test-editor", nil }, Tracker: tr,
 			Root: w.root, AuditDir: DefaultAuditDir, Models: []llm.Model{drafter, reviewer}},
 	}
@@ -177,7 +188,7 @@ func (w *world) state(slug, brief string) *State {
 }
 
 // start creates a run and drives it once.
-func (w *world) start(s *State, h *human, tr func(runID string) tracker.Tracker) (string, *State, error) {
+func (w *world) start(s *State, h *person, tr func(runID string) tracker.Tracker) (string, *State, error) {
 	w.t.Helper()
 	runID := store.NewID(time.Now())
 	d := w.deps(runID, h, tr(runID))
@@ -190,7 +201,7 @@ func (w *world) start(s *State, h *human, tr func(runID string) tracker.Tracker)
 }
 
 // resume drives an existing run again.
-func (w *world) resume(runID string, h *human, tr tracker.Tracker) (*State, error) {
+func (w *world) resume(runID string, h *person, tr tracker.Tracker) (*State, error) {
 	w.t.Helper()
 	return flow.Drive(w.t.Context(), w.eng, New(w.deps(runID, h, tr)), runID)
 }

@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/azero-dev/azero/internal/llm"
 )
@@ -44,46 +47,69 @@ const (
 	maxReplyAttempts = 3
 )
 
-// draftRequest builds the drafter's request: the brief and the template
-// for a first draft; the current draft, the human's feedback (and the
-// verdict as the human left it, when the revision was asked at N5) and the
-// template for a revision.
+// draftRequest builds the drafter's request. Every part is delimited the
+// same way, in every prompt: <brief>, <draft>, <human_edits>, <verdict>,
+// <feedback>. A first draft gets the brief; a revision gets the brief, the
+// current draft, the human's edits of the drafter's last draft (a diff, to
+// keep), the verdict the human left (when revised at N5) and the feedback.
 func draftRequest(s *State) llm.Request {
-	system := drafterInstructions + issueTemplate
-	var user string
+	var b strings.Builder
+	section(&b, "brief", s.Brief)
 	if s.Feedback == "" {
-		// The brief alone: the instructions say what to do with it.
-		user = strings.TrimSpace(s.Brief) + "\n"
+		b.WriteString("Write the issue for the brief above, following the template.\n")
 	} else {
-		var b strings.Builder
-		// The current draft leads, title first, as the thing to revise.
-		b.WriteString(strings.TrimSpace(s.Draft))
-		b.WriteString("\n\n---\n\nRevise the issue draft above.\n")
-		if s.FeedbackVerdict != "" {
-			b.WriteString("\nA reviewer's verdict on it, as the human left it after reading:\n\n<verdict>\n")
-			b.WriteString(strings.TrimSpace(s.FeedbackVerdict))
-			b.WriteString("\n</verdict>\n")
+		section(&b, "draft", s.Draft)
+		if edits := humanEdits(s.ModelDraft, s.Draft); edits != "" {
+			b.WriteString("The human edited your last draft; these are their changes (lines starting with + are theirs). Keep them unless the feedback asks otherwise:\n\n")
+			section(&b, "human_edits", edits)
 		}
-		b.WriteString("\nThe human's feedback:\n\n<feedback>\n")
-		b.WriteString(strings.TrimSpace(s.Feedback))
-		b.WriteString("\n</feedback>\n\nReply with the complete revised issue, following the template.\n")
-		user = b.String()
+		if s.FeedbackVerdict != "" {
+			b.WriteString("A reviewer's verdict on the draft, as the human left it after reading:\n\n")
+			section(&b, "verdict", s.FeedbackVerdict)
+		}
+		b.WriteString("The human's feedback:\n\n")
+		section(&b, "feedback", s.Feedback)
+		b.WriteString("Revise the draft: reply with the complete revised issue, following the template.\n")
 	}
 	return llm.Request{
-		System:    system,
-		Messages:  []llm.Message{{Role: llm.SpeakerUser, Text: user}},
+		System:    drafterInstructions + issueTemplate,
+		Messages:  []llm.Message{{Role: llm.SpeakerUser, Text: b.String()}},
 		MaxTokens: draftMaxTokens,
 		Purpose:   "draft",
 	}
 }
 
-// reviewRequest builds the reviewer's request: the built-in review prompt
-// and the draft as the human sent it.
-func reviewRequest(draft string) llm.Request {
+// section writes text between <tag> lines.
+func section(b *strings.Builder, tag, text string) {
+	fmt.Fprintf(b, "<%s>\n%s\n</%s>\n\n", tag, strings.TrimSpace(text), tag)
+}
+
+// humanEdits is the diff from the drafter's last draft to the draft as the
+// human left it, or "" when the human changed nothing.
+func humanEdits(model, human string) string {
+	if model == "" || strings.TrimSpace(model) == strings.TrimSpace(human) {
+		return ""
+	}
+	d := udiff.Unified("drafter", "human", strings.TrimSpace(model)+"\n", strings.TrimSpace(human)+"\n")
+	// The file header lines say nothing to a model.
+	lines := strings.Split(d, "\n")
+	for len(lines) > 0 && (strings.HasPrefix(lines[0], "--- ") || strings.HasPrefix(lines[0], "+++ ")) {
+		lines = lines[1:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// reviewRequest builds the reviewer's request: the built-in review prompt,
+// the brief the draft was written from, and the draft as the human sent
+// it.
+func reviewRequest(s *State) llm.Request {
+	var b strings.Builder
+	section(&b, "brief", s.Brief)
+	section(&b, "draft", s.Draft)
+	b.WriteString("Review the issue draft above, written from the brief above it.\n")
 	return llm.Request{
-		System: reviewPrompt,
-		Messages: []llm.Message{{Role: llm.SpeakerUser,
-			Text: "Review this issue draft.\n\n<draft>\n" + strings.TrimSpace(draft) + "\n</draft>\n"}},
+		System:    reviewPrompt,
+		Messages:  []llm.Message{{Role: llm.SpeakerUser, Text: b.String()}},
 		MaxTokens: reviewMaxTokens,
 		Purpose:   "review",
 	}
@@ -119,4 +145,78 @@ func StripFence(reply string) string {
 		return reply
 	}
 	return strings.TrimSpace(body) + "\n"
+}
+
+// SplitDraft takes the issue out of a drafter's reply. A reply that is the
+// issue is returned as it is (without a fence wrapping all of it). A reply
+// of prose around one fenced Markdown block holding the issue (its "# "
+// title inside the block, none outside) gives the block's content; the
+// prose is returned separately (it stays in the run's lineage with the
+// whole reply). When the reply cannot be cut cleanly (several candidate
+// blocks, a block never closed) it is returned whole with a warning for
+// the human.
+func SplitDraft(reply string) (draft, prose, warning string) {
+	stripped := StripFence(reply)
+	if stripped != reply {
+		return stripped, "", ""
+	}
+	lines := strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n")
+	type block struct{ start, end int } // fence lines
+	var blocks []block
+	open, ticks := -1, 0
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case open < 0 && strings.HasPrefix(t, "```"):
+			open, ticks = i, countTicks(t)
+		case open >= 0 && countTicks(t) >= ticks && strings.Trim(t, "`") == "":
+			blocks = append(blocks, block{open, i})
+			open = -1
+		}
+	}
+	if open >= 0 {
+		if hasTitle(lines[open+1:]) && !hasTitle(lines[:open]) {
+			return reply, "", "the drafter's reply has a code block that is never closed (was it cut off?): read the draft carefully, it is kept as the drafter wrote it"
+		}
+		return reply, "", ""
+	}
+	outsideTitle := false
+	var candidates []block
+	inside := make([]bool, len(lines))
+	for _, b := range blocks {
+		for i := b.start; i <= b.end; i++ {
+			inside[i] = true
+		}
+		info := strings.ToLower(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(lines[b.start]), "`")))
+		if (info == "" || info == "markdown" || info == "md") && hasTitle(lines[b.start+1:b.end]) {
+			candidates = append(candidates, b)
+		}
+	}
+	for i, l := range lines {
+		if !inside[i] && strings.HasPrefix(l, "# ") {
+			outsideTitle = true
+		}
+	}
+	switch {
+	case outsideTitle || len(candidates) == 0:
+		return reply, "", "" // the reply is the issue (its code blocks are part of it)
+	case len(candidates) > 1:
+		return reply, "", "the drafter's reply holds several Markdown blocks that look like an issue; it is kept whole: delete what is not the issue"
+	}
+	b := candidates[0]
+	draft = strings.Join(lines[b.start+1:b.end], "\n")
+	prose = strings.TrimSpace(strings.Join(lines[:b.start], "\n") + "\n" + strings.Join(lines[b.end+1:], "\n"))
+	return strings.TrimSpace(draft) + "\n", prose, ""
+}
+
+func countTicks(s string) int { return len(s) - len(strings.TrimLeft(s, "`")) }
+
+// hasTitle reports whether lines hold a "# " title line.
+func hasTitle(lines []string) bool {
+	for _, l := range lines {
+		if strings.HasPrefix(l, "# ") {
+			return true
+		}
+	}
+	return false
 }

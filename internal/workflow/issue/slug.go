@@ -3,6 +3,8 @@ package issue
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/slug"
 )
 
 // MaxSlugLen bounds a slug, keeping directory names readable.
@@ -19,28 +21,6 @@ func SlugFromFile(path string) string {
 	return CleanSlug(base)
 }
 
-// CleanSlug turns s into a slug: lower-case ASCII letters and digits in
-// runs joined by single hyphens, at most MaxSlugLen characters. Anything
-// else (spaces, dots, slashes, "..", non-ASCII letters) becomes a hyphen, so
-// a slug is always one safe path component. It returns "" when s holds no
-// letter or digit.
-func CleanSlug(s string) string {
-	var b strings.Builder
-	hyphen := false
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			if hyphen && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			hyphen = false
-			b.WriteRune(r)
-			continue
-		}
-		hyphen = true
-	}
-	out := b.String()
-	if len(out) > MaxSlugLen {
-		out = strings.TrimRight(out[:MaxSlugLen], "-")
-	}
-	return out
-}
+// CleanSlug turns s into a slug (see package slug) of at most MaxSlugLen
+// characters; "" when s holds no letter or digit.
+func CleanSlug(s string) string { return slug.Make(s, MaxSlugLen) }

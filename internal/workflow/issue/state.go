@@ -11,13 +11,17 @@ const Name = "issue"
 
 // Node names. The spec's N0-N6.
 const (
-	NodeLoadBrief   = "load_brief"   // N0
-	NodePreflight   = "preflight"    // N1
-	NodeDraft       = "draft"        // N2
-	NodeEditDraft   = "edit_draft"   // N3, a gate
-	NodeReview      = "review"       // N4
-	NodeEditVerdict = "edit_verdict" // N5, a gate
-	NodeFileIssue   = "file_issue"   // N6
+	NodeClaimSlug     = "claim_slug"     // N0: is the slug free?
+	NodeSlugCollision = "slug_collision" // N0, a gate: [R]esume / [N]ew name / [A]bort
+	NodeLoadBrief     = "load_brief"     // N0
+	NodePreflight     = "preflight"      // N1
+	NodeDraft         = "draft"          // N2
+	NodeEditDraft     = "edit_draft"     // N3, a gate
+	NodeReview        = "review"         // N4
+	NodeEditVerdict   = "edit_verdict"   // N5, a gate
+	NodeFileIssue     = "file_issue"     // N6
+	NodeFilingFailed  = "filing_failed"  // N6, a gate: [R]etry / [E]dit / [A]bort
+	NodeManual        = "manual"         // the human took over: the trail is completed, the run ends
 )
 
 // Tracker kinds.
@@ -66,15 +70,21 @@ type State struct {
 	Tracker   TrackerConfig `json:"tracker"`
 	Drafter   string        `json:"drafter"`  // provider:model
 	Reviewer  string        `json:"reviewer"` // provider:model
+	// MockScript is the scripted model's script when a role is mocked.
+	MockScript string `json:"mock_script,omitempty"`
 
 	Iteration int `json:"iteration"` // times the human was shown a draft at N3
 	Drafts    int `json:"drafts"`    // drafter replies
 	Verdicts  int `json:"verdicts"`  // reviewer replies
 
-	Draft       string `json:"draft"`        // the current draft, as the human last left it
-	DraftFile   string `json:"draft_file"`   // its trail file
-	Verdict     string `json:"verdict"`      // the current verdict, as the human last left it
-	VerdictFile string `json:"verdict_file"` // its trail file
+	Draft      string `json:"draft"`       // the current draft, as the human last left it
+	ModelDraft string `json:"model_draft"` // the drafter's last draft, before the human's edits
+	// DraftWarning says why the drafter's last reply could not be cut
+	// cleanly to the issue; the human reads it at the next gate.
+	DraftWarning string `json:"draft_warning,omitempty"`
+	DraftFile    string `json:"draft_file"`   // its trail file
+	Verdict      string `json:"verdict"`      // the current verdict, as the human last left it
+	VerdictFile  string `json:"verdict_file"` // its trail file
 
 	// Feedback is the human's request for a revision, consumed by the next
 	// draft; FeedbackVerdict the verdict that goes with it (set at N5).
@@ -87,6 +97,36 @@ type State struct {
 	StoppedAt string `json:"stopped_at,omitempty"`
 
 	Filed *Filed `json:"filed,omitempty"`
+
+	// Collision is set while the slug is taken (N0).
+	Collision *Collision `json:"collision,omitempty"`
+	// Pending are the records of the human's last answer, written to the
+	// trail by the next node.
+	Pending []PendingRecord `json:"pending,omitempty"`
+	// ReviewerVerdict is the reviewer's own verdict word on the current
+	// draft (before any edit by the human); Override is set when the human
+	// filed over a BLOCK.
+	ReviewerVerdict string `json:"reviewer_verdict,omitempty"`
+	Override        bool   `json:"override,omitempty"`
+	// FilingError is the last filing failure, asked about at filing_failed.
+	FilingError string `json:"filing_error,omitempty"`
+}
+
+// Collision is a slug already in use when the run tried to claim it.
+type Collision struct {
+	Slug   string  `json:"slug"`
+	Why    string  `json:"why"`
+	Holder *Holder `json:"holder,omitempty"`
+	Choice string  `json:"choice,omitempty"`
+	Typed  string  `json:"typed,omitempty"` // the new name the human typed, before cleaning
+}
+
+// PendingRecord is a trail file to write for the human's answer: After is
+// the number of the trail's last entry when the question was asked.
+type PendingRecord struct {
+	After   int    `json:"after"`
+	Kind    string `json:"kind"`
+	Content string `json:"content"`
 }
 
 // ActiveDir is where the trail lives until the issue is filed.

@@ -38,8 +38,18 @@ func TestGraphEveryModelOutputGoesToAHuman(t *testing.T) {
 	if p := g.PathAvoiding(NodeDraft, NodePreflight); p != nil {
 		t.Errorf("a model can be called before the pre-flight checks: %v", p)
 	}
-	if p := g.PathAvoiding(flow.End, NodeEditDraft); p != nil {
+	// Only a run stopped at the slug collision, before anything exists,
+	// ends without a human seeing a draft.
+	if p := g.PathAvoiding(flow.End, NodeEditDraft, NodeSlugCollision); p != nil {
 		t.Errorf("a run can end without a human seeing a draft: %v", p)
+	}
+	for _, gate := range []string{NodeSlugCollision, NodeEditDraft, NodeEditVerdict, NodeFilingFailed} {
+		if !g.IsGate(gate) {
+			t.Errorf("%s asks the human but is not declared a gate", gate)
+		}
+	}
+	if p := g.PathAvoiding(NodeLoadBrief, NodeClaimSlug); p != nil {
+		t.Errorf("the trail can start before the slug is claimed: %v", p)
 	}
 }
 
@@ -53,11 +63,11 @@ func TestRouters(t *testing.T) {
 	}{
 		{"N3 send", RouteAfterDraftEdit, "S", NodeReview},
 		{"N3 revise", RouteAfterDraftEdit, "R", NodeDraft},
-		{"N3 manual", RouteAfterDraftEdit, "M", flow.End},
+		{"N3 manual", RouteAfterDraftEdit, "M", NodeManual},
 		{"N3 approve is not offered", RouteAfterDraftEdit, "A", ""},
 		{"N5 approve", RouteAfterVerdictEdit, "A", NodeFileIssue},
 		{"N5 revise", RouteAfterVerdictEdit, "R", NodeDraft},
-		{"N5 manual", RouteAfterVerdictEdit, "M", flow.End},
+		{"N5 manual", RouteAfterVerdictEdit, "M", NodeManual},
 		{"N5 send is not offered", RouteAfterVerdictEdit, "S", ""},
 		{"empty", RouteAfterVerdictEdit, "", ""},
 	}
@@ -93,7 +103,7 @@ func TestSlug(t *testing.T) {
 		{"../../etc/passwd", "passwd"},
 		{"a--b  c.md", "a-b-c"},
 		{strings.Repeat("x", 100) + ".md", strings.Repeat("x", MaxSlugLen)},
-		{strings.Repeat("ab-", 40) + ".md", strings.TrimRight(strings.Repeat("ab-", 40)[:MaxSlugLen], "-")},
+		{strings.Repeat("ab-", 40) + ".md", strings.TrimRight(strings.Repeat("ab-", 21), "-")}, // cut at a word boundary
 	}
 	for _, tt := range tests {
 		if got := SlugFromFile(tt.in); got != tt.want {
@@ -191,24 +201,88 @@ func TestTemplateAndPrompts(t *testing.T) {
 
 	s := &State{Brief: "Brief: add a --budget flag", Draft: "# Old draft\n\nbody\n"}
 	first := draftRequest(s)
-	if first.Messages[0].Text != "Brief: add a --budget flag\n" || !strings.Contains(first.System, Template()) {
-		t.Errorf("first draft request = %+v; want the brief and the template", first)
+	if msg := first.Messages[0].Text; !strings.HasPrefix(msg, "<brief>\nBrief: add a --budget flag\n</brief>\n") || !strings.Contains(first.System, Template()) ||
+		strings.Contains(msg, "<draft>") {
+		t.Errorf("first draft request = %+v; want the brief, delimited, and the template", first)
 	}
 	s.Feedback = "make it shorter"
 	rev := draftRequest(s)
 	msg := rev.Messages[0].Text
-	if !strings.HasPrefix(msg, "# Old draft") || !strings.Contains(msg, "make it shorter") || strings.Contains(msg, "budget") ||
-		strings.Contains(msg, "<verdict>") || !strings.Contains(rev.System, Template()) {
-		t.Errorf("revision at N3 = %q; want draft + feedback + template, no brief, no verdict", msg)
+	for _, want := range []string{"<brief>\nBrief: add a --budget flag\n</brief>", "<draft>\n# Old draft\n\nbody\n</draft>", "<feedback>\nmake it shorter\n</feedback>"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("revision at N3 = %q; want %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "<verdict>") || strings.Contains(msg, "<human_edits>") || !strings.Contains(rev.System, Template()) {
+		t.Errorf("revision at N3 = %q; no verdict, no edits (none made)", msg)
+	}
+	if strings.Index(msg, "<brief>") > strings.Index(msg, "<draft>") || strings.Index(msg, "<draft>") > strings.Index(msg, "<feedback>") {
+		t.Errorf("revision parts out of order: %q", msg)
+	}
+	// The human edited the drafter's draft: the edits are marked to keep.
+	s.ModelDraft = "# Old draft\n\nbody\n"
+	s.Draft = "# Old draft\n\nbody\nThe human's own line.\n"
+	msg = draftRequest(s).Messages[0].Text
+	if !strings.Contains(msg, "<human_edits>") || !strings.Contains(msg, "+The human's own line.") || !strings.Contains(msg, "Keep them") {
+		t.Errorf("revision after a human edit = %q; want the edits marked to keep", msg)
 	}
 	s.FeedbackVerdict = "**Verdict:** BLOCK\nclean text"
 	if msg := draftRequest(s).Messages[0].Text; !strings.Contains(msg, "<verdict>\n**Verdict:** BLOCK\nclean text\n</verdict>") {
 		t.Errorf("revision at N5 = %q; want the verdict as the human left it", msg)
 	}
-	r := reviewRequest("# Draft\n")
-	if r.System != ReviewPrompt() || !strings.Contains(r.Messages[0].Text, "# Draft") || r.Purpose != "review" {
-		t.Errorf("review request = %+v", r)
+	r := reviewRequest(&State{Brief: "the brief", Draft: "# Draft\n"})
+	if r.System != ReviewPrompt() || !strings.Contains(r.Messages[0].Text, "<draft>\n# Draft\n</draft>") ||
+		!strings.Contains(r.Messages[0].Text, "<brief>\nthe brief\n</brief>") || r.Purpose != "review" {
+		t.Errorf("review request = %+v; want the brief and the draft, delimited as for the drafter", r)
 	}
+}
+
+func TestSplitDraft(t *testing.T) {
+	t.Parallel()
+	issue := "# Add a budget flag\n**Labels:** feature\n\n## Summary\nText.\n"
+	tests := []struct {
+		name, reply, draft string
+		prose, warned      bool
+	}{
+		{"the issue alone", issue, issue, false, false},
+		{"the issue in one fence", "```markdown\n" + issue + "```\n", issue, false, false},
+		{"prose around a markdown block", "Here is the issue you asked for:\n\n```markdown\n" + issue + "```\n\nLet me know if you want changes.", issue, true, false},
+		{"prose around an unlabelled block", "Sure.\n```\n" + issue + "```", issue, true, false},
+		{"an issue with a code example stays whole", issue + "\n```go\nfunc f() {}\n```\n", issue + "\n```go\nfunc f() {}\n```\n", false, false},
+		{"an issue holding a markdown example stays whole", issue + "Example:\n```markdown\n# Not the title\n```\n", issue + "Example:\n```markdown\n# Not the title\n```\n", false, false},
+		{"two candidate blocks warn", "Option 1:\n```md\n" + issue + "```\nOption 2:\n```md\n" + issue + "```\n", "", false, true},
+		{"an unclosed block warns", "Here it is:\n```markdown\n" + issue, "", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			draft, prose, warning := SplitDraft(tt.reply)
+			if tt.warned {
+				if warning == "" || draft != tt.reply {
+					t.Errorf("SplitDraft = %q, warning %q; want the reply whole with a warning", draft, warning)
+				}
+				return
+			}
+			if warning != "" || draft != tt.draft || (prose != "") != tt.prose {
+				t.Errorf("SplitDraft = %q, prose %q, warning %q; want %q", draft, prose, warning, tt.draft)
+			}
+		})
+	}
+}
+
+func FuzzSplitDraft(f *testing.F) {
+	for _, s := range []string{"# T\nbody\n", "x\n```md\n# T\n```\ny", "```\n# T\n", "````\n```\n# T\n````"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		draft, _, warning := SplitDraft(reply)
+		if warning != "" && draft != reply {
+			t.Fatalf("a warned reply was cut: %q -> %q", reply, draft)
+		}
+		if len(draft) > len(reply)+1 {
+			t.Fatalf("the draft %q is longer than the reply %q", draft, reply)
+		}
+	})
 }
 
 func TestVerdictWord(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/human"
+
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/store"
@@ -79,7 +81,7 @@ func TestHappyPathFilesLocallyMovesAndCommitsOnce(t *testing.T) {
 	// A change of the user's, staged, and one unstaged: neither may be committed.
 	testenv.WriteFiles(t, w.root, map[string]string{"staged.txt": "mine\n", "README.md": "project, edited\n"})
 	w.git("add", "staged.txt")
-	h := &human{choices: []string{"S", "A"}}
+	h := &person{choices: []string{"S", "A"}, confirms: []string{"override"}}
 	runID, final, err := w.start(w.state("budget-flag", "add a budget"), h, localTracker(w))
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +136,7 @@ func TestReviseAtDraftGateNeverCallsTheReviewer(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, twoDrafts)
 	// R with feedback, then nobody answers at the second draft: the run waits.
-	h := &human{choices: []string{"R"}, paragraphs: []string{"make it shorter"}}
+	h := &person{choices: []string{"R"}, paragraphs: []string{"make it shorter"}}
 	runID, final, err := w.start(w.state("shorter", "add a budget"), h, localTracker(w))
 	if !errors.Is(err, flow.ErrWaiting) {
 		t.Fatalf("err = %v, want waiting", err)
@@ -153,7 +155,7 @@ func TestReviseAtDraftGateNeverCallsTheReviewer(t *testing.T) {
 func TestSanitisedVerdictAndEditedDraftReachTheDrafter(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, twoDrafts)
-	h := &human{
+	h := &person{
 		choices:    []string{"S", "R"},
 		paragraphs: []string{"tighten the criteria"},
 		edits: []func(*testing.T, []string){
@@ -203,16 +205,20 @@ func TestRepeatedDraftNodeUsesTheSavedDraft(t *testing.T) {
 	t.Parallel()
 	// No drafter reply in the script: a call would fail the run.
 	w := newWorld(t, "[[reply]]\nrole = \"reviewer\"\nturn = 1\ntext = \"**Verdict:** APPROVED\"\n")
-	testenv.WriteFiles(t, w.root, map[string]string{
-		"docs/audit/active/again/001-brief.md": "add a budget\n",
-		"docs/audit/active/again/002-draft.md": "# Saved draft\n\n**Labels:** bug\n",
-	})
-	h := &human{choices: []string{"S", "A"}}
-	runID, final, err := w.start(w.state("again", "add a budget"), h, localTracker(w))
+	runID, _, err := w.start(w.state("again", "add a budget"), &person{}, localTracker(w))
+	var ne *flow.NodeError
+	if !errors.As(err, &ne) || ne.Node != NodeDraft {
+		t.Fatalf("err = %v, want the draft node to fail without a scripted reply", err)
+	}
+	// An earlier attempt of the draft node saved the reply, then died.
+	testenv.WriteFiles(t, w.root, map[string]string{"docs/audit/active/again/002-draft.md": "# Saved draft\n\n**Labels:** bug\n"})
+	calls := w.calls(runID, "drafter")
+	h := &person{choices: []string{"S", "A"}}
+	final, err := w.resume(runID, h, w.local(runID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.calls(runID, "drafter") != 0 || final.Filed == nil || final.Filed.Title != "Saved draft" {
+	if w.calls(runID, "drafter") != calls || final.Filed == nil || final.Filed.Title != "Saved draft" {
 		t.Errorf("drafter calls %d, filed %+v", w.calls(runID, "drafter"), final.Filed)
 	}
 	if got := w.names(final.Filed.Dir); !slices.Equal(got, []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-filed.json"}) {
@@ -245,7 +251,7 @@ func TestFilingAfterALostAnswerFindsTheIssue(t *testing.T) {
 		t.Fatal(err)
 	}
 	lossy := &lossyTracker{Tracker: gh}
-	h := &human{choices: []string{"S", "A", "A"}} // send, approve, abort after the error
+	h := &person{choices: []string{"S", "A", "A"}, confirms: []string{"override"}} // send, approve over BLOCK, abort after the error
 	runID, _, err := w.start(w.state("lost", "add a budget"), h, func(string) tracker.Tracker { return lossy })
 	if err == nil || !strings.Contains(err.Error(), "filing aborted") || !strings.Contains(err.Error(), "connection reset") {
 		t.Fatalf("err = %v", err)
@@ -254,11 +260,11 @@ func TestFilingAfterALostAnswerFindsTheIssue(t *testing.T) {
 		t.Errorf("active trail after abort = %v", got)
 	}
 	r, _ := w.st.GetRun(t.Context(), runID)
-	if r.Status != store.StatusFailed || r.Node != NodeFileIssue {
-		t.Errorf("run %s at %s, want failed at file_issue (resumable)", r.Status, r.Node)
+	if r.Status != store.StatusFailed || r.Node != NodeFilingFailed {
+		t.Errorf("run %s at %s, want failed at filing_failed (resumable)", r.Status, r.Node)
 	}
-	// Resume: the issue is found by its marker, not filed again.
-	final, err := w.resume(runID, &human{}, lossy)
+	// Resume and retry: the issue is found by its marker, not filed again.
+	final, err := w.resume(runID, &person{choices: []string{"R"}}, lossy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,14 +289,14 @@ func TestCommitFailureIsResumedWithoutFilingAgain(t *testing.T) {
 	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	runID, _, err := w.start(w.state("hooked", "add a budget"), &human{choices: []string{"S", "A"}}, localTracker(w))
+	runID, _, err := w.start(w.state("hooked", "add a budget"), &person{choices: []string{"S", "A"}, confirms: []string{"override"}}, localTracker(w))
 	if err == nil || !strings.Contains(err.Error(), "issue #1 is filed") || !strings.Contains(err.Error(), "hook says no") {
 		t.Fatalf("err = %v", err)
 	}
 	if got := w.names("docs/audit/done/1-hooked"); len(got) != 4 {
 		t.Fatalf("done trail = %v (the move happens before the commit)", got)
 	}
-	final, err := w.resume(runID, &human{}, w.local(runID))
+	final, err := w.resume(runID, &person{}, w.local(runID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +317,7 @@ func TestCommitFailureIsResumedWithoutFilingAgain(t *testing.T) {
 func TestManualStopsWithFilesInActive(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, twoDrafts)
-	runID, _, err := w.start(w.state("manual", "add a budget"), &human{choices: []string{"S", "M"}}, localTracker(w))
+	runID, _, err := w.start(w.state("manual", "add a budget"), &person{choices: []string{"S", "M"}}, localTracker(w))
 	var me *ManualError
 	if !errors.Is(err, flow.ErrAborted) || !errors.As(err, &me) || me.Gate != NodeEditVerdict || !strings.Contains(err.Error(), "docs/audit/active/manual/") {
 		t.Fatalf("err = %v", err)
@@ -349,7 +355,7 @@ func TestTruncatedRepliesAreAskedAgainNeverPassedOn(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, tt.script)
-			runID, _, err := w.start(w.state("cut", "brief"), &human{}, localTracker(w))
+			runID, _, err := w.start(w.state("cut", "brief"), &person{}, localTracker(w))
 			var te *TruncatedError
 			if tt.wantErr != errors.As(err, &te) {
 				t.Fatalf("err = %v", err)
@@ -373,10 +379,10 @@ func TestTruncatedRepliesAreAskedAgainNeverPassedOn(t *testing.T) {
 func TestNoTerminalWaitsAtTheFirstGateAfterTheDraft(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, twoDrafts)
-	h := &human{}
+	h := &person{}
 	runID := store.NewID(timeForTest())
 	d := w.deps(runID, h, w.local(runID))
-	d.Asker = noTerminal{h}
+	w.eng.Answerer = noTerminal{}
 	g := New(d)
 	s := w.state("waits", "brief")
 	if _, err := flow.Create(t.Context(), w.eng, g, s, flow.CreateOptions{ID: runID, Key: "waits"}); err != nil {
@@ -395,11 +401,12 @@ func TestNoTerminalWaitsAtTheFirstGateAfterTheDraft(t *testing.T) {
 	}
 }
 
-type noTerminal struct{ *human }
+// noTerminal answers nothing, like a run started from a script.
+type noTerminal struct{}
 
-func (noTerminal) CanPrompt() bool { return false }
-
-func (noTerminal) Edit(context.Context, ...string) error { return prompt.ErrNoTerminal }
+func (noTerminal) Answer(context.Context, human.Question) (human.Answer, error) {
+	return human.Answer{}, prompt.ErrNoTerminal
+}
 
 func TestPreflightRefusesBeforeAnyModelCall(t *testing.T) {
 	t.Parallel()
@@ -445,7 +452,7 @@ func TestPreflightRefusesBeforeAnyModelCall(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, twoDrafts)
 			runID := store.NewID(timeForTest())
-			d := w.deps(runID, &human{}, w.local(runID))
+			d := w.deps(runID, &person{}, w.local(runID))
 			tt.setup(t, w, d.Checks)
 			g := New(d)
 			if _, err := flow.Create(t.Context(), w.eng, g, w.state("pf", "brief"), flow.CreateOptions{ID: runID}); err != nil {

@@ -8,11 +8,10 @@ package selftest
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
-	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
@@ -31,16 +30,9 @@ type State struct {
 	Approved bool          `json:"approved"`
 }
 
-// Asker asks the human to approve.
-type Asker interface {
-	Approve(ctx context.Context, question, word, reject string) (bool, error)
-}
-
 // Deps are what the nodes use.
 type Deps struct {
 	Writer *safewrite.Writer
-	Asker  Asker
-	Audit  *audit.Logger // gate decisions; nil discards
 }
 
 // Graph builds the workflow: prepare -> work (Steps times) -> approve
@@ -72,22 +64,10 @@ func Graph(d Deps) *flow.Graph[State] {
 			}
 			return route(s), nil
 		}, "work", "approve").
-		Gate("approve", func(ctx context.Context, s *State) (string, error) {
-			ok, err := d.Asker.Approve(ctx, fmt.Sprintf("The self-test ran %d work steps. Finish it?", s.Done), "approve", "reject")
-			if err != nil {
-				return "", err
-			}
-			decision := "APPROVED"
-			if !ok {
-				decision = "REJECTED"
-			}
-			d.Audit.Event(ctx, "gate_decision", flow.RunID(ctx), slog.String("gate", "approve"), slog.String("decision", decision))
-			if !ok {
-				return "", fmt.Errorf("self-test rejected at the gate: %w", flow.ErrAborted)
-			}
-			s.Approved = true
-			return "finish", nil
-		}, "finish").
+		Gate("approve", func(ctx context.Context, s *State) (human.Question, error) {
+			return human.Question{Kind: human.Word, Prompt: fmt.Sprintf("The self-test ran %d work steps. Finish it?", s.Done),
+				Options: []human.Option{{Key: "approve", Decision: "APPROVED"}, {Key: "reject", Decision: "REJECTED"}}}, nil
+		}, decide, "finish").
 		Node("finish", func(ctx context.Context, s *State) (string, error) {
 			if err := effect(ctx, s, "finish"); err != nil {
 				return "", err
@@ -95,6 +75,15 @@ func Graph(d Deps) *flow.Graph[State] {
 			return flow.End, nil
 		}, flow.End).
 		MaxVisits("work", 1000)
+}
+
+// decide is the gate's router: approve finishes, reject aborts the run.
+func decide(s *State, _ human.Question, a human.Answer) (string, error) {
+	if a.Key != "approve" {
+		return "", fmt.Errorf("self-test rejected at the gate: %w", flow.ErrAborted)
+	}
+	s.Approved = true
+	return "finish", nil
 }
 
 // route is the work loop's router: more work, or the gate.

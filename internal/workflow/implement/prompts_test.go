@@ -1,0 +1,57 @@
+package implement
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+func TestCoderSeesTheFilesItChanges(t *testing.T) {
+	t.Parallel()
+	var big strings.Builder
+	big.WriteString("package calc\n\n")
+	for i := range 700 {
+		fmt.Fprintf(&big, "// filler %d\n", i)
+	}
+	big.WriteString("func Mul(a, b int) int {\n\treturn a * b\n}\n")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"calc.go":      "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+		"big.go":       big.String(),
+		"calc_test.go": "package calc\n",
+	})
+	s := &State{Worktree: dir, Runner: "go", Files: []FileSpec{
+		{Path: "calc.go", Change: "Modify"}, {Path: "big.go", Change: "Modify"}, {Path: "new.go", Change: "Add"},
+		{Path: "calc_test.go", Change: "Modify", Test: true},
+	}}
+	cur := currentFiles(s, "calc_test.go")
+	text := scaffoldText(s, "calc_test.go", cur)
+	for _, want := range []string{
+		"### calc.go", "func Add(a, b int) int { return a + b }", // a small file whole
+		"### big.go (705 lines", "func Mul(a, b int) int {", // a large one as its outline and size
+		"exist in the current files of the change shown below",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("scaffold prompt lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "filler 300") {
+		t.Error("the large file was sent whole")
+	}
+	if strings.Contains(text, "### new.go") || strings.Contains(text, "### calc_test.go\n") {
+		t.Error("the prompt shows an Add target or the file being written")
+	}
+	// Without Modify targets nothing is "shown", and the prompt says so.
+	s.Files = []FileSpec{{Path: "new.go", Change: "Add"}, {Path: "new_test.go", Change: "Add", Test: true}}
+	text = scaffoldText(s, "new_test.go", currentFiles(s, "new_test.go"))
+	if strings.Contains(text, "files shown") || strings.Contains(text, "shown below") || !strings.Contains(text, "that the design names") {
+		t.Errorf("a prompt without files refers to files shown:\n%s", text)
+	}
+	for _, p := range []string{stubText(s, "new.go", "undefined: X", cur), implementText(s, "new.go", cur)} {
+		if !strings.Contains(p, "### calc.go") {
+			t.Errorf("a stub or implementation prompt does not show the Modify targets:\n%s", p)
+		}
+	}
+}
