@@ -172,11 +172,11 @@ func TestCargoRunner(t *testing.T) {
 	lib := "pub fn add(a: i32, b: i32) -> i32 { a + b }\n"
 	runCases(t, "cargo", testrun.Options{}, nil, []runnerCase{
 		{"green", map[string]string{"Cargo.toml": manifest,
-			"src/lib.rs":   lib + "#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn adds() { assert_eq!(add(1, 2), 3); }\n    #[test]\n    #[ignore]\n    fn later() {}\n}\n",
+			"src/lib.rs":  lib + "#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn adds() { assert_eq!(add(1, 2), 3); }\n    #[test]\n    #[ignore]\n    fn later() {}\n}\n",
 			"tests/it.rs": "#[test]\nfn adds_from_outside() { assert_eq!(calc::add(2, 2), 4); }\n"},
 			testrun.Pass, 2, nil, ""},
 		{"red", map[string]string{"Cargo.toml": manifest,
-			"src/lib.rs":   lib + "#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn adds() { assert_eq!(add(1, 2), 3); }\n}\n",
+			"src/lib.rs":  lib + "#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn adds() { assert_eq!(add(1, 2), 3); }\n}\n",
 			"tests/it.rs": "#[test]\nfn adds_wrong() { assert_eq!(calc::add(1, 2), 4, \"want four\"); }\n"},
 			testrun.Fail, 1, []string{"tests/it.rs::adds_wrong"}, ""},
 		{"missing function is not a red", map[string]string{"Cargo.toml": manifest, "src/lib.rs": lib,

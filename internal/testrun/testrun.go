@@ -114,14 +114,14 @@ const (
 
 // Result is what one run of the tests showed.
 type Result struct {
-	Runner   string  `json:"runner"`
+	Runner   string   `json:"runner"`
 	Command  []string `json:"command"`
-	ExitCode int     `json:"exit_code"`
-	Outcome  Outcome `json:"outcome"`
-	Passed   int     `json:"passed"`
-	Failed   int     `json:"failed"`            // tests that failed (assertions)
-	Errored  int     `json:"errored,omitempty"` // tests that errored (setup, collection, a file that cannot load)
-	Skipped  int     `json:"skipped,omitempty"`
+	ExitCode int      `json:"exit_code"`
+	Outcome  Outcome  `json:"outcome"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`            // tests that failed (assertions)
+	Errored  int      `json:"errored,omitempty"` // tests that errored (setup, collection, a file that cannot load)
+	Skipped  int      `json:"skipped,omitempty"`
 	// FailedTests names the tests that failed, then those that errored.
 	FailedTests []string `json:"failed_tests,omitempty"`
 	// Failures are the first failed or errored tests with their messages.
