@@ -57,8 +57,13 @@ func CheckBaseline(ctx context.Context, r Runner, dir string) (Baseline, error) 
 	default:
 		b.Problem = "the test runner failed: " + res.Summary
 	}
-	lines := res.Errors
-	if len(lines) == 0 && !res.TimedOut {
+	var lines []string
+	for _, l := range res.Errors {
+		if !strings.Contains(res.Summary, strings.TrimSpace(l)) {
+			lines = append(lines, l)
+		}
+	}
+	if len(res.Errors) == 0 && !res.TimedOut {
 		lines = lastLines(res.Output, 20)
 	}
 	if len(lines) > 0 {

@@ -94,7 +94,7 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 		v.exitCode = 0 // nextest: no tests to run
 	}
 	if problem := readFreshJUnit(report, before, x.start, &v.tally, junitName, dir); problem != "" {
-		noReport(&v, problem, lt.t.errors)
+		noReport(&v, problem, lt.t.errors, out)
 	}
 	v.broken = v.broken || lt.t.broken
 	return v.result(c.Name(), argv, x, out), nil

@@ -115,7 +115,7 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	switch {
 	case problem != "":
-		noReport(&v, problem, console.errors)
+		noReport(&v, problem, console.errors, out)
 	case j.kind == KindNode && (v.broken || v.errored > 0):
 		// node's report says only that a file's "test failed"; what went
 		// wrong is on the console.
@@ -130,8 +130,15 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 // command nothing ran as tests (a build or config error: Broken), unless
 // the command itself was missing; after a successful one the runner did
 // not do what it was asked (Error).
-func noReport(v *verdict, problem string, console []string) {
-	v.errors = append([]string{problem}, console...)
+func noReport(v *verdict, problem string, console []string, out *display) {
+	if len(console) == 0 {
+		console = lastLines(out.String(), 10)
+	}
+	v.errors = v.errors[:0]
+	v.errorLine(problem)
+	for _, l := range console {
+		v.errorLine(l)
+	}
 	if v.exitCode != 0 && v.exitCode != 126 && v.exitCode != 127 {
 		v.unusable = true
 	} else {

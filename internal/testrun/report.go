@@ -65,7 +65,7 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
 	problem := readFreshJUnit(path, before, x.start, &v.tally, junitName, dir)
 	if problem != "" {
-		noReport(&v, problem, t.errors)
+		noReport(&v, problem, t.errors, out)
 	} else if v.broken || v.errored > 0 {
 		for _, l := range t.errors {
 			v.errorLine(l)

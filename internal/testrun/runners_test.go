@@ -2,6 +2,7 @@ package testrun_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -289,5 +290,62 @@ func TestNewRejects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: New = %v, want an error about %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// cargo-nextest cannot be installed here (it is not in Debian and crates
+// are out of reach), so a stand-in plays its part of the contract: cargo
+// finds `cargo-nextest` on PATH, azero's tool config asks for a JUnit
+// report, and nextest writes it under the target directory's
+// nextest/default/. The stand-in reads the path from the tool config as
+// nextest would, so this checks azero's side of the wiring.
+func TestCargoNextestReport(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "cargo")
+	bin := t.TempDir()
+	testenv.WriteFiles(t, bin, map[string]string{"cargo-nextest": `#!/bin/sh
+# cargo nextest run --no-fail-fast --tool-config-file azero:FILE
+[ "$1" = nextest ] && [ "$2" = run ] || { echo "unexpected arguments: $*" >&2; exit 2; }
+config=""
+while [ $# -gt 0 ]; do
+  case "$1" in --tool-config-file) config="${2#azero:}"; shift ;; esac
+  shift
+done
+path=$(sed -n 's/^path = "\(.*\)"$/\1/p' "$config")
+[ -n "$path" ] || { echo "no junit path in $config" >&2; exit 2; }
+mkdir -p "$CARGO_TARGET_DIR/nextest/default"
+cat > "$CARGO_TARGET_DIR/nextest/default/$path" <<'EOF2'
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="nextest-run" tests="2" failures="1" errors="0">
+<testsuite name="calc" tests="2" failures="1" errors="0">
+<testcase name="tests::adds" classname="calc"/>
+<testcase name="tests::adds_wrong" classname="calc"><failure type="test failure">thread 'tests::adds_wrong' panicked at src/lib.rs:8:23</failure></testcase>
+</testsuite>
+</testsuites>
+EOF2
+exit 100
+`})
+	if err := os.Chmod(filepath.Join(bin, "cargo-nextest"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	lookPath := func(name string) (string, error) {
+		if name == "cargo-nextest" {
+			return filepath.Join(bin, name), nil
+		}
+		return exec.LookPath(name)
+	}
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": ""})
+	r, _ := testrun.New("cargo", testrun.Options{Environ: env, LookPath: lookPath})
+	res, err := r.Run(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != testrun.Fail || res.Passed != 1 || !slices.Equal(res.FailedTests, []string{"calc > tests::adds_wrong"}) {
+		t.Fatalf("outcome %s passed %d failed %q (%s)\n%s", res.Outcome, res.Passed, res.FailedTests, res.Summary, res.Output)
+	}
+	if !slices.Contains(res.Command, "nextest") {
+		t.Errorf("command %q did not run nextest", res.Command)
 	}
 }

@@ -184,21 +184,60 @@ def test_env():
 func TestDetect(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
+		name  string
 		files map[string]string
 		want  string
 	}{
-		{map[string]string{"go.mod": "module x\n"}, "go"},
-		{map[string]string{"pyproject.toml": ""}, "pytest"},
-		{map[string]string{"tests/test_a.py": ""}, "pytest"},
-		{map[string]string{"README": ""}, ""},
+		{"go module", map[string]string{"go.mod": "module x\n"}, "go"},
+		{"rust crate", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n"}, "cargo"},
+		{"pyproject", map[string]string{"pyproject.toml": ""}, "pytest"},
+		{"python tests only", map[string]string{"tests/test_a.py": ""}, "pytest"},
+		{"vitest script", map[string]string{"package.json": `{"scripts": {"test": "vitest run --coverage"}}`}, "vitest"},
+		{"jest script after a build", map[string]string{"package.json": `{"scripts": {"test": "tsc && NODE_ENV=test jest"}}`}, "jest"},
+		{"node test script", map[string]string{"package.json": `{"scripts": {"test": "node --test test/"}}`}, "node"},
+		{"vitest dependency", map[string]string{"package.json": `{"scripts": {"test": "make check"}, "devDependencies": {"vitest": "^4"}}`}, "vitest"},
+		{"jest dependency", map[string]string{"package.json": `{"devDependencies": {"jest": "^30"}}`}, "jest"},
+		{"plain package", map[string]string{"package.json": `{"name": "x"}`}, "node"},
+		{"nothing to go by", map[string]string{"README": ""}, ""},
 	}
 	for _, tt := range tests {
-		dir := t.TempDir()
-		testenv.WriteFiles(t, dir, tt.files)
-		got, err := testrun.Detect(dir)
-		if got != tt.want || (tt.want == "") != (err != nil) {
-			t.Errorf("Detect(%v) = %q, %v; want %q", tt.files, got, err, tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			got, err := testrun.Detect(dir)
+			if got != tt.want || (tt.want == "") != (err != nil) {
+				t.Errorf("Detect(%v) = %q, %v; want %q", tt.files, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConventions(t *testing.T) {
+	t.Parallel()
+	// Each kind's text names the way its tests run and its test files.
+	want := map[string][]string{
+		"go":     {"go test", "_test.go"},
+		"pytest": {"pytest", "test_"},
+		"node":   {"node --test", ".test.js", "node:test"},
+		"vitest": {"vitest", ".test.", "from 'vitest'"},
+		"jest":   {"jest", "__tests__"},
+		"cargo":  {"cargo test", "tests/", "#[cfg(test)]"},
+		"junit":  {"JUnit"},
+	}
+	for _, kind := range testrun.Kinds() {
+		text := testrun.Conventions(kind)
+		if len(want[kind]) == 0 {
+			t.Errorf("no expectations for kind %q", kind)
 		}
+		for _, w := range want[kind] {
+			if !strings.Contains(text, w) {
+				t.Errorf("Conventions(%q) lacks %q: %s", kind, w, text)
+			}
+		}
+	}
+	if testrun.Conventions("mocha") != "" {
+		t.Error("an unknown kind has conventions")
 	}
 }
 
@@ -253,7 +292,9 @@ func TestDetectFiles(t *testing.T) {
 	}{
 		{[]string{"pkg/a_test.go"}, "go"},
 		{[]string{"test_a.py", "tests/b_test.py"}, "pytest"},
+		{[]string{"tests/it.rs"}, "cargo"},
 		{[]string{"a_test.go", "test_b.py"}, ""},
+		{[]string{"calc.test.js"}, ""}, // node, vitest or jest: the project says which
 		{[]string{"spec.js"}, ""},
 		{nil, ""},
 	}
@@ -272,4 +313,65 @@ func containsLine(lines []string, want string) bool {
 		}
 	}
 	return false
+}
+
+func TestLintLanguages(t *testing.T) {
+	t.Parallel()
+	without := func(tools ...string) func(string) (string, error) {
+		return func(name string) (string, error) {
+			for _, tool := range tools {
+				if name == tool {
+					return "", exec.ErrNotFound
+				}
+			}
+			return exec.LookPath(name)
+		}
+	}
+	crate := "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "nodenext"}, "include": ["*.ts"]}`
+	tests := []struct {
+		name     string
+		tool     string
+		kind     string
+		files    map[string]string
+		lint     []string
+		lookPath func(string) (string, error)
+		pass     bool
+		tools    string // a tool that must have run
+		note     string // a note that must be there
+	}{
+		{"javascript syntax ok", "node", "node", map[string]string{"a.js": "export const f = () => 1\n"}, []string{"a.js"}, nil, true, "node --check", ""},
+		{"javascript syntax error", "node", "jest", map[string]string{"a.js": "function f( {\n"}, []string{"a.js"}, nil, false, "node --check", ""},
+		{"typescript type error", "tsc", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 'one'\n"}, []string{"a.ts"}, nil, false, "tsc --noEmit", ""},
+		{"typescript ok", "tsc", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 1\n"}, []string{"a.ts"}, nil, true, "tsc --noEmit", ""},
+		{"tsc missing is a note", "node", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 'one'\n"}, []string{"a.ts"}, without("tsc"), true, "", "tsc is not installed"},
+		{"typescript without tsconfig is a note", "node", "node", map[string]string{"a.ts": "export const n = 1\n"}, []string{"a.ts"}, nil, true, "", "no tsconfig.json"},
+		{"clippy finds a compile error", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { \"one\" }\n"}, []string{"src/lib.rs"}, nil, false, "clippy --all-targets", ""},
+		{"cargo check without clippy", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { 1 }\n"}, []string{"src/lib.rs"}, without("cargo-clippy"), true, "check --all-targets", "clippy is not installed"},
+		{"junit lints by file language", "node", "junit", map[string]string{"a.js": "function f( {\n", "b.txt": ""}, []string{"a.js", "b.txt"}, nil, false, "node --check", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			testenv.RequireTool(t, tt.tool)
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			res, err := testrun.Lint(t.Context(), dir, tt.kind, tt.lint, testrun.Options{LookPath: tt.lookPath})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Passed != tt.pass {
+				t.Fatalf("passed = %v, want %v\n%+v", res.Passed, tt.pass, res)
+			}
+			if tt.tools != "" && !containsLine(res.Tools, tt.tools) {
+				t.Errorf("tools %q lack %q", res.Tools, tt.tools)
+			}
+			if tt.note != "" && !containsLine(res.Notes, tt.note) {
+				t.Errorf("notes %q lack %q", res.Notes, tt.note)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "target")); err == nil {
+				t.Error("lint left target/ in the project")
+			}
+		})
+	}
 }
