@@ -109,7 +109,7 @@ func Conventions(kind string) string {
 		return "Tests run with `go test ./...`. A test file is NAME_test.go beside the code, in the same package " +
 			"(package calc) or the external test package (package calc_test, importing the module path); tests " +
 			"are func TestXxx(t *testing.T) using t.Errorf/t.Fatalf, table tests with t.Run for cases. " +
-			"A test that calls a function that does not exist does not compile; azero then asks for stubs."
+			"A test that calls a function that does not exist does not compile: a broken run, not a red."
 	case KindPytest:
 		return "Tests run with `python -m pytest` from the project root (so the root is on sys.path). A test file is " +
 			"test_NAME.py or NAME_test.py, at the root or under tests/; tests are plain functions test_xxx() using " +
@@ -134,7 +134,7 @@ func Conventions(kind string) string {
 		return "Tests run with `cargo test`. Unit tests live in the same file as the code in `#[cfg(test)] mod tests { use super::*; ... }`; " +
 			"integration tests are files under tests/ (tests/NAME.rs) that use the crate by name (use calc::add;) and see only " +
 			"its public items. Tests are #[test] fn xxx() with assert!/assert_eq!. Code that does not compile (an unknown " +
-			"function) is broken, not a red: azero then asks for stubs with todo!() bodies."
+			"function) is a broken run, not a red."
 	case KindJUnit:
 		return "Tests run with the project's own command, and azero reads the JUnit XML report it writes: write tests " +
 			"the way the project's existing tests are written, in the files its runner collects."

@@ -60,7 +60,7 @@ func (t *tally) errorLine(line string) {
 	if line == "" || len(t.errors) >= maxErrorLines {
 		return
 	}
-	t.errors = append(t.errors, clip(line, 1000))
+	t.errors = append(t.errors, clip(line, maxErrorLine))
 }
 
 // verdict is everything an Outcome is decided from.

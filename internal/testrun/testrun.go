@@ -106,9 +106,10 @@ const maxOutput = 256 << 10
 
 // Caps on what a Result carries besides the output.
 const (
-	maxFailures   = 50      // failures kept with their messages
-	maxMessage    = 4 << 10 // bytes of one failure message
+	maxFailures   = 20      // failures kept with their messages (a Result is saved with every checkpoint)
+	maxMessage    = 2 << 10 // bytes of one failure message
 	maxErrorLines = 60      // runner error lines
+	maxErrorLine  = 500     // bytes of one error line
 	maxNames      = 1000    // names in FailedTests
 )
 

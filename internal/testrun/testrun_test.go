@@ -328,7 +328,7 @@ func TestLintLanguages(t *testing.T) {
 		}
 	}
 	crate := "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
-	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "nodenext"}, "include": ["*.ts"]}`
+	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "nodenext", "skipLibCheck": true, "types": []}, "include": ["*.ts"]}`
 	tests := []struct {
 		name     string
 		tool     string
