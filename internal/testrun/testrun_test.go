@@ -375,3 +375,26 @@ func TestLintLanguages(t *testing.T) {
 		})
 	}
 }
+
+func TestMissingCode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		r    testrun.Result
+		want bool
+	}{
+		{"go undefined", testrun.Result{Outcome: testrun.Broken, Errors: []string{"./slug_test.go:9:7: undefined: Slugify"}}, true},
+		{"python module missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"E   ModuleNotFoundError: No module named 'calc'"}}, true},
+		{"node export missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"SyntaxError: The requested module './calc.js' does not provide an export named 'sub'"}}, true},
+		{"jest module missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"sub.test.js: Cannot find module './sub' from 'sub.test.js'"}}, true},
+		{"rust function missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"tests/it.rs:2:35: error[E0425]: cannot find function `sub` in crate `calc`"}}, true},
+		{"older results: the output", testrun.Result{Outcome: testrun.Broken, Output: "./slug_test.go:9:7: undefined: Slugify"}, true},
+		{"syntax error needs a rewrite", testrun.Result{Outcome: testrun.Broken, Errors: []string{"E   SyntaxError: invalid syntax"}}, false},
+		{"a red is not missing code", testrun.Result{Outcome: testrun.Fail, Errors: []string{"undefined: x"}}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.r.MissingCode(); got != tt.want {
+			t.Errorf("%s: MissingCode() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
