@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/azero-dev/azero/internal/edit"
@@ -35,17 +36,37 @@ type FileChange struct {
 // these, the implementation step the others.
 func (f FileChange) IsTest() bool { return IsTestPath(f.Path) }
 
-// IsTestPath reports whether p names a test file (Go or Python conventions).
+// IsTestPath reports whether p (slash-separated) names a test file:
+//
+//   - Go: *_test.go;
+//   - Python: test_*.py, *_test.py, conftest.py;
+//   - JavaScript and TypeScript: *.test.* and *.spec.* with a js, ts, mjs,
+//     cjs, jsx or tsx extension (and their .mts, .cts kin), and every file
+//     under a __tests__/ directory (jest's convention, fixtures included);
+//   - Rust: files under a tests/ directory (integration tests and their
+//     shared modules, tests/common/mod.rs) and src/**/tests.rs unit test
+//     modules.
 func IsTestPath(p string) bool {
 	base := path.Base(p)
+	ext := path.Ext(base)
+	dirs := strings.Split(path.Dir(p), "/")
 	switch {
 	case strings.HasSuffix(base, "_test.go"):
 		return true
-	case strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"):
+	case ext == ".py":
+		return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py"
+	case slices.Contains(dirs, "__tests__"):
 		return true
+	case jsExt[ext]:
+		stem := strings.TrimSuffix(base, ext)
+		return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec")
+	case ext == ".rs":
+		return slices.Contains(dirs, "tests") || base == "tests.rs"
 	}
 	return false
 }
+
+var jsExt = map[string]bool{".js": true, ".ts": true, ".mjs": true, ".cjs": true, ".jsx": true, ".tsx": true, ".mts": true, ".cts": true}
 
 // Doc is a parsed design document.
 type Doc struct {

@@ -211,3 +211,47 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestIsTestPath(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"slug/slug_test.go", true},
+		{"slug/slug.go", false},
+		{"test_calc.py", true},
+		{"tests/calc_test.py", true},
+		{"tests/conftest.py", true},
+		{"tests/helpers.py", false},
+		{"calc.py", false},
+		{"src/calc.test.js", true},
+		{"src/calc.test.ts", true},
+		{"calc.test.mjs", true},
+		{"calc.test.cjs", true},
+		{"ui/Button.test.jsx", true},
+		{"ui/Button.test.tsx", true},
+		{"src/calc.spec.ts", true},
+		{"src/calc.spec.js", true},
+		{"src/calc.js", false},
+		{"src/test.js", false},
+		{"src/latest.js", false},
+		{"src/contest.ts", false},
+		{"src/__tests__/calc.js", true},
+		{"src/__tests__/fixtures/data.json", true},
+		{"src/__mocks__/calc.js", false},
+		{"tests/integration.rs", true},
+		{"crates/calc/tests/it.rs", true},
+		{"tests/common/mod.rs", true},
+		{"src/tests.rs", true},
+		{"src/lib.rs", false},
+		{"src/testsuite.rs", false},
+		{"tests/README.md", false},
+		{"docs/test_plan.md", false},
+	}
+	for _, tt := range tests {
+		if got := lld.IsTestPath(tt.path); got != tt.want {
+			t.Errorf("IsTestPath(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}

@@ -1,17 +1,17 @@
 package testrun
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"strconv"
+	"io"
+	"regexp"
 	"strings"
 )
 
 type goTest struct{ opts Options }
 
-func (g *goTest) Name() string { return "go" }
+func (g *goTest) Name() string { return KindGo }
 
 func (g *goTest) command() ([]string, error) {
 	if g.opts.TestCmd != "" {
@@ -25,6 +25,28 @@ func (g *goTest) command() ([]string, error) {
 	return []string{goBin, "test", "-json", "-count=1", "./..."}, nil
 }
 
+func (g *goTest) Run(ctx context.Context, dir string) (Result, error) {
+	argv, err := g.command()
+	if err != nil {
+		return Result{}, err
+	}
+	out := &display{}
+	stream := newGoStream(out)
+	stdout := newLineWriter(stream.line)
+	stderr := newLineWriter(func(line []byte) {
+		out.Write(append(line, '\n'))
+		stream.stderrLine(string(line))
+	})
+	x, err := execute(ctx, dir, argv, cleanEnv(g.opts.Environ), g.opts.Timeout, stdout, stderr)
+	if err != nil {
+		return Result{}, err
+	}
+	stdout.Close()
+	stderr.Close()
+	v := stream.verdict(x)
+	return v.result(g.Name(), argv, x, out), nil
+}
+
 // testEvent is one line of `go test -json` (cmd/test2json).
 type testEvent struct {
 	Action      string
@@ -35,120 +57,172 @@ type testEvent struct {
 	ImportPath  string
 }
 
-// goRun is what the event stream says.
-type goRun struct {
-	events       int
-	passed       int
-	failed       []string
-	buildFailed  bool
-	noTestFiles  bool
-	text         strings.Builder
-	nonJSONLines []string
+// goStream reads `go test -json` one line at a time while the tests run,
+// so nothing but the displayed text depends on the length of the log.
+type goStream struct {
+	text    io.Writer
+	t       tally
+	events  int
+	built   bool // a build failed
+	running map[string]*tailBuffer
+	stderr  []string
+	// Without -json (a custom command), go's text lines.
+	textFail, textBuild, textOK bool
 }
 
-func parseGoTestJSON(stdout []byte) goRun {
-	var r goRun
-	sc := bufio.NewScanner(bytes.NewReader(stdout))
-	sc.Buffer(make([]byte, 64<<10), 8<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		var ev testEvent
-		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &ev) != nil || ev.Action == "" {
-			r.nonJSONLines = append(r.nonJSONLines, string(line))
-			r.text.Write(line)
-			r.text.WriteByte('\n')
-			continue
+func newGoStream(text io.Writer) *goStream {
+	return &goStream{text: text, running: map[string]*tailBuffer{}}
+}
+
+var (
+	textFailRe  = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
+	textPassRe  = regexp.MustCompile(`^\s*--- PASS: `)
+	compileLine = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: `)
+)
+
+func (g *goStream) line(line []byte) {
+	var ev testEvent
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &ev) != nil || ev.Action == "" {
+		g.text.Write(append(line, '\n'))
+		g.textLine(string(line))
+		return
+	}
+	g.events++
+	switch ev.Action {
+	case "build-output":
+		io.WriteString(g.text, ev.Output)
+		for l := range strings.SplitSeq(strings.TrimRight(ev.Output, "\n"), "\n") {
+			if !strings.HasPrefix(l, "# ") {
+				g.t.errorLine(l)
+			}
 		}
-		r.events++
+	case "build-fail":
+		g.built = true
+	case "output":
+		io.WriteString(g.text, ev.Output)
+		if ev.Test != "" {
+			g.buffer(ev.Package, ev.Test).WriteString(ev.Output)
+		} else if strings.Contains(ev.Output, "[build failed]") || strings.Contains(ev.Output, "[setup failed]") {
+			g.built = true
+		}
+	case "pass", "skip", "fail":
+		if ev.FailedBuild != "" {
+			g.built = true
+		}
+		if ev.Test == "" {
+			return
+		}
+		key := ev.Package + "." + ev.Test
+		buf := g.running[ev.Package+"\x00"+ev.Test]
+		delete(g.running, ev.Package+"\x00"+ev.Test)
 		switch ev.Action {
-		case "output", "build-output":
-			r.text.WriteString(ev.Output)
-			if strings.Contains(ev.Output, "[no test files]") {
-				r.noTestFiles = true
-			}
-			if strings.Contains(ev.Output, "[build failed]") || strings.Contains(ev.Output, "[setup failed]") {
-				r.buildFailed = true
-			}
-		case "build-fail":
-			r.buildFailed = true
 		case "pass":
-			if ev.Test != "" {
-				r.passed++
-			}
+			g.t.record(key, passed, "")
+		case "skip":
+			g.t.record(key, skipped, "")
 		case "fail":
-			if ev.FailedBuild != "" {
-				r.buildFailed = true
+			msg := ""
+			if buf != nil {
+				msg = buf.String()
 			}
-			if ev.Test != "" {
-				r.failed = append(r.failed, ev.Package+"."+ev.Test)
-			}
+			g.t.record(key, failed, msg)
 		}
 	}
-	return r
 }
 
-func (g *goTest) Run(ctx context.Context, dir string) (Result, error) {
-	argv, err := g.command()
-	if err != nil {
-		return Result{}, err
-	}
-	x, err := execute(ctx, dir, argv, cleanEnv(g.opts.Environ), g.opts.Timeout)
-	if err != nil {
-		return Result{}, err
-	}
-	run := parseGoTestJSON(x.stdout)
-	out := run.text.String() + string(x.stderr)
-	r := Result{Runner: g.Name(), Command: argv, ExitCode: x.exitCode, Output: out, Duration: x.duration,
-		TimedOut: x.timedOut, Passed: run.passed, Failed: len(run.failed), FailedTests: run.failed}
-	r.Outcome = classifyGo(x.exitCode, x.timedOut, run, string(x.stderr))
-	r.Summary = summarize(r, goDetail(r, run))
-	return r, nil
-}
-
-// classifyGo decides from the event stream; the exit code alone cannot
-// tell a failing test from a package that does not compile.
-func classifyGo(code int, timedOut bool, run goRun, stderr string) Outcome {
-	text := run.text.String() + stderr
-	buildFailed := run.buildFailed ||
-		// Without -json events (a custom --test-cmd) fall back to go's text.
-		(run.events == 0 && (strings.Contains(text, "[build failed]") || strings.Contains(text, "[setup failed]")))
+// textLine reads go's plain output, for a custom command without -json.
+func (g *goStream) textLine(l string) {
 	switch {
-	case timedOut:
-		return Error
-	case buildFailed:
-		return Broken
-	case code == 0 && run.events == 0:
-		return Pass // a custom command without -json that succeeded
-	case code == 0 && run.passed > 0:
-		return Pass
-	case code == 0:
-		return NoTests
-	case len(run.failed) > 0, run.events == 0 && strings.Contains(text, "--- FAIL"):
-		return Fail
-	case strings.Contains(text, "no Go files") || strings.Contains(text, "matched no packages"):
-		return NoTests
-	default:
-		return Error
+	case textFailRe.MatchString(l):
+		g.textFail = true
+		if g.events == 0 {
+			g.t.record(textFailRe.FindStringSubmatch(l)[1], failed, "")
+		}
+	case textPassRe.MatchString(l):
+		if g.events == 0 {
+			g.t.record("", passed, "")
+		}
+	case strings.Contains(l, "[build failed]"), strings.Contains(l, "[setup failed]"):
+		g.textBuild = true
+	case strings.HasPrefix(l, "ok  \t"):
+		g.textOK = true
+	case compileLine.MatchString(l):
+		g.t.errorLine(l)
 	}
 }
 
-func goDetail(r Result, run goRun) string {
-	switch r.Outcome {
-	case Broken:
-		return "the code or its tests do not build"
-	case Fail:
-		return strings.Join(append([]string{strconv.Itoa(len(run.failed)) + " failed, " + strconv.Itoa(run.passed) + " passed:"}, first(run.failed, 5)...), " ")
-	case Pass:
-		return strconv.Itoa(run.passed) + " passed"
-	case NoTests:
-		return "no tests ran"
+func (g *goStream) stderrLine(l string) {
+	if len(g.stderr) < maxErrorLines && strings.TrimSpace(l) != "" {
+		g.stderr = append(g.stderr, l)
 	}
-	return ""
 }
 
-func first(s []string, n int) []string {
-	if len(s) > n {
-		return append(s[:n:n], "...")
+func (g *goStream) buffer(pkg, test string) *tailBuffer {
+	k := pkg + "\x00" + test
+	b := g.running[k]
+	if b == nil {
+		b = &tailBuffer{max: 8 << 10}
+		g.running[k] = b
 	}
-	return s
+	return b
+}
+
+// verdict decides from the event stream; the exit code alone cannot tell
+// a failing test from a package that does not compile.
+func (g *goStream) verdict(x execResult) verdict {
+	v := verdict{tally: g.t, exitCode: x.exitCode, timedOut: x.timedOut}
+	if g.built || (g.events == 0 && g.textBuild) {
+		v.broken = true
+	}
+	if g.events == 0 && x.exitCode == 0 && v.passed == 0 && v.failed == 0 && g.textOK {
+		v.passed = 1 // a custom command without -json or -v that succeeded
+	}
+	// go's own errors (no module, a package that cannot be found) come on
+	// stderr, with no events.
+	if (v.broken || x.exitCode != 0) && len(v.errors) == 0 {
+		for _, l := range g.stderr {
+			v.errorLine(l)
+		}
+	}
+	if x.exitCode != 0 && v.failed == 0 && !v.broken && g.events == 0 {
+		stderr := strings.Join(g.stderr, "\n")
+		switch {
+		case strings.Contains(stderr, "no Go files"), strings.Contains(stderr, "matched no packages"), strings.Contains(stderr, "no packages to test"):
+			// A module without packages yet has no tests, not broken ones.
+			v.exitCode = 0
+		case len(g.stderr) > 0:
+			// `go test` could not start: no module, a missing package, bad flags.
+			v.unusable = true
+		}
+	}
+	return v
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	b   []byte
+	max int
+	cut bool
+}
+
+func (t *tailBuffer) WriteString(s string) {
+	t.b = append(t.b, s...)
+	if len(t.b) > 2*t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+		t.cut = true
+	}
+}
+
+func (t *tailBuffer) String() string {
+	b := t.b
+	if len(b) > t.max {
+		b, t.cut = b[len(b)-t.max:], true
+	}
+	if t.cut {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+		return "…\n" + string(b)
+	}
+	return string(b)
 }

@@ -1,128 +1,292 @@
 package testrun
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 type pytest struct{ opts Options }
 
-func (p *pytest) Name() string { return "pytest" }
+func (p *pytest) Name() string { return KindPytest }
 
-func (p *pytest) command() ([]string, error) {
-	if p.opts.TestCmd != "" {
-		return shellCommand(p.opts.TestCmd), nil
-	}
-	// -p no:cacheprovider: no .pytest_cache appears in the change set.
-	args := []string{"-v", "--tb=short", "-rfE", "-p", "no:cacheprovider"}
-	if path, err := p.opts.LookPath("pytest"); err == nil {
-		return append([]string{path}, args...), nil
-	}
-	if path, err := p.opts.LookPath("python3"); err == nil {
-		return append([]string{path, "-m", "pytest"}, args...), nil
-	}
-	return nil, fmt.Errorf("pytest not found: install it (pip install pytest, or apt-get install python3-pytest) or pass --test-cmd")
-}
+// pytestArgs: -p no:cacheprovider keeps .pytest_cache out of the change
+// set; xunit1 reports carry each test's file, so names are node ids.
+var pytestArgs = []string{"-v", "--tb=short", "-rfE", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"}
 
 func (p *pytest) Run(ctx context.Context, dir string) (Result, error) {
-	argv, err := p.command()
-	if err != nil {
-		return Result{}, err
+	var argv []string
+	report := ""
+	if p.opts.TestCmd != "" {
+		argv = shellCommand(p.opts.TestCmd)
+	} else {
+		py, err := findPython(ctx, dir, p.opts)
+		if err != nil {
+			return Result{}, err
+		}
+		if !py.pytest {
+			return Result{}, fmt.Errorf("pytest is not installed for %s: install it (pip install pytest, or apt-get install python3-pytest) or pass --test-cmd", py.path)
+		}
+		tmp, err := os.MkdirTemp("", "azero-pytest-")
+		if err != nil {
+			return Result{}, fmt.Errorf("pytest report: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		report = filepath.Join(tmp, "report.xml")
+		argv = append(append([]string{py.path, "-m", "pytest"}, pytestArgs...), "--junitxml="+report)
 	}
+	out := &display{}
+	text := &textTail{max: maxOutput}
+	both := io.MultiWriter(out, text)
 	env := cleanEnv(p.opts.Environ, "PYTHONDONTWRITEBYTECODE=1")
-	x, err := execute(ctx, dir, argv, env, p.opts.Timeout)
+	x, err := execute(ctx, dir, argv, env, p.opts.Timeout, both, both)
 	if err != nil {
 		return Result{}, err
 	}
-	out := string(x.stdout) + string(x.stderr)
-	r := Result{Runner: p.Name(), Command: argv, ExitCode: x.exitCode, Output: out, Duration: x.duration, TimedOut: x.timedOut}
-	r.Passed, r.Failed = pytestCounts(out)
-	r.FailedTests = pytestFailures(out)
-	r.Outcome = classifyPytest(x.exitCode, x.timedOut, out)
-	r.Summary = summarize(r, lastSummaryLine(out))
-	return r, nil
+	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
+	fromReport := false
+	if report != "" && x.exitCode <= 2 {
+		if f, err := os.Open(report); err == nil {
+			err = tallyJUnit(bufio.NewReader(f), &v.tally, pytestNodeID, dir)
+			f.Close()
+			fromReport = err == nil
+		}
+	}
+	if !fromReport {
+		v.tally = pytestText(text.String())
+	}
+	switch x.exitCode {
+	case 0, 1:
+	case 2:
+		// Interrupted, or errors while collecting (then the report or the
+		// text has errored tests).
+		if v.errored == 0 && !collectionErrors.MatchString(text.String()) {
+			v.crashed = true
+		} else if v.errored == 0 {
+			v.unusable = true
+		}
+	case 4:
+		v.unusable = true
+		for _, l := range strings.Split(text.String(), "\n") {
+			if strings.Contains(l, "error:") || strings.HasPrefix(l, "ERROR:") {
+				v.errorLine(l)
+			}
+		}
+	case 5:
+		v.exitCode = 0 // no tests collected: NoTests, not a runner failure
+	default:
+		v.crashed = true
+	}
+	return v.result(p.Name(), argv, x, out), nil
 }
 
-// classifyPytest maps pytest's documented exit codes. Code 2 means either
-// an interruption or errors while collecting tests (a syntax error or a
-// failed import in a test file); the latter is broken tests, not a crash.
-func classifyPytest(code int, timedOut bool, out string) Outcome {
-	if timedOut {
-		return Error
+// pytestNodeID names a case as pytest does ("tests/test_a.py::TestK::test_b[1]")
+// from an xunit1 report's file, classname and name.
+func pytestNodeID(c junitCase) string {
+	if c.File == "" {
+		return junitName(c)
 	}
-	switch code {
-	case 0:
-		return Pass
-	case 1:
-		return Fail
-	case 2:
-		if collectionErrors.MatchString(out) {
-			return Broken
+	if c.Class == "" {
+		return c.File // a collection error: the file is the thing that failed
+	}
+	module := strings.ReplaceAll(strings.TrimSuffix(c.File, ".py"), "/", ".")
+	id := c.File
+	if rest, ok := strings.CutPrefix(c.Class, module); ok && (rest == "" || rest[0] == '.') {
+		for part := range strings.SplitSeq(strings.TrimPrefix(rest, "."), ".") {
+			if part != "" {
+				id += "::" + part
+			}
 		}
-		return Error
-	case 4:
-		return Broken
-	case 5:
-		return NoTests
-	default:
-		return Error
 	}
+	return id + "::" + c.Name
 }
 
 var (
 	collectionErrors = regexp.MustCompile(`(?m)(\d+ errors? during collection|^ERROR collecting |^E\s+(SyntaxError|IndentationError|ImportError|ModuleNotFoundError))`)
-	countRe          = regexp.MustCompile(`(\d+) (passed|failed|error|errors)\b`)
+	countRe          = regexp.MustCompile(`(\d+) (passed|failed|error|errors|skipped)\b`)
 	failedLine       = regexp.MustCompile(`(?m)^(FAILED|ERROR) (\S+)`)
 	summaryLine      = regexp.MustCompile(`(?m)^=+ (.*(passed|failed|error|errors|no tests ran|deselected|skipped).*) =+\s*$`)
+	eLine            = regexp.MustCompile(`(?m)^E\s+\S.*$`)
 )
 
-func pytestCounts(out string) (passed, failed int) {
-	m := summaryLine.FindAllStringSubmatch(out, -1)
-	if len(m) == 0 {
-		return 0, 0
-	}
-	for _, c := range countRe.FindAllStringSubmatch(m[len(m)-1][1], -1) {
-		n, _ := strconv.Atoi(c[1])
-		switch c[2] {
-		case "passed":
-			passed += n
-		default:
-			failed += n
+// pytestText reads pytest's console output, for a custom command without
+// a report: the counts of its last summary line, the names of its short
+// summary, and its "E" lines when something errored.
+func pytestText(out string) tally {
+	var t tally
+	if m := summaryLine.FindAllStringSubmatch(out, -1); len(m) > 0 {
+		for _, c := range countRe.FindAllStringSubmatch(m[len(m)-1][1], -1) {
+			n, _ := strconv.Atoi(c[1])
+			switch c[2] {
+			case "passed":
+				t.passed += n
+			case "failed":
+				t.failed += n
+			case "skipped":
+				t.skipped += n
+			default:
+				t.errored += n
+			}
 		}
 	}
-	return passed, failed
-}
-
-func pytestFailures(out string) []string {
-	var names []string
 	seen := map[string]bool{}
 	for _, m := range failedLine.FindAllStringSubmatch(out, -1) {
-		if !seen[m[2]] {
-			seen[m[2]] = true
-			names = append(names, m[2])
+		if seen[m[2]] {
+			continue
+		}
+		seen[m[2]] = true
+		if m[1] == "FAILED" {
+			t.failedNames = append(t.failedNames, m[2])
+			t.failures = append(t.failures, Failure{Test: m[2]})
+		} else {
+			t.erroredNames = append(t.erroredNames, m[2])
+			t.failures = append(t.failures, Failure{Test: m[2], Error: true})
 		}
 	}
-	return names
+	if t.errored > 0 || collectionErrors.MatchString(out) {
+		for _, l := range eLine.FindAllString(out, maxErrorLines) {
+			t.errorLine(l)
+		}
+	}
+	return t
 }
 
-func lastSummaryLine(out string) string {
-	m := summaryLine.FindAllStringSubmatch(out, -1)
-	if len(m) == 0 {
+// python is an interpreter and what it can import.
+type python struct {
+	path     string
+	pytest   bool
+	pyflakes bool
+}
+
+var pythonCache sync.Map // interpreter path -> python
+
+// findPython chooses the one interpreter that runs a Python project's tests
+// and lint: the project's virtual environment (.venv, venv, or
+// $VIRTUAL_ENV), else the interpreter of the pytest on PATH, else python3
+// or python on PATH; the first that can import pytest, else the first
+// that exists. A pytest script and a python3 on PATH can belong to
+// different interpreters (a pyenv shim and /usr/bin), which is why the
+// choice is made once, here.
+func findPython(ctx context.Context, dir string, opts Options) (python, error) {
+	opts = opts.withDefaults()
+	var candidates []string
+	add := func(p string) {
+		if p != "" && exists(p) {
+			candidates = append(candidates, p)
+		}
+	}
+	add(filepath.Join(dir, ".venv", "bin", "python"))
+	add(filepath.Join(dir, "venv", "bin", "python"))
+	if venv := getenv(opts.Environ, "VIRTUAL_ENV"); venv != "" {
+		add(filepath.Join(venv, "bin", "python"))
+	}
+	if script, err := opts.LookPath("pytest"); err == nil {
+		add(shebang(script, opts.LookPath))
+	}
+	for _, name := range []string{"python3", "python"} {
+		if p, err := opts.LookPath(name); err == nil {
+			add(p)
+		}
+	}
+	if len(candidates) == 0 {
+		return python{}, fmt.Errorf("python not found: install python3 and pytest (apt-get install python3-pytest) or pass --test-cmd")
+	}
+	var first python
+	for i, c := range candidates {
+		py, err := probePython(ctx, c, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return python{}, ctx.Err()
+			}
+			continue
+		}
+		if py.pytest {
+			return py, nil
+		}
+		if i == 0 || first.path == "" {
+			first = py
+		}
+	}
+	if first.path == "" {
+		return python{}, fmt.Errorf("no working python among %s", strings.Join(candidates, ", "))
+	}
+	return first, nil
+}
+
+// probePython asks an interpreter which of the modules it can import,
+// without importing them.
+func probePython(ctx context.Context, path string, opts Options) (python, error) {
+	if py, ok := pythonCache.Load(path); ok {
+		return py.(python), nil
+	}
+	var out strings.Builder
+	argv := []string{path, "-c", "import importlib.util as u; print(*[u.find_spec(m) is not None for m in ('pytest', 'pyflakes')])"}
+	x, err := execute(ctx, "/", argv, cleanEnv(opts.Environ), min(opts.Timeout, DefaultTimeout/10), &out, &out)
+	if err != nil {
+		return python{}, err
+	}
+	if x.exitCode != 0 || x.timedOut {
+		return python{}, fmt.Errorf("%s does not run: %s", path, strings.TrimSpace(out.String()))
+	}
+	f := strings.Fields(out.String())
+	py := python{path: path, pytest: len(f) > 0 && f[0] == "True", pyflakes: len(f) > 1 && f[1] == "True"}
+	pythonCache.Store(path, py)
+	return py, nil
+}
+
+// shebang returns the interpreter a script names on its first line
+// ("#!/usr/bin/python3", "#!/usr/bin/env python3"), or "".
+func shebang(script string, lookPath func(string) (string, error)) string {
+	f, err := os.Open(script)
+	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(m[len(m)-1][1])
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#!")
+	if !ok {
+		return ""
+	}
+	fields := strings.Fields(rest)
+	if len(fields) == 0 {
+		return ""
+	}
+	if filepath.Base(fields[0]) == "env" && len(fields) > 1 {
+		p, err := lookPath(fields[len(fields)-1])
+		if err != nil {
+			return ""
+		}
+		return p
+	}
+	return fields[0]
 }
 
-func summarize(r Result, detail string) string {
-	s := fmt.Sprintf("%s exited %d (%s)", r.Runner, r.ExitCode, r.Outcome)
-	if r.TimedOut {
-		s = fmt.Sprintf("%s timed out after %s and was killed", r.Runner, r.Duration.Round(1e9))
-	}
-	if detail != "" {
-		s += ": " + detail
-	}
-	return s
+// textTail keeps the last max bytes of an output as text, for the
+// classification that reads a runner's console.
+type textTail struct {
+	mu  sync.Mutex
+	buf tailBuffer
+	max int
+}
+
+func (t *textTail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.max = t.max
+	t.buf.WriteString(string(p))
+	return len(p), nil
+}
+
+func (t *textTail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.max = t.max
+	return t.buf.String()
 }

@@ -1,18 +1,56 @@
 // Package testrun runs a project's real test runner and reports what
 // happened, so that azero, never a model, decides whether tests passed.
 //
-// Each runner is an adapter that turns the runner's exit code (and, where
-// the code alone is ambiguous, its machine-readable output) into an Outcome:
+// Each runner is an adapter that reads the runner's own per-test report
+// (not the tail of its log) and its exit code, and turns them into an
+// Outcome. The rules are the same for every runner:
 //
-//   - pytest: 0 pass, 1 fail, 2 interrupted or collection errors, 3 internal
-//     error, 4 usage error, 5 no tests collected;
-//   - go test: run with -json, so a package that does not build is Broken,
-//     never mistaken for a red test.
+//   - Broken: the tests could not run as tests: a build or compile error,
+//     a test file that cannot be collected or loaded (syntax, imports), a
+//     test that errored rather than failed where the report tells the two
+//     apart (pytest's and JUnit's <error>, a failing fixture or hook), or a
+//     usage error of the runner;
+//   - Fail: at least one test failed and nothing is Broken: the only valid
+//     red;
+//   - Error: the run timed out, the runner crashed or was interrupted, or it
+//     exited non-zero although no test failed (a green needs a clean exit);
+//   - NoTests: nothing above, and no test ran (zero tests is never green);
+//   - Pass: at least one test ran, every test passed, and the runner exited 0.
+//
+// Checked in that order: Broken wins over Fail, so a red is only ever a run
+// whose every problem is an assertion failure.
+//
+// The adapters:
+//
+//   - go: `go test -json`, read event by event while it runs, so a failing
+//     test is found however long the log (only what is kept for display is
+//     capped);
+//   - pytest: `python -m pytest --junitxml`, with one interpreter (the
+//     project's virtual environment, else the one that has pytest) for the
+//     tests and the lint step; exit codes 2 (interrupted), 3 (internal
+//     error), 4 (usage error) and 5 (no tests) keep their documented meaning;
+//   - node: node's test runner with its JUnit reporter; a test file that
+//     cannot load is reported by node as a failing "test" named by the file,
+//     which is Broken;
+//   - vitest: its JUnit reporter; a file that fails to load (a test case
+//     named like its file) is Broken;
+//   - jest: its JSON results (`--json`); a suite that failed to run is Broken;
+//   - cargo: libtest's output of `cargo test --no-fail-fast`, read line by
+//     line (cargo-nextest's JUnit report when cargo-nextest is installed);
+//     compiler errors are Broken;
+//   - junit: any command with a JUnit XML report (Options.Report): the
+//     report decides, the exit code only vetoes a green.
+//
+// When a run is Broken, Result.Errors carries the runner's own error lines
+// (the compiler's `file.go:3:2: undefined: X`, pytest's `E   ModuleNotFoundError`),
+// and Result.Failures the failing tests with their messages, so a terminal or
+// a prompt can show them even when the log was too long to keep.
 //
 // Tests run in their own process group with a timeout (300 s by default);
 // on timeout or cancellation the whole group is killed. Credentials in the
 // environment (names ending in _KEY, _TOKEN, _SECRET, _PASSWORD) are not
-// passed to the tests, which may have been written by a model.
+// passed to the tests, which may have been written by a model. Reports and
+// build products go to temporary directories, never into the project.
 package testrun
 
 import (
@@ -20,10 +58,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -42,25 +82,103 @@ const (
 	Error   Outcome = "error"    // the runner itself failed, was interrupted or timed out
 )
 
+// Runner kinds New accepts.
+const (
+	KindGo     = "go"
+	KindPytest = "pytest"
+	KindNode   = "node"
+	KindVitest = "vitest"
+	KindJest   = "jest"
+	KindCargo  = "cargo"
+	KindJUnit  = "junit" // any command writing a JUnit XML report (Options.TestCmd and Options.Report)
+)
+
+// Kinds lists the runner kinds New accepts.
+func Kinds() []string {
+	return []string{KindGo, KindPytest, KindNode, KindVitest, KindJest, KindCargo, KindJUnit}
+}
+
 // DefaultTimeout bounds one run.
 const DefaultTimeout = 300 * time.Second
 
-// maxOutput caps the output kept; the end of a test log matters most.
+// maxOutput caps the output kept for display (its first and last halves).
 const maxOutput = 256 << 10
+
+// Caps on what a Result carries besides the output.
+const (
+	maxFailures   = 20      // failures kept with their messages (a Result is saved with every checkpoint)
+	maxMessage    = 2 << 10 // bytes of one failure message
+	maxErrorLines = 60      // runner error lines
+	maxErrorLine  = 500     // bytes of one error line
+	maxNames      = 1000    // names in FailedTests
+)
 
 // Result is what one run of the tests showed.
 type Result struct {
-	Runner      string        `json:"runner"`
-	Command     []string      `json:"command"`
-	ExitCode    int           `json:"exit_code"`
-	Outcome     Outcome       `json:"outcome"`
-	Passed      int           `json:"passed"`
-	Failed      int           `json:"failed"`
-	FailedTests []string      `json:"failed_tests,omitempty"`
-	TimedOut    bool          `json:"timed_out,omitempty"`
-	Duration    time.Duration `json:"duration_ns"`
-	Output      string        `json:"-"`
-	Summary     string        `json:"summary"`
+	Runner   string   `json:"runner"`
+	Command  []string `json:"command"`
+	ExitCode int      `json:"exit_code"`
+	Outcome  Outcome  `json:"outcome"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`            // tests that failed (assertions)
+	Errored  int      `json:"errored,omitempty"` // tests that errored (setup, collection, a file that cannot load)
+	Skipped  int      `json:"skipped,omitempty"`
+	// FailedTests names the tests that failed, then those that errored.
+	FailedTests []string `json:"failed_tests,omitempty"`
+	// Failures are the first failed or errored tests with their messages.
+	Failures []Failure `json:"failures,omitempty"`
+	// Errors are the runner's own error lines when tests could not run:
+	// compiler errors, import or collection errors, usage errors.
+	Errors   []string      `json:"errors,omitempty"`
+	TimedOut bool          `json:"timed_out,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	// Output is the runner's output as shown to a human or a model: its
+	// first and last parts when it is long, followed by a digest of the
+	// failures and errors when they may have fallen out of it.
+	Output  string `json:"-"`
+	Summary string `json:"summary"`
+}
+
+// Failure is one test that did not pass.
+type Failure struct {
+	Test    string `json:"test"`
+	Error   bool   `json:"error,omitempty"` // errored (setup, collection, load) rather than failed
+	Message string `json:"message,omitempty"`
+}
+
+// MissingCode reports whether a Broken run failed only because what the
+// tests use does not exist yet (an undefined name, a module or export not
+// found): the tests are fine and need stubs of the code, not a rewrite.
+func (r Result) MissingCode() bool {
+	if r.Outcome != Broken {
+		return false
+	}
+	text := strings.Join(r.Errors, "\n")
+	if text == "" {
+		text = r.Output
+	}
+	for _, sign := range missingSigns {
+		if strings.Contains(text, sign) {
+			return true
+		}
+	}
+	return false
+}
+
+// missingSigns are the runners' words for a name the tests use that does
+// not exist, per language.
+var missingSigns = []string{
+	// Go
+	"undefined: ", "has no field or method", "undefined (type",
+	// Python
+	"ModuleNotFoundError", "ImportError", "cannot import name", "NameError", "AttributeError: module",
+	// JavaScript and TypeScript
+	"does not provide an export named", "Cannot find module", "is not a function", "is not defined",
+	"is not a constructor", "Failed to resolve import", "Failed to load url",
+	// Rust
+	"cannot find function", "cannot find value", "cannot find type", "cannot find struct",
+	"unresolved import", "no function or associated item named", "no method named",
+	"error[E0425]", "error[E0432]", "error[E0433]", "error[E0412]", "error[E0599]",
 }
 
 // FailedError reports tests that had to pass and did not; its TestsFailed
@@ -85,80 +203,65 @@ type Runner interface {
 
 // Options configure a runner.
 type Options struct {
-	// TestCmd replaces the runner's command; it runs through sh -c and its
-	// exit code is read with the runner's conventions.
-	TestCmd  string
+	// TestCmd replaces the runner's command; it runs through sh -c. Without
+	// Report its output is read with the runner's conventions.
+	TestCmd string
+	// Report names the report TestCmd writes, as FORMAT:PATH with PATH
+	// relative to the project: "junit:build/test-results.xml". With a
+	// report, the report decides the outcome (the kind still chooses the
+	// lint step). The file must be written by the run: a report left from
+	// an earlier run is not read.
+	Report   string
 	Timeout  time.Duration
 	Environ  []string // the environment to start from; os.Environ() by default
 	LookPath func(string) (string, error)
 }
 
-// New returns the runner called kind: "pytest" or "go".
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Environ == nil {
+		o.Environ = os.Environ()
+	}
+	if o.LookPath == nil {
+		o.LookPath = exec.LookPath
+	}
+	return o
+}
+
+// New returns the runner called kind (see Kinds). With opts.Report the
+// outcome comes from that report whatever the kind.
 func New(kind string, opts Options) (Runner, error) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
+	opts = opts.withDefaults()
+	if !slices.Contains(Kinds(), kind) {
+		return nil, fmt.Errorf("unknown test runner %q: use one of %s", kind, strings.Join(Kinds(), ", "))
 	}
-	if opts.Environ == nil {
-		opts.Environ = os.Environ()
-	}
-	if opts.LookPath == nil {
-		opts.LookPath = exec.LookPath
+	if opts.Report != "" || kind == KindJUnit {
+		rep, err := parseReport(opts.Report)
+		if err != nil {
+			return nil, err
+		}
+		if opts.TestCmd == "" {
+			return nil, fmt.Errorf("a report (%s) needs the command that writes it: pass --test-cmd", opts.Report)
+		}
+		return &reportRunner{kind: kind, opts: opts, report: rep}, nil
 	}
 	switch kind {
-	case "pytest":
+	case KindPytest:
 		return &pytest{opts: opts}, nil
-	case "go":
+	case KindGo:
 		return &goTest{opts: opts}, nil
-	default:
-		return nil, fmt.Errorf("unknown test runner %q: use pytest or go", kind)
+	case KindNode, KindVitest, KindJest:
+		return &jsRunner{kind: kind, opts: opts}, nil
+	case KindCargo:
+		return &cargo{opts: opts}, nil
 	}
+	return nil, fmt.Errorf("unknown test runner %q", kind)
 }
 
-// DetectFiles names the runner the test files call for: go for *_test.go,
-// pytest for Python tests, "" when they do not agree or say nothing.
-func DetectFiles(tests []string) string {
-	kind := ""
-	for _, t := range tests {
-		k := ""
-		switch {
-		case strings.HasSuffix(t, "_test.go"):
-			k = "go"
-		case strings.HasSuffix(t, ".py"):
-			k = "pytest"
-		}
-		if k == "" || (kind != "" && k != kind) {
-			return ""
-		}
-		kind = k
-	}
-	return kind
-}
-
-// Detect guesses the runner of the project in dir: go when it has a go.mod,
-// pytest when it has Python test configuration or test files.
-func Detect(dir string) (string, error) {
-	if exists(filepath.Join(dir, "go.mod")) {
-		return "go", nil
-	}
-	for _, f := range []string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py"} {
-		if exists(filepath.Join(dir, f)) {
-			return "pytest", nil
-		}
-	}
-	for _, pattern := range []string{"test_*.py", "*_test.py", "tests/test_*.py", "tests/*_test.py"} {
-		if m, _ := filepath.Glob(filepath.Join(dir, pattern)); len(m) > 0 {
-			return "pytest", nil
-		}
-	}
-	return "", fmt.Errorf("cannot tell which test runner %s uses: pass --runner pytest or --runner go", dir)
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// cleanEnv drops credentials and adds extra settings.
+// cleanEnv drops credentials and adds extra settings (which win over
+// inherited ones: the last value of a name is the one a process sees).
 func cleanEnv(environ []string, extra ...string) []string {
 	out := make([]string, 0, len(environ)+len(extra))
 	for _, kv := range environ {
@@ -170,25 +273,39 @@ func cleanEnv(environ []string, extra ...string) []string {
 	return append(out, extra...)
 }
 
-// execResult is the raw outcome of one process.
-type execResult struct {
-	stdout, stderr []byte
-	exitCode       int
-	timedOut       bool
-	duration       time.Duration
+// getenv reads name from an environment list (the last value wins).
+func getenv(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
 }
 
-// execute runs argv in dir in its own process group, killing the group on
-// timeout or cancellation. A non-zero exit is not an error; failing to
-// start is.
-func execute(ctx context.Context, dir string, argv []string, env []string, timeout time.Duration) (execResult, error) {
+// execResult is the raw outcome of one process.
+type execResult struct {
+	exitCode int
+	timedOut bool
+	start    time.Time
+	duration time.Duration
+}
+
+// execute runs argv in dir in its own process group, streaming its output
+// to stdout and stderr (the same writer for both keeps their order), and
+// kills the group on timeout or cancellation. A non-zero exit is not an
+// error; failing to start is.
+func execute(ctx context.Context, dir string, argv, env []string, timeout time.Duration, stdout, stderr io.Writer) (execResult, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stdout, stderr capped
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// A descendant that left the group may hold the pipes open: stop
+	// waiting for them a little after the process itself is gone.
+	cmd.WaitDelay = 5 * time.Second
+	res := execResult{start: time.Now()}
 	if err := cmd.Start(); err != nil {
 		return execResult{}, fmt.Errorf("start %s: %w", argv[0], err)
 	}
@@ -196,7 +313,6 @@ func execute(ctx context.Context, dir string, argv []string, env []string, timeo
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var res execResult
 	var waitErr error
 	select {
 	case waitErr = <-done:
@@ -209,13 +325,13 @@ func execute(ctx context.Context, dir string, argv []string, env []string, timeo
 		<-done
 		return execResult{}, ctx.Err()
 	}
-	res.duration = time.Since(start)
-	res.stdout, res.stderr = stdout.Bytes(), stderr.Bytes()
+	res.duration = time.Since(res.start)
 	var exitErr *exec.ExitError
 	switch {
 	case waitErr == nil:
 	case errors.As(waitErr, &exitErr):
 		res.exitCode = exitErr.ExitCode()
+	case errors.Is(waitErr, exec.ErrWaitDelay):
 	default:
 		return res, fmt.Errorf("run %s: %w", argv[0], waitErr)
 	}
@@ -228,40 +344,134 @@ func killGroup(cmd *exec.Cmd) {
 	}
 }
 
-// capped keeps the first and last parts of a long output.
-type capped struct {
-	head, tail bytes.Buffer
-	dropped    int
+// display keeps the first and last halves of a long output for display;
+// it is safe for the two writers of a process.
+type display struct {
+	mu     sync.Mutex
+	head   []byte
+	ring   []byte // the last bytes, circular
+	next   int    // where the ring writes next
+	filled int    // bytes of the ring in use
+	total  int64
 }
 
-func (c *capped) Write(p []byte) (int, error) {
+const half = maxOutput / 2
+
+func (d *display) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	n := len(p)
-	if room := maxOutput/2 - c.head.Len(); room > 0 {
+	d.total += int64(n)
+	if room := half - len(d.head); room > 0 {
 		k := min(room, len(p))
-		c.head.Write(p[:k])
+		d.head = append(d.head, p[:k]...)
 		p = p[k:]
 	}
-	if len(p) > 0 {
-		c.tail.Write(p)
-		if extra := c.tail.Len() - maxOutput/2; extra > 0 {
-			c.dropped += extra
-			rest := append([]byte(nil), c.tail.Bytes()[extra:]...)
-			c.tail.Reset()
-			c.tail.Write(rest)
-		}
+	if len(p) == 0 {
+		return n, nil
+	}
+	if d.ring == nil {
+		d.ring = make([]byte, half)
+	}
+	if len(p) >= half {
+		copy(d.ring, p[len(p)-half:])
+		d.next, d.filled = 0, half
+		return n, nil
+	}
+	for len(p) > 0 {
+		k := copy(d.ring[d.next:], p)
+		p = p[k:]
+		d.next = (d.next + k) % half
+		d.filled = min(d.filled+k, half)
 	}
 	return n, nil
 }
 
-func (c *capped) Bytes() []byte {
-	if c.dropped == 0 {
-		return append(c.head.Bytes(), c.tail.Bytes()...)
+// dropped is how many bytes are not kept.
+func (d *display) dropped() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.total - int64(len(d.head)) - int64(d.filled)
+}
+
+func (d *display) String() string {
+	dropped := d.dropped()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var b strings.Builder
+	b.Write(d.head)
+	if dropped > 0 {
+		fmt.Fprintf(&b, "\n... %d bytes of output omitted ...\n", dropped)
 	}
-	var b bytes.Buffer
-	b.Write(c.head.Bytes())
-	fmt.Fprintf(&b, "\n... %d bytes of output omitted ...\n", c.dropped)
-	b.Write(c.tail.Bytes())
-	return b.Bytes()
+	if d.filled == half {
+		b.Write(d.ring[d.next:])
+		b.Write(d.ring[:d.next])
+	} else {
+		b.Write(d.ring[:d.filled])
+	}
+	return b.String()
+}
+
+// lineWriter calls fn with every line written to it (without the newline),
+// as the bytes arrive. A line longer than maxLine is cut to maxLine.
+type lineWriter struct {
+	fn   func(line []byte)
+	buf  []byte
+	long bool
+}
+
+const maxLine = 1 << 20
+
+func newLineWriter(fn func([]byte)) *lineWriter { return &lineWriter{fn: fn} }
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.keep(p)
+			break
+		}
+		w.keep(p[:i])
+		w.emit()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (w *lineWriter) keep(p []byte) {
+	if room := maxLine - len(w.buf); room < len(p) {
+		p = p[:max(room, 0)]
+		w.long = true
+	}
+	w.buf = append(w.buf, p...)
+}
+
+func (w *lineWriter) emit() {
+	line := w.buf
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	w.fn(line)
+	w.buf, w.long = w.buf[:0], false
+}
+
+// Close passes on a last line without a newline.
+func (w *lineWriter) Close() error {
+	if len(w.buf) > 0 || w.long {
+		w.emit()
+	}
+	return nil
 }
 
 func shellCommand(cmd string) []string { return []string{"sh", "-c", cmd} }
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func found(lookPath func(string) (string, error), name string) bool {
+	_, err := lookPath(name)
+	return err == nil
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,21 +27,26 @@ func TestPytestOutcomes(t *testing.T) {
 		want     testrun.Outcome
 		passed   int
 		failedTs []string
+		errs     string // a line Result.Errors must hold
 	}{
 		{"pass", map[string]string{"calc.py": calc, "test_calc.py": "from calc import add\ndef test_add():\n    assert add(1, 2) == 3\n"},
-			"", 0, testrun.Pass, 1, nil},
+			"", 0, testrun.Pass, 1, nil, ""},
 		{"assertion fails", map[string]string{"calc.py": calc, "test_calc.py": "from calc import add\ndef test_add():\n    assert add(1, 2) == 4\ndef test_ok():\n    assert True\n"},
-			"", 1, testrun.Fail, 1, []string{"test_calc.py::test_add"}},
+			"", 1, testrun.Fail, 1, []string{"test_calc.py::test_add"}, ""},
+		{"class and parametrized names", map[string]string{"calc.py": calc, "tests/test_calc.py": "import pytest\nfrom calc import add\nclass TestAdd:\n    @pytest.mark.parametrize('x', [1, 2])\n    def test_p(self, x):\n        assert add(x, 0) == 1\n"},
+			"", 1, testrun.Fail, 1, []string{"tests/test_calc.py::TestAdd::test_p[2]"}, ""},
+		{"fixture error is not a red", map[string]string{"test_calc.py": "import pytest\n@pytest.fixture\ndef db():\n    raise RuntimeError('no database')\ndef test_a(db):\n    pass\ndef test_b():\n    assert 1 == 2\n"},
+			"", 1, testrun.Broken, 0, []string{"test_calc.py::test_b", "test_calc.py::test_a"}, "E   RuntimeError: no database"},
 		{"syntax error in test", map[string]string{"calc.py": calc, "test_calc.py": "def test_add(:\n    pass\n"},
-			"", 2, testrun.Broken, 0, []string{"test_calc.py"}},
+			"", 2, testrun.Broken, 0, []string{"test_calc.py"}, "E   SyntaxError: invalid syntax"},
 		{"import error in test", map[string]string{"test_calc.py": "from nowhere import add\ndef test_add():\n    assert add(1, 2) == 3\n"},
-			"", 2, testrun.Broken, 0, []string{"test_calc.py"}},
+			"", 2, testrun.Broken, 0, []string{"test_calc.py"}, "E   ModuleNotFoundError: No module named 'nowhere'"},
 		{"no tests", map[string]string{"calc.py": calc},
-			"", 5, testrun.NoTests, 0, nil},
+			"", 5, testrun.NoTests, 0, nil, ""},
 		{"usage error", map[string]string{"calc.py": calc, "test_calc.py": "def test_a():\n    pass\n"},
-			"pytest --no-such-option", 4, testrun.Broken, 0, nil},
+			"pytest --no-such-option", 4, testrun.Broken, 0, nil, "unrecognized arguments: --no-such-option"},
 		{"internal error", map[string]string{"conftest.py": "def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom')\n", "test_a.py": "def test_a():\n    pass\n"},
-			"", 3, testrun.Error, 0, nil},
+			"", 3, testrun.Error, 0, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +67,12 @@ func TestPytestOutcomes(t *testing.T) {
 			if res.Passed != tt.passed || strings.Join(res.FailedTests, ",") != strings.Join(tt.failedTs, ",") {
 				t.Errorf("passed %d failed %v, want %d %v", res.Passed, res.FailedTests, tt.passed, tt.failedTs)
 			}
+			if tt.errs != "" && !containsLine(res.Errors, tt.errs) {
+				t.Errorf("errors %q lack %q", res.Errors, tt.errs)
+			}
+			if tt.errs == "" && len(res.Errors) > 0 {
+				t.Errorf("unexpected errors %q", res.Errors)
+			}
 			if _, err := os.Stat(filepath.Join(dir, ".pytest_cache")); err == nil {
 				t.Error("the run left .pytest_cache in the project")
 			}
@@ -79,16 +91,18 @@ func TestGoTestOutcomes(t *testing.T) {
 		name  string
 		files map[string]string
 		want  testrun.Outcome
+		errs  string
 	}{
 		{"pass", map[string]string{"go.mod": mod, "calc.go": code,
-			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n"}, testrun.Pass},
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n"}, testrun.Pass, ""},
 		{"assertion fails", map[string]string{"go.mod": mod, "calc.go": code,
-			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 4 {\n\t\tt.Fatal(\"want 4\")\n\t}\n}\n"}, testrun.Fail},
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 4 {\n\t\tt.Fatal(\"want 4\")\n\t}\n}\n"}, testrun.Fail, ""},
 		{"test does not compile", map[string]string{"go.mod": mod, "calc.go": code,
-			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 2) != 1 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n"}, testrun.Broken},
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 2) != 1 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n"}, testrun.Broken, "./calc_test.go:6:5: undefined: Sub"},
 		{"code does not compile", map[string]string{"go.mod": mod, "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + }\n",
-			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\n"}, testrun.Broken},
-		{"no test files", map[string]string{"go.mod": mod, "calc.go": code}, testrun.NoTests},
+			"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\n"}, testrun.Broken, "./calc.go:3:37: syntax error"},
+		{"no test files", map[string]string{"go.mod": mod, "calc.go": code}, testrun.NoTests, ""},
+		{"no packages yet", map[string]string{"go.mod": mod}, testrun.NoTests, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,8 +117,12 @@ func TestGoTestOutcomes(t *testing.T) {
 			if res.Outcome != tt.want {
 				t.Fatalf("outcome %s (exit %d), want %s\n%s", res.Outcome, res.ExitCode, tt.want, res.Output)
 			}
-			if tt.want == testrun.Fail && (len(res.FailedTests) != 1 || !strings.Contains(res.Output, "want 4")) {
-				t.Errorf("failed tests %v; output lacks the failure message:\n%s", res.FailedTests, res.Output)
+			if tt.want == testrun.Fail && (len(res.FailedTests) != 1 || !strings.Contains(res.Output, "want 4") ||
+				len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Message, "want 4")) {
+				t.Errorf("failed tests %v failures %+v; output lacks the failure message:\n%s", res.FailedTests, res.Failures, res.Output)
+			}
+			if tt.errs != "" && !containsLine(res.Errors, tt.errs) {
+				t.Errorf("errors %q lack %q", res.Errors, tt.errs)
 			}
 		})
 	}
@@ -112,32 +130,26 @@ func TestGoTestOutcomes(t *testing.T) {
 
 func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
-	testenv.RequireTool(t, "pytest")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
-	// The test starts a grandchild that would outlive a kill of pytest alone.
-	testenv.WriteFiles(t, dir, map[string]string{"test_slow.py": `import subprocess, time
-def test_slow():
-    p = subprocess.Popen(["sleep", "60"])
-    open("child.pid", "w").write(str(p.pid))
-    time.sleep(60)
-`})
-	r, _ := testrun.New("pytest", testrun.Options{Timeout: 2 * time.Second})
-	start := time.Now()
+	// The command starts a grandchild that would outlive a kill of the
+	// shell alone; a shell starts at once, so the timeout can be short.
+	cmd := "sleep 60 & echo $! > child.pid; sleep 60"
+	r, _ := testrun.New("pytest", testrun.Options{TestCmd: cmd, Timeout: time.Second})
 	res, err := r.Run(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.TimedOut || res.Outcome != testrun.Error || time.Since(start) > 20*time.Second {
-		t.Fatalf("timed out %v outcome %s after %s", res.TimedOut, res.Outcome, time.Since(start))
+	if !res.TimedOut || res.Outcome != testrun.Error {
+		t.Fatalf("timed out %v outcome %s", res.TimedOut, res.Outcome)
 	}
 	raw, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	for _, c := range strings.TrimSpace(string(raw)) {
-		pid = pid*10 + int(c-'0')
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
@@ -172,21 +184,60 @@ def test_env():
 func TestDetect(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
+		name  string
 		files map[string]string
 		want  string
 	}{
-		{map[string]string{"go.mod": "module x\n"}, "go"},
-		{map[string]string{"pyproject.toml": ""}, "pytest"},
-		{map[string]string{"tests/test_a.py": ""}, "pytest"},
-		{map[string]string{"README": ""}, ""},
+		{"go module", map[string]string{"go.mod": "module x\n"}, "go"},
+		{"rust crate", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n"}, "cargo"},
+		{"pyproject", map[string]string{"pyproject.toml": ""}, "pytest"},
+		{"python tests only", map[string]string{"tests/test_a.py": ""}, "pytest"},
+		{"vitest script", map[string]string{"package.json": `{"scripts": {"test": "vitest run --coverage"}}`}, "vitest"},
+		{"jest script after a build", map[string]string{"package.json": `{"scripts": {"test": "tsc && NODE_ENV=test jest"}}`}, "jest"},
+		{"node test script", map[string]string{"package.json": `{"scripts": {"test": "node --test test/"}}`}, "node"},
+		{"vitest dependency", map[string]string{"package.json": `{"scripts": {"test": "make check"}, "devDependencies": {"vitest": "^4"}}`}, "vitest"},
+		{"jest dependency", map[string]string{"package.json": `{"devDependencies": {"jest": "^30"}}`}, "jest"},
+		{"plain package", map[string]string{"package.json": `{"name": "x"}`}, "node"},
+		{"nothing to go by", map[string]string{"README": ""}, ""},
 	}
 	for _, tt := range tests {
-		dir := t.TempDir()
-		testenv.WriteFiles(t, dir, tt.files)
-		got, err := testrun.Detect(dir)
-		if got != tt.want || (tt.want == "") != (err != nil) {
-			t.Errorf("Detect(%v) = %q, %v; want %q", tt.files, got, err, tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			got, err := testrun.Detect(dir)
+			if got != tt.want || (tt.want == "") != (err != nil) {
+				t.Errorf("Detect(%v) = %q, %v; want %q", tt.files, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConventions(t *testing.T) {
+	t.Parallel()
+	// Each kind's text names the way its tests run and its test files.
+	want := map[string][]string{
+		"go":     {"go test", "_test.go"},
+		"pytest": {"pytest", "test_"},
+		"node":   {"node --test", ".test.js", "node:test"},
+		"vitest": {"vitest", ".test.", "from 'vitest'"},
+		"jest":   {"jest", "__tests__"},
+		"cargo":  {"cargo test", "tests/", "#[cfg(test)]"},
+		"junit":  {"JUnit"},
+	}
+	for _, kind := range testrun.Kinds() {
+		text := testrun.Conventions(kind)
+		if len(want[kind]) == 0 {
+			t.Errorf("no expectations for kind %q", kind)
 		}
+		for _, w := range want[kind] {
+			if !strings.Contains(text, w) {
+				t.Errorf("Conventions(%q) lacks %q: %s", kind, w, text)
+			}
+		}
+	}
+	if testrun.Conventions("mocha") != "" {
+		t.Error("an unknown kind has conventions")
 	}
 }
 
@@ -241,13 +292,109 @@ func TestDetectFiles(t *testing.T) {
 	}{
 		{[]string{"pkg/a_test.go"}, "go"},
 		{[]string{"test_a.py", "tests/b_test.py"}, "pytest"},
+		{[]string{"tests/it.rs"}, "cargo"},
 		{[]string{"a_test.go", "test_b.py"}, ""},
+		{[]string{"calc.test.js"}, ""}, // node, vitest or jest: the project says which
 		{[]string{"spec.js"}, ""},
 		{nil, ""},
 	}
 	for _, tt := range tests {
 		if got := testrun.DetectFiles(tt.files); got != tt.want {
 			t.Errorf("DetectFiles(%v) = %q, want %q", tt.files, got, tt.want)
+		}
+	}
+}
+
+// containsLine reports whether one of lines contains want.
+func containsLine(lines []string, want string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, want) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLintLanguages(t *testing.T) {
+	t.Parallel()
+	without := func(tools ...string) func(string) (string, error) {
+		return func(name string) (string, error) {
+			for _, tool := range tools {
+				if name == tool {
+					return "", exec.ErrNotFound
+				}
+			}
+			return exec.LookPath(name)
+		}
+	}
+	crate := "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "nodenext", "skipLibCheck": true, "types": []}, "include": ["*.ts"]}`
+	tests := []struct {
+		name     string
+		tool     string
+		kind     string
+		files    map[string]string
+		lint     []string
+		lookPath func(string) (string, error)
+		pass     bool
+		tools    string // a tool that must have run
+		note     string // a note that must be there
+	}{
+		{"javascript syntax ok", "node", "node", map[string]string{"a.js": "export const f = () => 1\n"}, []string{"a.js"}, nil, true, "node --check", ""},
+		{"javascript syntax error", "node", "jest", map[string]string{"a.js": "function f( {\n"}, []string{"a.js"}, nil, false, "node --check", ""},
+		{"typescript type error", "tsc", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 'one'\n"}, []string{"a.ts"}, nil, false, "tsc --noEmit", ""},
+		{"typescript ok", "tsc", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 1\n"}, []string{"a.ts"}, nil, true, "tsc --noEmit", ""},
+		{"tsc missing is a note", "node", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 'one'\n"}, []string{"a.ts"}, without("tsc"), true, "", "tsc is not installed"},
+		{"typescript without tsconfig is a note", "node", "node", map[string]string{"a.ts": "export const n = 1\n"}, []string{"a.ts"}, nil, true, "", "no tsconfig.json"},
+		{"clippy finds a compile error", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { \"one\" }\n"}, []string{"src/lib.rs"}, nil, false, "clippy --all-targets", ""},
+		{"cargo check without clippy", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { 1 }\n"}, []string{"src/lib.rs"}, without("cargo-clippy"), true, "check --all-targets", "clippy is not installed"},
+		{"junit lints by file language", "node", "junit", map[string]string{"a.js": "function f( {\n", "b.txt": ""}, []string{"a.js", "b.txt"}, nil, false, "node --check", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			testenv.RequireTool(t, tt.tool)
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			res, err := testrun.Lint(t.Context(), dir, tt.kind, tt.lint, testrun.Options{LookPath: tt.lookPath})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Passed != tt.pass {
+				t.Fatalf("passed = %v, want %v\n%+v", res.Passed, tt.pass, res)
+			}
+			if tt.tools != "" && !containsLine(res.Tools, tt.tools) {
+				t.Errorf("tools %q lack %q", res.Tools, tt.tools)
+			}
+			if tt.note != "" && !containsLine(res.Notes, tt.note) {
+				t.Errorf("notes %q lack %q", res.Notes, tt.note)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "target")); err == nil {
+				t.Error("lint left target/ in the project")
+			}
+		})
+	}
+}
+
+func TestMissingCode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		r    testrun.Result
+		want bool
+	}{
+		{"go undefined", testrun.Result{Outcome: testrun.Broken, Errors: []string{"./slug_test.go:9:7: undefined: Slugify"}}, true},
+		{"python module missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"E   ModuleNotFoundError: No module named 'calc'"}}, true},
+		{"node export missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"SyntaxError: The requested module './calc.js' does not provide an export named 'sub'"}}, true},
+		{"jest module missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"sub.test.js: Cannot find module './sub' from 'sub.test.js'"}}, true},
+		{"rust function missing", testrun.Result{Outcome: testrun.Broken, Errors: []string{"tests/it.rs:2:35: error[E0425]: cannot find function `sub` in crate `calc`"}}, true},
+		{"older results: the output", testrun.Result{Outcome: testrun.Broken, Output: "./slug_test.go:9:7: undefined: Slugify"}, true},
+		{"syntax error needs a rewrite", testrun.Result{Outcome: testrun.Broken, Errors: []string{"E   SyntaxError: invalid syntax"}}, false},
+		{"a red is not missing code", testrun.Result{Outcome: testrun.Fail, Errors: []string{"undefined: x"}}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.r.MissingCode(); got != tt.want {
+			t.Errorf("%s: MissingCode() = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

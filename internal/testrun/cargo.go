@@ -1,0 +1,194 @@
+package testrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// cargo runs `cargo test` and reads libtest's output line by line, or
+// cargo-nextest with a JUnit report when it is installed.
+type cargo struct{ opts Options }
+
+func (c *cargo) Name() string { return KindCargo }
+
+func cargoBin(opts Options) (string, error) {
+	if p, err := opts.LookPath("cargo"); err == nil {
+		return p, nil
+	}
+	if home := getenv(opts.Environ, "HOME"); home != "" && exists(filepath.Join(home, ".cargo", "bin", "cargo")) {
+		return filepath.Join(home, ".cargo", "bin", "cargo"), nil
+	}
+	return "", fmt.Errorf("cargo not found: install Rust (rustup) or pass --test-cmd")
+}
+
+// cargoEnv keeps build products out of the project (they would show up in
+// the diff review): a target directory per project under the system's
+// temporary directory, unless the environment names one.
+func cargoEnv(dir string, environ []string) []string {
+	env := cleanEnv(environ, "CARGO_TERM_COLOR=never")
+	if getenv(environ, "CARGO_TARGET_DIR") == "" {
+		abs, _ := filepath.Abs(dir)
+		sum := sha256.Sum256([]byte(abs))
+		env = append(env, "CARGO_TARGET_DIR="+filepath.Join(os.TempDir(), "azero-cargo-target", hex.EncodeToString(sum[:8])))
+	}
+	return env
+}
+
+func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
+	env := cargoEnv(dir, c.opts.Environ)
+	var argv []string
+	report := ""
+	switch {
+	case c.opts.TestCmd != "":
+		argv = shellCommand(c.opts.TestCmd)
+	default:
+		bin, err := cargoBin(c.opts)
+		if err != nil {
+			return Result{}, err
+		}
+		argv = []string{bin, "test", "--no-fail-fast"}
+		if found(c.opts.LookPath, "cargo-nextest") {
+			tmp, err := os.MkdirTemp("", "azero-nextest-")
+			if err != nil {
+				return Result{}, fmt.Errorf("nextest config: %w", err)
+			}
+			defer os.RemoveAll(tmp)
+			// A tool config file asks for the JUnit report without touching
+			// the project's own .config/nextest.toml.
+			config := filepath.Join(tmp, "nextest.toml")
+			if err := os.WriteFile(config, []byte("[profile.default.junit]\npath = \"azero-junit.xml\"\n"), 0o644); err != nil {
+				return Result{}, fmt.Errorf("nextest config: %w", err)
+			}
+			argv = []string{bin, "nextest", "run", "--no-fail-fast", "--tool-config-file", "azero:" + config}
+			report = filepath.Join(getenv(env, "CARGO_TARGET_DIR"), "nextest", "default", "azero-junit.xml")
+		}
+	}
+	out := &display{}
+	lt := &libtest{messages: map[string]int{}}
+	w := newLineWriter(func(line []byte) {
+		out.Write(append(line, '\n'))
+		lt.line(string(line))
+	})
+	var before os.FileInfo
+	if report != "" {
+		before, _ = os.Stat(report)
+	}
+	x, err := execute(ctx, dir, argv, env, c.opts.Timeout, w, w)
+	if err != nil {
+		return Result{}, err
+	}
+	w.Close()
+	lt.flush()
+	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
+	if report == "" {
+		v.tally = lt.t
+		return v.result(c.Name(), argv, x, out), nil
+	}
+	if x.exitCode == 4 {
+		v.exitCode = 0 // nextest: no tests to run
+	}
+	if problem := readFreshJUnit(report, before, x.start, &v.tally, junitName, dir); problem != "" {
+		noReport(&v, problem, lt.t.errors, out)
+	}
+	v.broken = v.broken || lt.t.broken
+	return v.result(c.Name(), argv, x, out), nil
+}
+
+var (
+	libtestLine   = regexp.MustCompile(`^test (.+?) \.\.\. (ok|FAILED|ignored\b.*|bench:.*)$`)
+	libtestOutput = regexp.MustCompile(`^---- (.+?) std(out|err) ----$`)
+	cargoRunning  = regexp.MustCompile(`^\s*Running (?:unittests )?(\S+)`)
+	cargoDoc      = regexp.MustCompile(`^\s*Doc-tests (\S+)`)
+	rustError     = regexp.MustCompile(`^error(\[E\d+\])?: (.*)$`)
+	rustLocation  = regexp.MustCompile(`^\s*--> (\S+:\d+:\d+)\s*$`)
+	testFailedMsg = regexp.MustCompile(`^(test failed, to rerun pass|doctest failed|\d+ targets? failed)`)
+)
+
+// libtest reads the merged output of `cargo test`: cargo's progress and
+// compiler messages, and each test binary's libtest report.
+type libtest struct {
+	t        tally
+	target   string         // the test binary running: "src/lib.rs", "tests/it.rs", "doc calc"
+	section  int            // index in t.failures of the test whose output is being read, or -1
+	inReport bool           // inside a binary's "failures:" report, where tests print what they like
+	messages map[string]int // failing test name -> index in t.failures
+	pending  string         // a compiler error waiting for its location
+}
+
+func (l *libtest) name(test string) string {
+	if l.target == "" {
+		return test
+	}
+	return l.target + "::" + test
+}
+
+func (l *libtest) line(s string) {
+	if l.inReport {
+		switch {
+		case strings.HasPrefix(s, "test result: "):
+			l.inReport, l.section = false, -1
+		case libtestOutput.MatchString(s):
+			l.section = -1
+			if i, ok := l.messages[l.name(libtestOutput.FindStringSubmatch(s)[1])]; ok {
+				l.section = i
+			}
+		case s == "failures:":
+			l.section = -1 // the closing list of names
+		case l.section >= 0 && len(l.t.failures[l.section].Message) < maxMessage:
+			l.t.failures[l.section].Message = clip(l.t.failures[l.section].Message+s+"\n", maxMessage)
+		}
+		return
+	}
+	switch {
+	case s == "failures:":
+		l.inReport, l.section = true, -1
+	case libtestLine.MatchString(s):
+		m := libtestLine.FindStringSubmatch(s)
+		name := l.name(strings.TrimSuffix(m[1], " - should panic"))
+		switch {
+		case m[2] == "ok", strings.HasPrefix(m[2], "bench:"):
+			l.t.record(name, passed, "")
+		case m[2] == "FAILED":
+			l.t.record(name, failed, "")
+			if n := len(l.t.failures); n > 0 && l.t.failures[n-1].Test == name {
+				l.messages[name] = n - 1
+			}
+		default:
+			l.t.record(name, skipped, "")
+		}
+	case cargoRunning.MatchString(s):
+		l.flush()
+		l.target = cargoRunning.FindStringSubmatch(s)[1]
+	case cargoDoc.MatchString(s):
+		l.flush()
+		l.target = "doc " + cargoDoc.FindStringSubmatch(s)[1]
+	case rustError.MatchString(s):
+		l.flush()
+		msg := rustError.FindStringSubmatch(s)[2]
+		if testFailedMsg.MatchString(msg) {
+			return // cargo's word that tests failed, not a build error
+		}
+		l.t.broken = true
+		if strings.HasPrefix(msg, "could not compile") {
+			l.t.errorLine(s)
+			return
+		}
+		l.pending = s
+	case rustLocation.MatchString(s) && l.pending != "":
+		l.t.errorLine(rustLocation.FindStringSubmatch(s)[1] + ": " + l.pending)
+		l.pending = ""
+	}
+}
+
+func (l *libtest) flush() {
+	if l.pending != "" {
+		l.t.errorLine(l.pending)
+		l.pending = ""
+	}
+}

@@ -1,0 +1,391 @@
+package testrun
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// jsRunner runs node's test runner, vitest or jest with a machine-readable
+// report in a temporary directory: JUnit XML for node and vitest, jest's
+// own JSON results for jest (built in, where JUnit needs jest-junit).
+type jsRunner struct {
+	kind string
+	opts Options
+}
+
+func (j *jsRunner) Name() string { return j.kind }
+
+// jsEnv: no colours in logs, and vitest and jest run once instead of
+// watching (CI mode also keeps jest from writing new snapshots).
+var jsEnv = []string{"NO_COLOR=1", "FORCE_COLOR=0", "CI=1"}
+
+func (j *jsRunner) command(dir, report string) ([]string, error) {
+	if j.opts.TestCmd != "" {
+		return shellCommand(j.opts.TestCmd), nil
+	}
+	switch j.kind {
+	case KindNode:
+		node, err := j.opts.LookPath("node")
+		if err != nil {
+			return nil, fmt.Errorf("node not found: install Node.js 20.11 or later (its test runner writes JUnit from there on) or pass --test-cmd")
+		}
+		return []string{node, "--test",
+			"--test-reporter=spec", "--test-reporter-destination=stdout",
+			"--test-reporter=junit", "--test-reporter-destination=" + report}, nil
+	case KindVitest:
+		return j.viaScript(dir, []string{"--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+	default:
+		return j.viaScript(dir, []string{"--ci", "--json", "--outputFile=" + report, "--passWithNoTests"}, "")
+	}
+}
+
+// viaScript runs the project's `npm test` with args when its test script
+// ends in the runner (so the project's own flags and config apply), else
+// the runner's binary from node_modules/.bin or PATH.
+func (j *jsRunner) viaScript(dir string, args []string, sub string) ([]string, error) {
+	pkg, _ := readPackageJSON(dir)
+	if runner, last := scriptRunner(pkg.Scripts["test"]); runner == j.kind && last {
+		if npm, err := j.opts.LookPath("npm"); err == nil {
+			return append([]string{npm, "test", "--"}, args...), nil
+		}
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin", j.kind)
+	if !exists(bin) {
+		p, err := j.opts.LookPath(j.kind)
+		if err != nil {
+			return nil, fmt.Errorf("%s not found: install it in the project (npm install --save-dev %s) or pass --test-cmd", j.kind, j.kind)
+		}
+		bin = p
+	}
+	argv := []string{bin}
+	if sub != "" {
+		argv = append(argv, sub)
+	}
+	return append(argv, args...), nil
+}
+
+func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
+	tmp, err := os.MkdirTemp("", "azero-"+j.kind+"-")
+	if err != nil {
+		return Result{}, fmt.Errorf("%s report: %w", j.kind, err)
+	}
+	defer os.RemoveAll(tmp)
+	report := filepath.Join(tmp, "report")
+	argv, err := j.command(dir, report)
+	if err != nil {
+		return Result{}, err
+	}
+	out := &display{}
+	text := &textTail{max: maxOutput}
+	var console tally // the runner's own error lines, from its console
+	w := newLineWriter(func(line []byte) {
+		out.Write(append(line, '\n'))
+		text.Write(append(line, '\n'))
+		if looksLikeError(string(line)) {
+			console.errorLine(string(line))
+		}
+	})
+	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, jsEnv...), j.opts.Timeout, w, w)
+	if err != nil {
+		return Result{}, err
+	}
+	w.Close()
+	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
+	if j.opts.TestCmd != "" {
+		v.tally = jsText(j.kind, text.String())
+		if v.broken || v.errored > 0 {
+			v.errors = console.errors
+		}
+		return v.result(j.Name(), argv, x, out), nil
+	}
+	var problem string
+	if j.kind == KindJest {
+		problem = readJestReport(report, dir, &v.tally)
+	} else {
+		problem = readFreshJUnit(report, nil, x.start, &v.tally, junitName, dir)
+	}
+	switch {
+	case problem != "":
+		noReport(&v, problem, console.errors, out)
+	case j.kind == KindNode && (v.broken || v.errored > 0):
+		// node's report says only that a file's "test failed"; what went
+		// wrong is on the console.
+		for _, l := range console.errors {
+			v.errorLine(l)
+		}
+	}
+	return v.result(j.Name(), argv, x, out), nil
+}
+
+// noReport decides a run that left no usable report: after a failed
+// command nothing ran as tests (a build or config error: Broken), unless
+// the command itself was missing; after a successful one the runner did
+// not do what it was asked (Error).
+func noReport(v *verdict, problem string, console []string, out *display) {
+	if len(console) == 0 {
+		console = lastLines(out.String(), 10)
+	}
+	v.errors = v.errors[:0]
+	v.errorLine(problem)
+	for _, l := range console {
+		v.errorLine(l)
+	}
+	if v.exitCode != 0 && v.exitCode != 126 && v.exitCode != 127 {
+		v.unusable = true
+	} else {
+		v.crashed = true
+	}
+}
+
+// packageJSON is what testrun reads of a package.json.
+type packageJSON struct {
+	Scripts         map[string]string `json:"scripts"`
+	Dependencies    map[string]string `json:"dependencies"`
+	DevDependencies map[string]string `json:"devDependencies"`
+}
+
+func readPackageJSON(dir string) (packageJSON, error) {
+	var p packageJSON
+	raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return p, err
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, fmt.Errorf("read %s: %w", filepath.Join(dir, "package.json"), err)
+	}
+	return p, nil
+}
+
+func (p packageJSON) depends(name string) bool {
+	_, a := p.Dependencies[name]
+	_, b := p.DevDependencies[name]
+	return a || b
+}
+
+var scriptSep = regexp.MustCompile(`&&|\|\||;|\|`)
+
+// scriptRunner names the test runner a package.json script calls (vitest,
+// jest or node for `node --test`) and whether that is its last command,
+// the one `npm test -- ARGS` passes ARGS to.
+func scriptRunner(script string) (runner string, last bool) {
+	parts := scriptSep.Split(script, -1)
+	for i := len(parts) - 1; i >= 0; i-- {
+		if r := commandRunner(parts[i]); r != "" {
+			return r, i == len(parts)-1
+		}
+	}
+	return "", false
+}
+
+func commandRunner(cmd string) string {
+	fields := strings.Fields(cmd)
+	for len(fields) > 0 {
+		f := fields[0]
+		if strings.Contains(f, "=") && !strings.HasPrefix(f, "-") || f == "npx" || f == "cross-env" || f == "exec" || f == "pnpm" || f == "yarn" || f == "bunx" {
+			fields = fields[1:]
+			continue
+		}
+		break
+	}
+	if len(fields) == 0 {
+		return ""
+	}
+	switch filepath.Base(fields[0]) {
+	case "vitest":
+		return KindVitest
+	case "jest":
+		return KindJest
+	case "node":
+		for _, f := range fields[1:] {
+			if f == "--test" {
+				return KindNode
+			}
+		}
+	}
+	return ""
+}
+
+// jestSuite is one test file of jest's JSON results.
+type jestSuite struct {
+	Name             string `json:"name"`
+	Status           string `json:"status"`
+	Message          string `json:"message"`
+	AssertionResults []struct {
+		FullName        string   `json:"fullName"`
+		Status          string   `json:"status"`
+		FailureMessages []string `json:"failureMessages"`
+	} `json:"assertionResults"`
+}
+
+// readJestJSON reads jest's JSON results one test file at a time.
+func readJestJSON(r io.Reader, each func(jestSuite)) error {
+	d := json.NewDecoder(r)
+	if err := expectDelim(d, '{'); err != nil {
+		return err
+	}
+	sawResults := false
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return fmt.Errorf("read jest results: %w", err)
+		}
+		if key, _ := tok.(string); key != "testResults" {
+			var skip json.RawMessage
+			if err := d.Decode(&skip); err != nil {
+				return fmt.Errorf("read jest results: %w", err)
+			}
+			continue
+		}
+		sawResults = true
+		if err := expectDelim(d, '['); err != nil {
+			return err
+		}
+		for d.More() {
+			var s jestSuite
+			if err := d.Decode(&s); err != nil {
+				return fmt.Errorf("read jest results: %w", err)
+			}
+			each(s)
+		}
+		if err := expectDelim(d, ']'); err != nil {
+			return err
+		}
+	}
+	if err := expectDelim(d, '}'); err != nil {
+		return err
+	}
+	if !sawResults {
+		return errors.New("read jest results: no testResults")
+	}
+	return nil
+}
+
+func expectDelim(d *json.Decoder, want json.Delim) error {
+	tok, err := d.Token()
+	if err != nil {
+		return fmt.Errorf("read jest results: %w", err)
+	}
+	if got, ok := tok.(json.Delim); !ok || got != want {
+		return fmt.Errorf("read jest results: found %v where %q belongs", tok, want)
+	}
+	return nil
+}
+
+// tallyJest counts jest's results: a file whose suite failed without a
+// failing test could not run (a syntax or import error): Broken.
+func tallyJest(r io.Reader, dir string, t *tally) error {
+	return readJestJSON(r, func(s jestSuite) {
+		file := s.Name
+		if rel, err := filepath.Rel(dir, s.Name); err == nil && !strings.HasPrefix(rel, "..") {
+			file = rel
+		}
+		failedHere := 0
+		for _, a := range s.AssertionResults {
+			name := file + " > " + a.FullName
+			switch a.Status {
+			case "passed":
+				t.record(name, passed, "")
+			case "failed":
+				failedHere++
+				t.record(name, failed, strings.Join(a.FailureMessages, "\n"))
+			default: // pending, skipped, todo, disabled, focused
+				t.record(name, skipped, "")
+			}
+		}
+		if s.Status == "failed" && failedHere == 0 {
+			msg := strings.TrimSpace(s.Message)
+			if msg == "" {
+				msg = "the test file failed to run"
+			}
+			t.record(file, errored, msg)
+			t.errorLine(file + ": " + jsErrorLine(msg))
+		}
+	})
+}
+
+func readJestReport(path, dir string, t *tally) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "jest wrote no results: see its output"
+	}
+	defer f.Close()
+	if err := tallyJest(bufio.NewReader(f), dir, t); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// jsErrorLine picks the telling line of a suite's failure message: the
+// first after jest's "● Test suite failed to run" heading, or an error.
+func jsErrorLine(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); strings.Contains(t, "Error: ") && !strings.HasPrefix(t, "at ") {
+			return t
+		}
+	}
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "●") {
+			return t
+		}
+	}
+	return strings.TrimSpace(msg)
+}
+
+var (
+	nodeCountRe   = regexp.MustCompile(`(?m)^[ℹ#] (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$`)
+	vitestTestsRe = regexp.MustCompile(`(?m)^\s*Tests\s+(.*)$`)
+	jestTestsRe   = regexp.MustCompile(`(?m)^Tests:\s+(.*)$`)
+	countWordRe   = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|pending)`)
+)
+
+// jsText reads a JavaScript runner's console summary, for a custom command
+// without a report.
+func jsText(kind, out string) tally {
+	var t tally
+	switch kind {
+	case KindNode:
+		for _, m := range nodeCountRe.FindAllStringSubmatch(out, -1) {
+			n, _ := strconv.Atoi(m[2])
+			switch m[1] {
+			case "pass":
+				t.passed = n
+			case "fail":
+				t.failed = n
+			case "skipped", "todo":
+				t.skipped = n
+			}
+		}
+	default:
+		re := vitestTestsRe
+		if kind == KindJest {
+			re = jestTestsRe
+		}
+		if m := re.FindAllStringSubmatch(out, -1); len(m) > 0 {
+			for _, c := range countWordRe.FindAllStringSubmatch(m[len(m)-1][1], -1) {
+				n, _ := strconv.Atoi(c[1])
+				switch c[2] {
+				case "passed":
+					t.passed = n
+				case "failed":
+					t.failed = n
+				default:
+					t.skipped += n
+				}
+			}
+		}
+		if strings.Contains(out, "Test suite failed to run") || strings.Contains(out, "Failed Suites") {
+			t.broken = true
+		}
+	}
+	return t
+}
