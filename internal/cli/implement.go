@@ -30,6 +30,7 @@ type ImplementOptions struct {
 	Context []string
 	Runner  string
 	TestCmd string
+	Report  string
 	Coder   string
 	Budget  float64
 	Auto    bool
@@ -51,6 +52,9 @@ func newImplementCommand(f *Factory) *cobra.Command {
 
     worktree   a new branch azero/<issue>-<slug> in its own git worktree; your
                checkout, uncommitted changes included, is not touched
+    baseline   your tests run once on the base commit: a suite that cannot even
+               start (runner missing, import or build errors) stops the run
+               with the runner's own error, before any model call
     scaffold   the model writes the test files the design lists
     red        the real test runner must fail on assertions (a pass, a syntax
                error or no tests sends the model back, at most 3 times)
@@ -58,9 +62,18 @@ func newImplementCommand(f *Factory) *cobra.Command {
                FIND/REPLACE blocks for files over 500 lines or 15,000 bytes
     green      the tests must pass (at most 3 implementation attempts, each
                given the test output)
-    lint       go vet, or py_compile plus ruff/pyflakes when installed
-    review     the diff review gate (type 'approve'), then your decision:
-               'approve' merges into your branch, 'abort' cleans up
+    lint       go vet; py_compile plus ruff/pyflakes; tsc or eslint; cargo
+               clippy or check (each when installed)
+    review     the diff review gate (type 'approve' or 'reject'), then your
+               decision: 'approve' merges into your branch, 'revise' sends the
+               change back to the coder with your feedback (while attempts
+               remain), 'abort' cleans up
+
+  Test runners: go, pytest, node (node --test), vitest, jest, cargo, or any
+  command writing JUnit XML (--test-cmd CMD --report junit:PATH). Red and
+  green come from the runner's own report: a red has at least one failing
+  assertion and no build or collection error; a green has every test passing
+  and at least one test run.
 
   Before any model call azero checks the inputs: the design's Files Changed
   table (Modify/Delete targets exist, Add targets have an existing directory,
@@ -70,9 +83,23 @@ func newImplementCommand(f *Factory) *cobra.Command {
 
   Without a terminal the run stops at the first gate that needs you (exit 3);
   continue it with 'azero resume RUN'. Every prompt, response and test output
-  is kept in the run's lineage ($AZERO_STATE_DIR/runs/RUN/).`),
+  is kept in the run's lineage ($AZERO_STATE_DIR/runs/RUN/).
+
+  Trying it without a model: AZERO_MOCK_LLM=1 (or --coder mock:scripted)
+  makes the coder the offline scripted model, which answers from a TOML
+  script set by AZERO_MOCK_SCRIPT=FILE or [mock] script = "FILE" in the
+  config. Each [[reply]] has role = "coder" (or drafter, reviewer), turn = N
+  (the role's Nth call in the run, from 1) and text = the reply, written as
+  the model would write it: one fenced code block with the whole file, or
+  FIND/REPLACE blocks for a large file. The coder is called once per file, in
+  the order of the design's table: the test files (scaffold), then the code
+  files (implement), again on every retry. A resumed run repeats the turn it
+  was killed in. Optional keys: stop = "max_tokens" (a reply cut off),
+  error = "rate_limit" (a failing call).`),
 		Example: "  azero implement --lld docs/lld/42-slugify.md --context pkg/util.go\n" +
-			"  azero implement --lld design.md --runner pytest --coder openai:qwen2.5-coder --budget 1.50",
+			"  azero implement --lld design.md --runner pytest --coder openai:qwen2.5-coder --budget 1.50\n" +
+			"  azero implement --lld design.md --test-cmd 'mvn -q test' --report junit:target/surefire-reports/TEST-all.xml\n" +
+			"  AZERO_MOCK_LLM=1 AZERO_MOCK_SCRIPT=replies.toml azero implement --lld design.md",
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -87,8 +114,9 @@ func newImplementCommand(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Issue, "issue", "", "the issue number (default: the one the design names)")
 	fl.StringVar(&opts.Repo, "repo", "", "the repository (default: the one containing the working directory)")
 	fl.StringArrayVar(&opts.Context, "context", nil, "a file or directory sent to the model as context (repeatable)")
-	fl.StringVar(&opts.Runner, "runner", "", "test runner: pytest or go (default: config, else detected)")
-	fl.StringVar(&opts.TestCmd, "test-cmd", "", "command that runs the tests instead of the runner's default (its exit code is read with the runner's conventions)")
+	fl.StringVar(&opts.Runner, "runner", "", "test runner: "+strings.Join(testrun.Kinds(), ", ")+" (default: config, else detected from the project)")
+	fl.StringVar(&opts.TestCmd, "test-cmd", "", "command that runs the tests instead of the runner's default (its output is read with the runner's conventions, or from --report)")
+	fl.StringVar(&opts.Report, "report", "", "with --test-cmd, the report it writes as FORMAT:PATH (junit:build/test-results.xml): any runner that writes JUnit XML")
 	fl.StringVar(&opts.Coder, "coder", "", "the coder model as provider:model (default: config, else "+defaultModels[llm.RoleCoder]+")")
 	fl.Float64Var(&opts.Budget, "budget", 0, "stop the run before a model call would take its cost over this many USD")
 	fl.BoolVar(&opts.Auto, "auto", false, "never ask about file writes: refuse to replace a file over 100 lines unless --force (the diff review and the final approval are still asked)")
@@ -160,14 +188,17 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if runner == "" {
 		runner = cfg.Implement.Runner
 	}
-	testCmd := opts.TestCmd
+	testCmd, report := opts.TestCmd, opts.Report
 	if testCmd == "" {
 		testCmd = cfg.Implement.TestCmd
+	}
+	if report == "" {
+		report = cfg.Implement.Report
 	}
 	runID := store.NewID(f.Now())
 	state, plan, err := implement.Prepare(ctx, implement.Inputs{
 		DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Dir: top, Context: opts.Context,
-		Runner: runner, TestCmd: testCmd, Coder: coder, Prices: env.Prices, Settings: settings,
+		Runner: runner, TestCmd: testCmd, Report: report, Coder: coder, Prices: env.Prices, Settings: settings,
 		StateDir: stateDir, RunID: runID,
 	})
 	if err != nil {
@@ -253,7 +284,7 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	if err != nil {
 		return implement.Deps{}, err
 	}
-	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd})
+	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report})
 	if err != nil {
 		return implement.Deps{}, err
 	}

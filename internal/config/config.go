@@ -62,6 +62,7 @@ type Price struct {
 type Implement struct {
 	Runner  string   `toml:"runner"`   // "pytest" or "go"
 	TestCmd string   `toml:"test_cmd"` // overrides the runner's command
+	Report  string   `toml:"report"`   // FORMAT:PATH of the report test_cmd writes (junit:build/report.xml)
 	Budget  *float64 `toml:"budget"`   // USD per run; nil or 0 means no budget
 }
 

@@ -77,7 +77,8 @@ func Graph(d Deps) *flow.Graph[State] {
 	}
 	n := &nodes{d: d}
 	return flow.New[State](Name, NodeWorktree).
-		Node(NodeWorktree, n.worktree, NodeScaffold).
+		Node(NodeWorktree, n.worktree, NodeBaseline).
+		Node(NodeBaseline, n.baseline, NodeScaffold, NodeCleanup).
 		Node(NodeScaffold, n.scaffold, NodeRed).
 		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeEscalate).
 		Node(NodeImplement, n.implement, NodeGreen).
@@ -115,6 +116,34 @@ func (n *nodes) worktree(ctx context.Context, s *State) (string, error) {
 		return "", fmt.Errorf("create worktree: %w", err)
 	}
 	n.say(ctx, event.Plain, "worktree %s on branch %s", s.Worktree, s.Branch)
+	return NodeBaseline, nil
+}
+
+// baseline runs the project's tests once on the base commit, before any
+// model call: a suite that cannot even start (a missing runner, existing
+// tests that do not import or build) would make every red and green
+// meaningless, so the run stops with the runner's own error.
+func (n *nodes) baseline(ctx context.Context, s *State) (string, error) {
+	b, err := testrun.CheckBaseline(ctx, n.d.Runner, s.Worktree)
+	if err != nil {
+		return "", err
+	}
+	if b.Result != nil {
+		if err := n.saveTests(ctx, *b.Result, "baseline"); err != nil {
+			return "", err
+		}
+	}
+	if !b.Startable {
+		s.Result, s.BaselineProblem = ResultBaselineBroken, b.Problem
+		n.say(ctx, event.Bad, "the tests cannot run before any change, so no model is asked: %s", b.Problem)
+		return NodeCleanup, nil
+	}
+	switch res := b.Result; {
+	case res.Outcome == testrun.Fail:
+		n.testResult(ctx, event.Warn, *res, "before any change: %s; these tests must pass too for a green", res.Summary)
+	default:
+		n.testResult(ctx, event.Plain, *res, "before any change: %s", res.Summary)
+	}
 	return NodeScaffold, nil
 }
 
@@ -243,17 +272,20 @@ func (n *nodes) runTests(ctx context.Context, s *State, phase string) (testrun.R
 		return testrun.Result{}, fmt.Errorf("run tests: %w", err)
 	}
 	s.TestOutput = tail(res.Output, 200)
-	if n.d.Lineage != nil {
-		seq, err := n.d.Lineage.Next(ctx)
-		if err == nil {
-			err = n.d.Lineage.Save(ctx, fmt.Sprintf("%03d-tests-%s.txt", seq, phase),
-				[]byte(fmt.Sprintf("$ %s\nexit %d, %s, %s\n\n%s", strings.Join(res.Command, " "), res.ExitCode, res.Outcome, res.Duration.Round(time.Millisecond), res.Output)))
-		}
-		if err != nil {
-			return testrun.Result{}, err
-		}
+	return res, n.saveTests(ctx, res, phase)
+}
+
+// saveTests keeps a test run's output in the run's lineage.
+func (n *nodes) saveTests(ctx context.Context, res testrun.Result, phase string) error {
+	if n.d.Lineage == nil {
+		return nil
 	}
-	return res, nil
+	seq, err := n.d.Lineage.Next(ctx)
+	if err != nil {
+		return err
+	}
+	return n.d.Lineage.Save(ctx, fmt.Sprintf("%03d-tests-%s.txt", seq, phase),
+		[]byte(fmt.Sprintf("$ %s\nexit %d, %s, %s\n\n%s", strings.Join(res.Command, " "), res.ExitCode, res.Outcome, res.Duration.Round(time.Millisecond), res.Output)))
 }
 
 // red is the gate before any code: the new tests must fail on assertions.
@@ -328,9 +360,18 @@ func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
 	return RouteLint(res.Passed, s.Implementations), nil
 }
 
-// testResult reports a test run to the human.
+// testResult reports a test run to the human; a run that could not run
+// its tests shows the runner's own error lines.
 func (n *nodes) testResult(ctx context.Context, tone event.Tone, res testrun.Result, format string, args ...any) {
-	n.d.Events.Emit(ctx, event.New(event.TestResult, tone, format, args...).WithData(res))
+	ev := event.New(event.TestResult, tone, format, args...)
+	if res.Outcome == testrun.Broken && len(res.Errors) > 0 {
+		shown := res.Errors[:min(len(res.Errors), 12)]
+		ev.Text += "\n      " + strings.Join(shown, "\n      ")
+		if more := len(res.Errors) - len(shown); more > 0 {
+			ev.Text += fmt.Sprintf("\n      ... %d more in the run's lineage", more)
+		}
+	}
+	n.d.Events.Emit(ctx, ev.WithData(res))
 }
 
 // Answers of the escalation menu.
@@ -660,6 +701,18 @@ func (e *MergeStoppedError) Error() string {
 	return fmt.Sprintf("approved and committed on %s, but not merged: %s; finish with: %s", e.Branch, e.Reason, e.Command)
 }
 
+// BaselineError ends a run whose project's tests could not run before any
+// change; no model was asked.
+type BaselineError struct{ Problem string }
+
+func (e *BaselineError) Error() string {
+	return fmt.Sprintf("%v (no model was asked, nothing was changed): %s; fix this in your repository, commit, and start again",
+		testrun.ErrBaseline, e.Problem)
+}
+
+// Unwrap makes BaselineError match testrun.ErrBaseline.
+func (e *BaselineError) Unwrap() error { return testrun.ErrBaseline }
+
 // finish judges the run at its end.
 func finish(s *State) error {
 	switch s.Result {
@@ -667,6 +720,8 @@ func finish(s *State) error {
 		return nil
 	case ResultMergeStopped:
 		return &MergeStoppedError{Branch: s.Branch, Reason: s.MergeNote, Command: s.MergeCommand}
+	case ResultBaselineBroken:
+		return &BaselineError{Problem: s.BaselineProblem}
 	case ResultTestsFailed:
 		res := testrun.Result{}
 		if s.Green != nil {

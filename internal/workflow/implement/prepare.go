@@ -26,6 +26,7 @@ type Inputs struct {
 	Context    []string // files or directories sent as read-only context
 	Runner     string   // "" detects from the test files, then the project
 	TestCmd    string
+	Report     string // FORMAT:PATH of a report TestCmd writes (junit:build/report.xml)
 	// Coder is the model the run will use, as provider:model: the
 	// scripted model when the run is mocked.
 	Coder    string
@@ -99,7 +100,10 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 			return nil, plan, err
 		}
 	}
-	if _, err := testrun.New(runner, testrun.Options{TestCmd: in.TestCmd}); err != nil {
+	if in.Report != "" && in.TestCmd == "" {
+		return nil, plan, &InputError{Err: fmt.Errorf("--report %s needs --test-cmd: the command that writes the report", in.Report)}
+	}
+	if _, err := testrun.New(runner, testrun.Options{TestCmd: in.TestCmd, Report: in.Report}); err != nil {
 		return nil, plan, &InputError{Err: err}
 	}
 	if err := checkBudget(in); err != nil {
@@ -141,7 +145,7 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 		Issue: issue, Title: TitleOf(doc.Title),
 		LLDPath: designPath, LLD: string(in.Design), Repo: top, BaseBranch: base, BaseCommit: head,
 		Branch: branch, Worktree: filepath.Join(in.StateDir, "worktrees", in.RunID),
-		Runner: runner, TestCmd: in.TestCmd, Files: files, Coder: in.Coder, Settings: in.Settings,
+		Runner: runner, TestCmd: in.TestCmd, Report: in.Report, Files: files, Coder: in.Coder, Settings: in.Settings,
 	}
 	for _, c := range plan.Context {
 		s.Context = append(s.Context, ContextFile{Path: c.Rel, Content: c.Content})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/testrun"
 )
 
 // systemText is the coder's standing instruction.
@@ -15,12 +17,19 @@ a human reviews every change before it is merged. Never claim that tests pass.`
 // phase instructions appended to the per-file prompt.
 
 func scaffoldText(s *State, path string, current []CurrentFile) string {
-	lang := "For Python: import the module under test at the top of the file (import calc), and refer to what it does not have yet through it (calc.add), so that the file imports and each test fails on its own."
-	if s.Runner == "go" {
-		where := "the design names"
-		if len(current) > 0 {
-			where = "exist in the current files of the change shown below, or that the design names"
-		}
+	where := "the design names"
+	if len(current) > 0 {
+		where = "exist in the current files of the change shown below, or that the design names"
+	}
+	lang := ""
+	switch s.Runner {
+	case testrun.KindPytest:
+		lang = "For Python: import the module under test at the top of the file (import calc), and refer to what it does not have yet through it (calc.add), so that the file imports and each test fails on its own."
+	case testrun.KindNode, testrun.KindVitest, testrun.KindJest:
+		lang = "For JavaScript/TypeScript: import the module under test as a namespace (import * as calc from './calc.js', or const calc = require('./calc')) and call what it does not have yet through it (calc.add), so that the file loads and each test fails on its own."
+	case testrun.KindCargo:
+		lang = "For Rust: the test must compile. Use only functions and types that " + where + "; if they do not exist yet, azero will ask for compiling stubs next."
+	case testrun.KindGo:
 		lang = "For Go: the test file must compile. Use only functions and types that " + where + "; if they do not exist yet, azero will ask for compiling stubs next."
 	}
 	return fmt.Sprintf(`## Your task: the tests first (TDD red)
@@ -31,7 +40,17 @@ Write the test file %s for the design above. The tests must
   not on syntax or import errors;
 - contain no implementation code.
 %s
-%s%s%s`, path, lang, filesSection(s, path), currentSection(current), contextSection(s))
+%s%s%s%s`, path, lang, runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+}
+
+// runnerSection tells the model how the project's tests run and where test
+// files live.
+func runnerSection(s *State) string {
+	c := testrun.Conventions(s.Runner)
+	if c == "" {
+		return ""
+	}
+	return "\n## The test runner (" + s.Runner + ")\n\n" + c + "\n"
 }
 
 func stubText(s *State, path, output string, current []CurrentFile) string {
@@ -45,7 +64,7 @@ Write %s with the declarations the tests need (functions, types, methods, with t
 signatures) and bodies that do nothing useful: zero values, "raise NotImplementedError",
 or panic("not implemented"). Do not implement the logic: the tests must run and fail on
 their assertions.
-%s%s%s`, fence(tail(output, 60)), path, filesSection(s, path), currentSection(current), contextSection(s))
+%s%s%s%s`, fence(tail(output, 60)), path, runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
 }
 
 func implementText(s *State, path string, current []CurrentFile) string {
@@ -60,6 +79,7 @@ func implementText(s *State, path string, current []CurrentFile) string {
 	if s.Lint != nil && !s.Lint.Passed {
 		fmt.Fprintf(&b, "\nThe static checks reported:\n\n%s\n", fence(tail(s.Lint.Output, 40)))
 	}
+	b.WriteString(runnerSection(s))
 	b.WriteString(filesSection(s, path))
 	b.WriteString(currentSection(current))
 	b.WriteString(contextSection(s))

@@ -1,8 +1,6 @@
 package implement
 
 import (
-	"strings"
-
 	"github.com/azero-dev/azero/internal/testrun"
 )
 
@@ -15,6 +13,7 @@ const (
 // Node names of the implementation graph.
 const (
 	NodeWorktree  = "worktree"
+	NodeBaseline  = "baseline"
 	NodeScaffold  = "scaffold"
 	NodeRed       = "red"
 	NodeImplement = "implement"
@@ -81,14 +80,4 @@ func RouteLint(passed bool, implementations int) string {
 // needsStubs reports whether tests failed to build or import only because
 // what they test does not exist yet: the scaffold then writes compiling
 // stubs (no logic) so that the red gate sees real assertion failures.
-func needsStubs(r testrun.Result) bool {
-	if r.Outcome != testrun.Broken {
-		return false
-	}
-	for _, sign := range []string{"undefined: ", "has no field or method", "ModuleNotFoundError", "ImportError", "cannot import name", "NameError", "AttributeError: module"} {
-		if strings.Contains(r.Output, sign) {
-			return true
-		}
-	}
-	return false
-}
+func needsStubs(r testrun.Result) bool { return r.MissingCode() }

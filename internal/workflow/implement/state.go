@@ -22,10 +22,11 @@ type ContextFile struct {
 
 // Results a run can end with.
 const (
-	ResultMerged       = "merged"
-	ResultAborted      = "aborted"
-	ResultTestsFailed  = "tests_failed"
-	ResultMergeStopped = "merge_stopped"
+	ResultMerged         = "merged"
+	ResultAborted        = "aborted"
+	ResultTestsFailed    = "tests_failed"
+	ResultMergeStopped   = "merge_stopped"
+	ResultBaselineBroken = "baseline_broken" // the tests could not run before any change
 )
 
 // State is an implementation run. Everything a node needs is here (or in
@@ -44,6 +45,7 @@ type State struct {
 	Worktree   string        `json:"worktree"` // where all generation and tests happen
 	Runner     string        `json:"runner"`   // "pytest" or "go"
 	TestCmd    string        `json:"test_cmd,omitempty"`
+	Report     string        `json:"report,omitempty"` // FORMAT:PATH of the report TestCmd writes
 	Files      []FileSpec    `json:"files"`
 	Context    []ContextFile `json:"context,omitempty"`
 	Coder      string        `json:"coder"`
@@ -67,6 +69,7 @@ type State struct {
 	MergeNote       string              `json:"merge_note,omitempty"`
 	Result          string              `json:"result,omitempty"`
 	Patch           string              `json:"patch,omitempty"` // lineage file with the last attempt, when nothing was merged
+	BaselineProblem string              `json:"baseline_problem,omitempty"`
 
 	// Feedback is the human's request for changes at the review, for the
 	// next implementation; Revisions counts such requests.
