@@ -291,9 +291,13 @@ func FuzzApply(f *testing.F) {
 				nf *edit.NotFoundError
 				ae *edit.AmbiguousError
 				ee *edit.ElisionError
+				ie *edit.IndentError
 			)
-			if !errors.As(err, &nf) && !errors.As(err, &ae) && !errors.As(err, &ee) && !errors.Is(err, edit.ErrEmptyFind) {
+			if !errors.As(err, &nf) && !errors.As(err, &ae) && !errors.As(err, &ee) && !errors.As(err, &ie) && !errors.Is(err, edit.ErrEmptyFind) {
 				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			if ie != nil && (len(ie.Lines) == 0 || len(ie.Uneven) == 0) {
+				t.Fatalf("IndentError without the lines to copy or the lines that slipped: %+v", ie)
 			}
 			if !strings.Contains(err.Error(), "edit block 7") {
 				t.Fatalf("error does not name block 7: %v", err)
