@@ -95,6 +95,9 @@ func unevenPrefixes(find, file []string) []int {
 // from the most common valid key (the first such on a tie); when no key
 // is valid, every non-blank line.
 func outliers[K comparable](lines []string, key func(int) K, valid func(K) bool) []int {
+	if uniformKeys(lines, key, valid) {
+		return nil // the usual case, without allocating
+	}
 	counts := make(map[K]int)
 	var order []K
 	keys := make([]K, len(lines))
@@ -126,6 +129,24 @@ func outliers[K comparable](lines []string, key func(int) K, valid func(K) bool)
 		}
 	}
 	return out
+}
+
+// uniformKeys reports whether every non-blank line has the same valid
+// key.
+func uniformKeys[K comparable](lines []string, key func(int) K, valid func(K) bool) bool {
+	var first K
+	seen := false
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		k := key(i)
+		if !valid(k) || (seen && k != first) {
+			return false
+		}
+		first, seen = k, true
+	}
+	return true
 }
 
 // convertStyle re-indents a reply written with tabs for a file indented
@@ -299,13 +320,6 @@ func (u unit) columns(indent string) int {
 		}
 	}
 	return cols
-}
-
-func (u unit) indent(level, rem int) string {
-	if u.tabs {
-		return strings.Repeat("\t", level) + strings.Repeat(" ", rem)
-	}
-	return strings.Repeat(" ", level*u.width+rem)
 }
 
 // indentPairs maps each FIND line's indentation to the indentation of the

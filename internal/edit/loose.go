@@ -46,7 +46,8 @@ const (
 	// including whitespace-only lines.
 	TrailingWhitespace
 	// InnerWhitespace: runs of whitespace inside lines differ (two spaces
-	// for one, a tab for a space).
+	// for one, a tab for a space), or whitespace other than spaces and
+	// tabs before a line's first word.
 	InnerWhitespace
 	// BlankEdges: FIND starts or ends with blank lines that are not in
 	// the file there; they were left out of the match, and as many blank
@@ -175,7 +176,11 @@ func whitespaceLoosenings(find, file []string, blankEdges int) []Loosening {
 		if len(f)-len(ft) != len(g)-len(gt) || f[len(ft):] != g[len(gt):] {
 			trailing++
 		}
-		if strings.TrimLeft(ft, " \t\r\v\f") != strings.TrimLeft(gt, " \t\r\v\f") {
+		fb, gb := strings.TrimLeft(ft, " \t\r\v\f"), strings.TrimLeft(gt, " \t\r\v\f")
+		// Whitespace other than spaces and tabs before the first word
+		// (a stray CR, a form feed) is not indentation: count it here.
+		odd := indentOf(f) == indentOf(g) && ft[:len(ft)-len(fb)] != gt[:len(gt)-len(gb)]
+		if fb != gb || odd {
 			inner++
 		}
 	}

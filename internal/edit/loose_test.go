@@ -161,6 +161,14 @@ func TestApplyReportsLooseMatches(t *testing.T) {
 				Loose: []edit.Loosening{{Kind: edit.LineNumbers, Lines: 2}, {Kind: edit.IndentShift, Shift: 4, Unit: "space", Lines: 2}}},
 		},
 		{
+			name:    "numbered lines whose code starts with a bar",
+			content: "|a|\n|b|\n",
+			block:   blk("1 | |a|\n2 | |b|\n", "1 | |a|\n2 | |c|\n"),
+			want:    "|a|\n|c|\n",
+			result: edit.Result{Status: edit.Applied, Match: edit.Exact, StartLine: 1, EndLine: 2,
+				Loose: []edit.Loosening{{Kind: edit.LineNumbers, Lines: 2}}},
+		},
+		{
 			name:    "a file whose lines really look numbered is matched as written",
 			content: "| n | v |\n1 | a\n2 | b\n",
 			block:   blk("1 | a\n2 | b\n", "1 | A\n2 | B\n"),

@@ -10,7 +10,7 @@ import (
 // file, as models copy it into FIND: "12 | code", "12| code", "  12 |code",
 // "12→code". One space after the bar is the view's separator; more is the
 // line's own indentation.
-var lineNumberRE = regexp.MustCompile(`^[ \t]*([0-9]{1,7})[ \t]*(?:\||→) ?`)
+var lineNumberRE = regexp.MustCompile(`^[ \t]*([0-9]{1,7})[ \t]*(?:\||→)( ?)`)
 
 // numberPrefix returns the length of line's line-number prefix and its
 // number. "1 || x" is code (a logical or), not a numbered line.
@@ -19,7 +19,7 @@ func numberPrefix(line string) (size, n int, ok bool) {
 	if m == nil {
 		return 0, 0, false
 	}
-	if rest := line[m[1]:]; strings.HasPrefix(rest, "|") || strings.HasSuffix(line[:m[1]], "||") {
+	if bar := m[4]; line[bar-1] == '|' && bar < len(line) && line[bar] == '|' {
 		return 0, 0, false
 	}
 	n, err := strconv.Atoi(line[m[2]:m[3]])
