@@ -162,7 +162,11 @@ func (t *text) convertStyle(find, file, repl []string) (out []string, loose []Lo
 	fileUnit := t.unitOf(file)
 	w := fileUnit.width
 	if fileUnit.tabs {
-		w = modelUnitOf(find, file, repl, fileUnit).width
+		// The reply's spaces per level, worked out from the block; an
+		// odd width (13 spaces for one tab) is a slip, not a style.
+		if w = modelUnitOf(find, file, repl, fileUnit).width; !slices.Contains(tabWidths, w) {
+			w = tabWidths[0]
+		}
 	}
 	w, uneven = uniformWidth(find, file, max(w, 1))
 	if len(uneven) > 0 {
@@ -192,14 +196,16 @@ func (t *text) convertStyle(find, file, repl []string) (out []string, loose []Lo
 		}
 	}
 	// A line is converted when its indentation uses the character the
-	// file does not; the others were at most shifted.
+	// file does not; the others were at most shifted. REPLACE lines count
+	// too: a FIND with no indentation can still bring new lines indented
+	// in the other style.
 	other := " "
 	if !fileUnit.tabs {
 		other = "\t"
 	}
 	converted := 0
-	for _, f := range find {
-		if strings.TrimSpace(f) != "" && strings.Contains(indentOf(f), other) {
+	for _, l := range slices.Concat(find, repl) {
+		if strings.TrimSpace(l) != "" && strings.Contains(indentOf(l), other) {
 			converted++
 		}
 	}
@@ -216,16 +222,20 @@ func (t *text) convertStyle(find, file, repl []string) (out []string, loose []Lo
 	return out, loose, nil
 }
 
+// tabWidths are the spaces per tab a reply may use, the likeliest first.
+var tabWidths = []int{4, 2, 8, 3}
+
 // uniformWidth returns the tab width (columns per tab) under which every
 // non-blank FIND line is off from its file line by the same number of
 // columns: w if it does, else the first that does among the common widths
-// and then the others. When none does, uneven lists the FIND lines that
+// 4, 2, 8 and 3. (A reply that fits only some odd width, 13 spaces for
+// one tab, has slipped.) When none does, uneven lists the FIND lines that
 // break the shift under the width that leaves the fewest, so that the
 // error blames the lines that slipped rather than those a poorly guessed
 // width makes look wrong.
 func uniformWidth(find, file []string, w int) (width int, uneven []int) {
 	var best []int
-	for i, cw := range append([]int{w, 4, 2, 8}, widthsBut(w, 4, 2, 8)...) {
+	for i, cw := range append([]int{w}, tabWidths...) {
 		cols := unit{width: cw}.columns
 		o := outliers(find, func(i int) int { return cols(indentOf(file[i])) - cols(indentOf(find[i])) }, func(int) bool { return true })
 		if len(o) == 0 {
@@ -236,17 +246,6 @@ func uniformWidth(find, file []string, w int) (width int, uneven []int) {
 		}
 	}
 	return w, best
-}
-
-// widthsBut lists the indentation widths up to maxStep except skip.
-func widthsBut(skip ...int) []int {
-	var ws []int
-	for w := 1; w <= maxStep; w++ {
-		if !slices.Contains(skip, w) {
-			ws = append(ws, w)
-		}
-	}
-	return ws
 }
 
 // indentUnitName names what a whitespace prefix is made of.

@@ -38,9 +38,11 @@ const (
 	// amount more or less than its file line (Loosening.Shift, in
 	// Loosening.Unit). The replacement was shifted by that amount.
 	IndentShift LooseKind = iota + 1
-	// IndentStyle: FIND indents with spaces where the file uses tabs, or
-	// the other way round, one tab for Loosening.TabWidth spaces on every
-	// line. The replacement was rewritten in the file's style.
+	// IndentStyle: the block indents with spaces where the file uses
+	// tabs, or the other way round, one tab for Loosening.TabWidth spaces
+	// on every line. The replacement was rewritten in the file's style;
+	// Lines counts the FIND and REPLACE WITH lines indented in the other
+	// style.
 	IndentStyle
 	// TrailingWhitespace: whitespace at the end of lines differs,
 	// including whitespace-only lines.
@@ -94,7 +96,7 @@ type Loosening struct {
 	// TabWidth is, for IndentStyle, how many spaces stand for one tab.
 	TabWidth int `json:"tab_width,omitempty"`
 	// Lines is how many FIND lines differ this way (for BlankEdges, how
-	// many blank lines were left out).
+	// many blank lines were left out; for IndentStyle, see there).
 	Lines int `json:"lines"`
 }
 
@@ -105,7 +107,7 @@ func (l Loosening) String() string {
 	case IndentShift:
 		return fmt.Sprintf("indentation shifted by %+d %s", l.Shift, plural(l.Shift, l.Unit))
 	case IndentStyle:
-		return fmt.Sprintf("indentation converted between tabs and spaces (one tab for %d spaces) on %d %s", l.TabWidth, l.Lines, plural(l.Lines, "line"))
+		return fmt.Sprintf("indentation converted between tabs and spaces (one tab for %d spaces), %d %s", l.TabWidth, l.Lines, plural(l.Lines, "line"))
 	case TrailingWhitespace:
 		return fmt.Sprintf("trailing whitespace ignored on %d %s", l.Lines, plural(l.Lines, "line"))
 	case InnerWhitespace:
@@ -130,10 +132,15 @@ func plural(n int, word string) string {
 func (r Result) IsLoose() bool { return len(r.Loose) > 0 }
 
 // String describes the result for a terminal or a log: "block 3, lines
-// 475-477: applied, loose match: indentation shifted by +4 spaces".
+// 475-477: applied, loose match: indentation shifted by +4 spaces",
+// "block 4, line 12: no change".
 func (r Result) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "block %d, lines %d-%d: %s", r.Block, r.StartLine, r.EndLine, strings.ReplaceAll(r.Status.String(), "_", " "))
+	where := fmt.Sprintf("lines %d-%d", r.StartLine, r.EndLine)
+	if r.StartLine == r.EndLine {
+		where = fmt.Sprintf("line %d", r.StartLine)
+	}
+	fmt.Fprintf(&b, "block %d, %s: %s", r.Block, where, strings.ReplaceAll(r.Status.String(), "_", " "))
 	if r.IsLoose() {
 		b.WriteString(", loose match: ")
 		for i, l := range r.Loose {

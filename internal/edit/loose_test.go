@@ -70,7 +70,7 @@ func TestApplyReportsLooseMatches(t *testing.T) {
 			block:   blk("    if x {\n        y()\n    }\n", "    if x {\n        y()\n        z()\n    }\n"),
 			want:    "func f() {\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n",
 			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 2, EndLine: 4,
-				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 3}}},
+				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 7}}},
 		},
 		{
 			name:    "tabs file, reply in spaces and one level short: converted and shifted",
@@ -78,7 +78,7 @@ func TestApplyReportsLooseMatches(t *testing.T) {
 			block:   blk("if x {\n    y()\n}\n", "if x {\n    y()\n    if z {\n        w()\n    }\n}\n"),
 			want:    "func f() {\n\tif x {\n\t\ty()\n\t\tif z {\n\t\t\tw()\n\t\t}\n\t}\n}\n",
 			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 2, EndLine: 4,
-				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 1}, {Kind: edit.IndentShift, Shift: 1, Unit: "tab", Lines: 3}}},
+				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 5}, {Kind: edit.IndentShift, Shift: 1, Unit: "tab", Lines: 3}}},
 		},
 		{
 			name:    "spaces file, reply in tabs",
@@ -86,7 +86,7 @@ func TestApplyReportsLooseMatches(t *testing.T) {
 			block:   blk("\tif x:\n\t\ty()\n", "\tif x:\n\t\ty()\n\t\tz()\n"),
 			want:    "def f():\n    if x:\n        y()\n        z()\n",
 			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 2, EndLine: 3,
-				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 2}}},
+				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 5}}},
 		},
 		{
 			name:    "trailing whitespace in the file",
@@ -288,6 +288,13 @@ func TestApplyRefusesUnevenIndentation(t *testing.T) {
 			uneven:  []int{3},
 		},
 		{
+			name:    "tabs file, spaces reply that fits only an odd tab width",
+			content: goTabs,
+			block:   blk("if x {\n             y()\n", "if x {\n             w()\n"),
+			lines:   []edit.NumberedLine{{2, "\tif x {"}, {3, "\t\ty()"}},
+			uneven:  []int{2},
+		},
+		{
 			name:    "numbered FIND whose stripped lines slip",
 			content: py,
 			block:   blk("3 |         if self.x:\n4 |           return 1\n", "3 |         if self.x:\n4 |             return 5\n"),
@@ -409,12 +416,12 @@ func TestResultString(t *testing.T) {
 		want string
 	}{
 		{"exact", edit.Result{Block: 1, Status: edit.Applied, Match: edit.Exact, StartLine: 3, EndLine: 5}, "block 1, lines 3-5: applied"},
-		{"no change", edit.Result{Block: 2, Status: edit.NoChange, Match: edit.Exact, StartLine: 7, EndLine: 7}, "block 2, lines 7-7: no change"},
+		{"no change", edit.Result{Block: 2, Status: edit.NoChange, Match: edit.Exact, StartLine: 7, EndLine: 7}, "block 2, line 7: no change"},
 		{"loose", edit.Result{Block: 3, Status: edit.Applied, Match: edit.Whitespace, StartLine: 475, EndLine: 477, Loose: []edit.Loosening{
 			{Kind: edit.LineNumbers, Lines: 3}, {Kind: edit.IndentShift, Shift: -1, Unit: "tab", Lines: 3}, {Kind: edit.IndentStyle, TabWidth: 4, Lines: 1},
 			{Kind: edit.TrailingWhitespace, Lines: 2}, {Kind: edit.InnerWhitespace, Lines: 1}, {Kind: edit.BlankEdges, Lines: 1}}},
 			"block 3, lines 475-477: applied, loose match: line-number prefixes removed from 3 lines; indentation shifted by -1 tab; " +
-				"indentation converted between tabs and spaces (one tab for 4 spaces) on 1 line; trailing whitespace ignored on 2 lines; " +
+				"indentation converted between tabs and spaces (one tab for 4 spaces), 1 line; trailing whitespace ignored on 2 lines; " +
 				"whitespace inside 1 line ignored; 1 blank line at the edges of FIND ignored"},
 	}
 	for _, tt := range tests {
