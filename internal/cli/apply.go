@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,11 +44,18 @@ func newApplyCommand(f *Factory) *cobra.Command {
     ` + "```" + `
 
   Each FIND must match whole lines of the file exactly once: exactly first,
-  then ignoring differences in whitespace (the replacement is then re-indented
-  the same way). Blocks apply in order. If any block fails (not found,
-  ambiguous, or replacing code with a placeholder such as "// ... existing
+  then ignoring differences in whitespace, and if every FIND line starts with
+  a line number ("12 | code", as copied from a numbered view), without the
+  numbers. A whitespace match re-indents the replacement only when every
+  FIND line is shifted from the file by the same amount; otherwise the block
+  is refused and the error shows the file's lines to copy. Every loose match
+  is listed (on standard error, or under "loose" in --json), and a block whose
+  replacement is the text already there is reported as "no change".
+
+  Blocks apply in order. If any block fails (not found, ambiguous, unevenly
+  indented, or replacing code with a placeholder such as "// ... existing
   code ..."), nothing is written and the error names the block, with the
-  closest lines of the file or the line numbers of every match.
+  file's lines to copy.
 
   The file is written through azero's safe write: confined to --root (default:
   the git repository containing FILE, else FILE's directory), atomically, with
@@ -73,9 +78,14 @@ func newApplyCommand(f *Factory) *cobra.Command {
 	return cmd
 }
 
-// applyReport is `azero apply --json`.
+// applyReport is `azero apply --json`. Status is "applied" (the file was
+// written), "no_change" (every block's replacement is the text already
+// there; nothing written), "dry_run" (--dry-run with changes) or "failed".
+// Each result says how its block matched, its own status and, for a loose
+// match, what was overlooked ("loose").
 type applyReport struct {
 	File    string        `json:"file"`
+	Status  string        `json:"status"`
 	Applied bool          `json:"applied"`
 	DryRun  bool          `json:"dry_run"`
 	Blocks  int           `json:"blocks"`
@@ -84,6 +94,13 @@ type applyReport struct {
 	Error   string        `json:"error,omitempty"`
 	Detail  any           `json:"error_detail,omitempty"`
 }
+
+const (
+	applyStatusApplied  = "applied"
+	applyStatusNoChange = "no_change"
+	applyStatusDryRun   = "dry_run"
+	applyStatusFailed   = "failed"
+)
 
 func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	file := f.abs(opts.File)
@@ -97,12 +114,13 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	}
 	rep := applyReport{File: opts.File, DryRun: opts.DryRun, Results: []edit.Result{}}
 	fail := func(err error) error {
-		rep.Error = err.Error()
+		rep.Status, rep.Error = applyStatusFailed, err.Error()
 		var (
 			pe *edit.ParseError
 			nf *edit.NotFoundError
 			am *edit.AmbiguousError
 			el *edit.ElisionError
+			ie *edit.IndentError
 		)
 		switch {
 		case errors.As(err, &pe):
@@ -113,6 +131,8 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 			rep.Detail = am
 		case errors.As(err, &el):
 			rep.Detail = el
+		case errors.As(err, &ie):
+			rep.Detail = ie
 		}
 		if opts.JSON {
 			if werr := writeJSON(f.IO.Out, rep); werr != nil {
@@ -139,7 +159,7 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	}
 	rep.Blocks = len(blocks)
 	for _, b := range blocks {
-		if b.Path != "" && !samePathTail(file, b.Path) {
+		if b.Path != "" && !edit.PathMatches(file, b.Path) {
 			return fail(fmt.Errorf("edit block %d is for %s, not %s", b.N, b.Path, opts.File))
 		}
 	}
@@ -150,19 +170,26 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	if err != nil {
 		return fail(err)
 	}
+	if !opts.JSON {
+		reportBlocks(f.IO.ErrOut, results)
+	}
+	if after == string(before) {
+		rep.Status = applyStatusNoChange
+		if opts.JSON {
+			return writeJSON(f.IO.Out, rep)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "no change to %s: every block's REPLACE WITH is the text already there; nothing written\n", opts.File)
+		return nil
+	}
 	req := safewrite.Request{Root: root, Path: file, Content: []byte(after), Strategy: safewrite.Edit, Base: &snap, Actor: "azero apply"}
 	if opts.DryRun {
 		p, err := safewrite.Propose(req)
 		if err != nil {
 			return fail(err)
 		}
-		rep.Diff = p.Diff
+		rep.Status, rep.Diff = applyStatusDryRun, p.Diff
 		if opts.JSON {
 			return writeJSON(f.IO.Out, rep)
-		}
-		if p.Diff == "" {
-			fmt.Fprintln(f.IO.ErrOut, "no change: every block replaces text with itself")
-			return nil
 		}
 		fmt.Fprint(f.IO.Out, safewrite.ColorDiff(f.IO.ColorSchemeOut(), p.Diff))
 		return nil
@@ -174,20 +201,29 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	if _, err := w.Write(ctx, req); err != nil {
 		return fail(err)
 	}
-	rep.Applied = true
+	rep.Status, rep.Applied = applyStatusApplied, true
 	if opts.JSON {
 		return writeJSON(f.IO.Out, rep)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "applied %d block(s) to %s\n", len(results), opts.File)
+	applied := 0
+	for _, r := range results {
+		if r.Status == edit.Applied {
+			applied++
+		}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "applied %d block(s) to %s\n", applied, opts.File)
 	return nil
 }
 
-// samePathTail reports whether file ends with the block's path (models
-// name files relative to some root azero does not know).
-func samePathTail(file, blockPath string) bool {
-	bp := path.Clean(filepath.ToSlash(strings.TrimSpace(blockPath)))
-	fp := filepath.ToSlash(file)
-	return fp == bp || strings.HasSuffix(fp, "/"+strings.TrimPrefix(bp, "/"))
+// reportBlocks lists, for a person, the blocks that matched loosely and
+// those that changed nothing: the places to look at before trusting the
+// result.
+func reportBlocks(w io.Writer, results []edit.Result) {
+	for _, r := range results {
+		if r.Status == edit.NoChange || r.IsLoose() {
+			fmt.Fprintln(w, r)
+		}
+	}
 }
 
 // readInput reads a file, or standard input for "-".

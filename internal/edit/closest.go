@@ -30,11 +30,7 @@ func (t *text) closest(find []string) []NumberedLine {
 	start = min(max(0, start), t.len()-1)
 	from := max(0, start-closestContext)
 	to := min(t.len(), start+len(core)+closestContext, from+closestMax)
-	lines := make([]NumberedLine, 0, to-from)
-	for i := from; i < to; i++ {
-		lines = append(lines, NumberedLine{Line: i + 1, Text: t.line(i)})
-	}
-	return lines
+	return t.numbered(from, to)
 }
 
 // bestAlignment returns the start offset at which the most FIND lines,

@@ -10,9 +10,9 @@
 //
 //   - Apply never writes; callers write through internal/safewrite.
 //     Apply is a pure function of its arguments: strings in, string out.
-//   - All or nothing: when any block fails (not found, ambiguous, elided
-//     code, empty FIND), Apply returns the content it was given, unchanged,
-//     and a typed error naming the block.
+//   - All or nothing: when any block fails (not found, ambiguous, unevenly
+//     indented, elided code, empty FIND), Apply returns the content it was
+//     given, unchanged, and a typed error naming the block.
 //   - Matching is by whole lines, never inside a line. A FIND must match
 //     exactly one place: first exactly, and only if that finds nothing, with
 //     whitespace normalised (see Whitespace). Either tier with two or more
@@ -26,4 +26,45 @@
 //     "// ... existing code ..." is refused (CheckElision) before anything
 //     changes.
 //   - Parse and Apply never panic, whatever the input.
+//
+// Loose matches are safe and visible:
+//
+//   - A FIND found only with whitespace normalised re-indents REPLACE only
+//     when the indentation differs by one uniform shift on every non-blank
+//     FIND line (every line 4 spaces less indented than the file, say; blank
+//     lines do not count). Reply and file indenting alike, the shift is one
+//     prefix of whitespace added or removed; one with tabs and the other with
+//     spaces, every line must convert with one tab width and then differ by
+//     one number of columns. Anything else is an *IndentError that shows the
+//     file's lines to copy into FIND, as they are, and which FIND lines
+//     slipped: new code is never re-indented from a guess.
+//   - Every Result says how its FIND was found (Match) and everything that
+//     was overlooked to find it (Loose: indentation shift by N, tabs for
+//     spaces, trailing or inner whitespace, blank lines around FIND,
+//     line-number prefixes), so callers can show it on the terminal, record
+//     it, and list it at the diff review (LooseMatches, Result.String).
+//   - A FIND in which every non-blank line starts with a line-number prefix
+//     ("12 | code", "12| code", "12→code", numbers rising), as models copy
+//     from numbered views, is retried without the prefixes (and REPLACE
+//     without those of its lines that carry one), but only when nothing
+//     matched as written. Errors never show the file in that numbered form:
+//     they show its lines in a code fence, to be copied exactly.
+//   - A block whose replacement is the text already there has Status
+//     NoChange, not Applied.
+//
+// Parsing (Parse):
+//
+//   - SEARCH/REPLACE markers have 5 to 9 marker characters; a SEARCH or
+//     REPLACE marker with more, or a SEARCH section whose only divider is
+//     too long, is a *ParseError naming the marker (ErrMarkerLength). A
+//     second ======= right before >>>>>>> REPLACE is a *ParseError
+//     (ErrExtraDivider), never content.
+//   - The line above a SEARCH block is its file name only if it has a slash,
+//     or a dot and an extension with a letter: "Done.", "etc.", "...",
+//     "v2.0" are prose.
+//
+// Generate asks a model for one file and applies its reply. A reply cut off
+// at the output limit is asked for again; a reply that cannot be used is
+// sent back with the precise error, which shows the file's exact lines to
+// copy, at most MaxCorrections times.
 package edit

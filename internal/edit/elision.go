@@ -24,24 +24,35 @@ func CheckElision(blocks []Block) error {
 }
 
 // introducedPlaceholder returns the first placeholder line of b.Replace
-// that b.Find does not contain.
+// that b.Find does not contain. Lines are compared without a line-number
+// prefix ("12 | "), which Apply removes from a numbered block, so that a
+// numbered placeholder is caught like any other.
 func introducedPlaceholder(b Block) (string, bool) {
 	var inFind map[string]bool
 	for _, l := range splitBlockLines(b.Replace) {
-		if !isPlaceholder(l) {
+		bare := withoutNumber(l)
+		if !isPlaceholder(bare) {
 			continue
 		}
 		if inFind == nil {
 			inFind = make(map[string]bool)
 			for _, f := range splitBlockLines(b.Find) {
-				inFind[string(appendNormalized(nil, f))] = true
+				inFind[string(appendNormalized(nil, withoutNumber(f)))] = true
 			}
 		}
-		if !inFind[string(appendNormalized(nil, l))] {
+		if !inFind[string(appendNormalized(nil, bare))] {
 			return l, true
 		}
 	}
 	return "", false
+}
+
+// withoutNumber returns line without its line-number prefix, if any.
+func withoutNumber(line string) string {
+	if size, _, ok := numberPrefix(line); ok {
+		return line[size:]
+	}
+	return line
 }
 
 // commentMarkers open a whole-line comment in the common languages; the

@@ -105,6 +105,15 @@ func TestCheckElision(t *testing.T) {
 			block: Block{Find: "class P(Protocol):\n    def f(self): ...\n", Replace: "class P(Protocol):\n    # Implementations must be pure.\n    def f(self): ...\n    def g(self): ...\n"},
 		},
 		{
+			name:  "numbered placeholder replaces numbered code",
+			block: Block{Find: "1 | def f():\n2 |     a()\n3 |     b()\n", Replace: "1 | def f():\n2 |     # ... rest of code ...\n"},
+			line:  "2 |     # ... rest of code ...",
+		},
+		{
+			name:  "numbered placeholder that FIND had",
+			block: Block{Find: "7 | x = 1\n8 | # ... rest of code ...\n", Replace: "7 | x = 2\n8 | # ... rest of code ...\n"},
+		},
+		{
 			name:  "second placeholder is new",
 			block: Block{Find: "// ... existing code ...\nx()\n", Replace: "// ... existing code ...\n/* ... */\n"},
 			line:  "/* ... */",

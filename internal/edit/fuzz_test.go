@@ -23,6 +23,13 @@ func FuzzParse(f *testing.F) {
 		"REPLACE WITH:\n```\nx\n```\n",
 		"### CHANGE 1\r\nFIND:\r\n```\r\na\r\n```\r\nREPLACE:\r\n```\r\n```\r\n",
 		"   ```\nFIND:\n   ```\n   x\n   ```\nREPLACE WITH:\n```\ny",
+		"Done.\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
+		"v2.0\n```\n<<<<<<<<< SEARCH\na\n=====\nb\n>>>>> REPLACE\n```\n",
+		"<<<<<<< SEARCH\na\n=======\nb\n=======\n\n>>>>>>> REPLACE\n",
+		"<<<<<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
+		"<<<<<<< SEARCH\na\n=============\nb\n>>>>>>>>>>>>>> REPLACE\n",
+		"<<<<<<< SEARCH\nTitle\n=======\nTitle\n==============\n>>>>>>> REPLACE\n",
+		"`src/x.go`:\n<<<<<<< SEARCH\n12 | a\n=======\n12 | b\n>>>>>>> REPLACE\n",
 	} {
 		f.Add(seed)
 	}
@@ -31,6 +38,7 @@ func FuzzParse(f *testing.F) {
 		lines := strings.Count(reply, "\n") + 1
 		if err != nil {
 			checkParseError(t, err, lines)
+			checkMarkerError(t, err, strings.Split(reply, "\n"))
 			return
 		}
 		if len(blocks) == 0 {
@@ -38,6 +46,9 @@ func FuzzParse(f *testing.F) {
 		}
 		prevLine := 0
 		for i, b := range blocks {
+			if p := b.Path; p != "" && (strings.HasSuffix(p, ".") || strings.ContainsAny(p, " \t`*") || !strings.ContainsAny(p, "./")) {
+				t.Fatalf("block %d: %q taken for a file name", b.N, p)
+			}
 			if b.N != i+1 || b.Line <= prevLine || b.Line > lines {
 				t.Fatalf("block %d: N=%d Line=%d (previous %d, %d lines)", i, b.N, b.Line, prevLine, lines)
 			}
@@ -78,6 +89,30 @@ func checkParseError(t *testing.T, err error, lines int) {
 	}
 	if pe.Block > 0 && !strings.Contains(err.Error(), fmt.Sprintf("edit block %d ", pe.Block)) {
 		t.Fatalf("error %q does not name block %d", err, pe.Block)
+	}
+}
+
+// checkMarkerError checks that an error about a marker points at one: a
+// too-long marker at ErrMarkerLength, a divider at ErrExtraDivider.
+func checkMarkerError(t *testing.T, err error, lines []string) {
+	t.Helper()
+	var pe *edit.ParseError
+	if !errors.As(err, &pe) || pe.Line < 1 || pe.Line > len(lines) {
+		return
+	}
+	line := strings.TrimSuffix(lines[pe.Line-1], "\r")
+	switch {
+	case errors.Is(err, edit.ErrMarkerLength):
+		if c := line[0]; !strings.ContainsRune("<=>", rune(c)) || len(line)-len(strings.TrimLeft(line, string(c))) < 10 {
+			t.Fatalf("marker-length error at line %d %q, which is no long marker", pe.Line, line)
+		}
+		if !strings.Contains(err.Error(), strings.TrimSpace(line)) {
+			t.Fatalf("error %q does not name the marker %q", err, line)
+		}
+	case errors.Is(err, edit.ErrExtraDivider):
+		if n := len(line) - len(strings.TrimLeft(line, "=")); n < 5 || n > 9 {
+			t.Fatalf("extra-divider error at line %d %q, which is no divider", pe.Line, line)
+		}
 	}
 }
 
@@ -171,11 +206,49 @@ func FuzzApplyRoundTrip(f *testing.F) {
 			t.Fatalf("result %+v, want exact at %d-%d", r, s+1, s+n)
 		}
 
-		same, _, err := edit.Apply(content, []edit.Block{{Find: block.Find, Replace: block.Find}})
-		if err != nil || same != content {
-			t.Fatalf("FIND == REPLACE changed the file (%v):\n%q", err, same)
+		if (results[0].Status == edit.NoChange) != (got == content) {
+			t.Fatalf("status %v, but the file changed: %v", results[0].Status, got != content)
+		}
+		if results[0].IsLoose() {
+			t.Fatalf("an exact FIND reported loose: %+v", results[0])
+		}
+
+		same, res, err := edit.Apply(content, []edit.Block{{Find: block.Find, Replace: block.Find}})
+		if err != nil || same != content || res[0].Status != edit.NoChange {
+			t.Fatalf("FIND == REPLACE changed the file or was not reported as no change (%v, %+v):\n%q", err, res, same)
+		}
+
+		// The same block copied from a numbered view of the file ("12 | ")
+		// applies the same way, reported as a loose match. Content with a
+		// bar or an arrow could itself match the numbered lines.
+		if strings.ContainsAny(content, "|→") {
+			return
+		}
+		numbered := edit.Block{Find: numberLines(find, s+1), Replace: numberLines(splitLines(replace), 1)}
+		got2, res2, err := edit.Apply(content, []edit.Block{numbered})
+		if err != nil || got2 != got {
+			t.Fatalf("numbered block: %v\n%q\nwant\n%q", err, got2, got)
+		}
+		if r := res2[0]; r.Match != edit.Exact || len(r.Loose) != 1 || r.Loose[0].Kind != edit.LineNumbers || r.StartLine != s+1 {
+			t.Fatalf("numbered block result %+v", r)
 		}
 	})
+}
+
+// numberLines writes lines as a numbered view does, from first on.
+func numberLines(lines []string, first int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		fmt.Fprintf(&b, "%d | %s\n", first+i, l)
+	}
+	return b.String()
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // clean removes the bytes whose meaning the round trip sets explicitly:
@@ -280,6 +353,12 @@ func FuzzApply(f *testing.F) {
 	f.Add("class A:\n    def f(self):\n        return 1\n", "def f(self):\n  return 1", "def f(self):\n\treturn 2\n  # ...\n")
 	f.Add("x\n\tx\n  x\n", " x", "y")
 	f.Add("\uFEFF\t \t\n\v\f\n", "\uFEFF\f", "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\tz")
+	f.Add("class A:\n    def f(self):\n        if x:\n            return 1\n", "def f(self):\n    if x:\n      return 1\n", "def f(self):\n    return 2\n")
+	f.Add("func f() {\n\tif x {\n\t\ty()\n\t}\n}\n", "  if x {\n      y()\n  }\n", "  if x {\n      z()\n  }\n")
+	f.Add("a\nb\nc\n", "1 | a\n2 | b\n", "1 | a\n2 | B\nnew\n")
+	f.Add("a\n  b  \n", " 1→a\n 2→b\n", " 1→a\n 2→b\n")
+	f.Add("x = 1\r\ny = 2\r\n", "x = 1\ny = 2\n", "x = 1\ny = 2\n")
+	f.Add("def f():\n\treturn 1\n", "def f():\n        return 1\n", "def f():\n        return 2\n")
 	f.Fuzz(func(t *testing.T, content, find, replace string) {
 		block := edit.Block{N: 7, Find: find, Replace: replace}
 		got, results, err := edit.Apply(content, []edit.Block{block})
@@ -291,9 +370,16 @@ func FuzzApply(f *testing.F) {
 				nf *edit.NotFoundError
 				ae *edit.AmbiguousError
 				ee *edit.ElisionError
+				ie *edit.IndentError
 			)
-			if !errors.As(err, &nf) && !errors.As(err, &ae) && !errors.As(err, &ee) && !errors.Is(err, edit.ErrEmptyFind) {
+			if !errors.As(err, &nf) && !errors.As(err, &ae) && !errors.As(err, &ee) && !errors.As(err, &ie) && !errors.Is(err, edit.ErrEmptyFind) {
 				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			if ie != nil {
+				findLines := strings.Count(strings.TrimSuffix(find, "\n"), "\n") + 1
+				if len(ie.Lines) == 0 || len(ie.Uneven) == 0 || ie.Uneven[0] < 1 || ie.Uneven[len(ie.Uneven)-1] > findLines {
+					t.Fatalf("IndentError without the lines to copy or with lines that slipped outside FIND: %+v", ie)
+				}
 			}
 			if !strings.Contains(err.Error(), "edit block 7") {
 				t.Fatalf("error does not name block 7: %v", err)
@@ -303,6 +389,31 @@ func FuzzApply(f *testing.F) {
 		if len(results) != 1 || (results[0].Match != edit.Exact && results[0].Match != edit.Whitespace) ||
 			results[0].StartLine < 1 || results[0].EndLine < results[0].StartLine {
 			t.Fatalf("bad results %+v", results)
+		}
+		r := results[0]
+		switch r.Status {
+		case edit.Applied:
+			if got == content {
+				t.Fatalf("status applied but the content is unchanged: %+v", r)
+			}
+		case edit.NoChange:
+			if got != content {
+				t.Fatalf("status no change but the content changed:\n%q\n->\n%q", content, got)
+			}
+		default:
+			t.Fatalf("bad status %v", r.Status)
+		}
+		// A whitespace match always overlooked something, and says what.
+		if r.Match == edit.Whitespace && !r.IsLoose() {
+			t.Fatalf("whitespace match reported as not loose: %+v", r)
+		}
+		for _, l := range r.Loose {
+			if l.Kind < edit.IndentShift || l.Kind > edit.LineNumbers || (l.Lines <= 0 && l.Kind != edit.IndentShift) || strings.Contains(l.String(), "unknown") {
+				t.Fatalf("bad loosening %+v", l)
+			}
+			if l.Kind == edit.IndentShift && (l.Shift == 0 || l.Unit == "") {
+				t.Fatalf("indentation shift of nothing: %+v", l)
+			}
 		}
 		if pureCRLF(content) && strings.Count(got, "\n") != strings.Count(got, "\r\n") {
 			t.Fatalf("CRLF file got LF lines:\n%q\n->\n%q", content, got)

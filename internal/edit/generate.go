@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	pathpkg "path"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/azero-dev/azero/internal/llm"
@@ -12,6 +15,17 @@ import (
 // MaxTruncationRetries bounds how often a reply cut off at the output
 // limit is asked for again (spec #324: at most 3 retries).
 const MaxTruncationRetries = 3
+
+// MaxCorrections bounds how often a reply that cannot be used (it does
+// not parse, a block is not found, is ambiguous or slips in its
+// indentation, ...) is sent back with the error. All or nothing means a
+// corrected reply must get every block right at once, so a model that
+// slips slightly gets a second chance.
+const MaxCorrections = 2
+
+// ErrNoChange is returned (wrapped) for a reply whose every block leaves
+// the file as it is: REPLACE WITH repeats FIND.
+var ErrNoChange = errors.New("every edit block's REPLACE WITH is the same as its FIND, so the reply changes nothing")
 
 // ErrTruncated is returned when every reply was cut off at the output limit.
 var ErrTruncated = errors.New("the model's reply was cut off at its output limit")
@@ -36,7 +50,12 @@ type GenerateResult struct {
 	Calls       int      `json:"calls"`
 	Truncations int      `json:"truncations"`
 	Corrections int      `json:"corrections"`
-	Blocks      []Result `json:"blocks,omitempty"`
+	// Blocks is how each edit block was applied, for a Blocks strategy:
+	// callers show and record the loose matches (LooseMatches).
+	Blocks []Result `json:"blocks,omitempty"`
+	// Rejected holds, in order, the error sent back to the model for each
+	// reply that could not be used.
+	Rejected []string `json:"rejected,omitempty"`
 }
 
 // GiveUpError says why no content could be produced; the file is untouched.
@@ -56,9 +75,12 @@ func (e *GiveUpError) Unwrap() error { return e.Reason }
 // (SelectStrategy): the whole file for Add and small Modify, FIND/REPLACE
 // blocks for a large Modify. A reply cut off at the output limit is never
 // applied: it is asked for again, at most MaxTruncationRetries times. A
-// reply that cannot be parsed or applied is sent back once with the error
-// text; a second failure gives up. Generate never writes; on any error the
-// caller's file stays as it is.
+// reply that cannot be used is sent back with the error text, which shows
+// the model the file's exact lines to copy (see NotFoundError,
+// AmbiguousError, IndentError), at most MaxCorrections times; then
+// Generate gives up. Unusable means: it does not parse, a block fails to
+// apply, a block names another file, or every block changes nothing.
+// Generate never writes; on any error the caller's file stays as it is.
 func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResult, error) {
 	existing := in.Prompt.Existing
 	res := GenerateResult{Strategy: SelectStrategy(in.Change, []byte(existing))}
@@ -89,12 +111,13 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 		case llm.StopRefused:
 			return giveUp(fmt.Errorf("%w: %s", ErrRefused, firstLines(resp.Text, 3)))
 		}
-		content, blocks, err := interpret(res.Strategy, existing, resp.Text)
+		content, blocks, err := interpret(res.Strategy, in.Prompt.Path, existing, resp.Text)
 		if err == nil {
 			res.Content, res.Blocks = content, blocks
 			return res, nil
 		}
-		if res.Corrections >= 1 {
+		res.Rejected = append(res.Rejected, err.Error())
+		if res.Corrections >= MaxCorrections {
 			return giveUp(err)
 		}
 		res.Corrections++
@@ -105,15 +128,23 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 }
 
 // interpret turns a reply into the file's content.
-func interpret(st Strategy, existing, reply string) (string, []Result, error) {
+func interpret(st Strategy, path, existing, reply string) (string, []Result, error) {
 	if st == Blocks {
 		blocks, err := Parse(reply)
 		if err != nil {
 			return "", nil, err
 		}
+		for _, b := range blocks {
+			if b.Path != "" && !PathMatches(path, b.Path) {
+				return "", nil, fmt.Errorf("edit block %d is for %s, but this reply must change only %s; send the blocks for %s alone", b.N, b.Path, path, path)
+			}
+		}
 		out, results, err := Apply(existing, blocks)
 		if err != nil {
 			return "", nil, err
+		}
+		if !slices.ContainsFunc(results, func(r Result) bool { return r.Status == Applied }) {
+			return "", nil, fmt.Errorf("%w; write the changed lines in REPLACE WITH", ErrNoChange)
 		}
 		return out, results, nil
 	}
@@ -134,6 +165,15 @@ func interpret(st Strategy, existing, reply string) (string, []Result, error) {
 	}
 	// Keep the file's line endings, byte-order mark and final newline.
 	return KeepFileShape(existing, content), nil, nil
+}
+
+// PathMatches reports whether the file at path (as the caller names it)
+// is the file a block names: models name files relative to a root they
+// guess, so the block's path need only be a whole-element tail of path.
+func PathMatches(path, blockPath string) bool {
+	bp := strings.TrimPrefix(pathpkg.Clean(filepath.ToSlash(strings.TrimSpace(blockPath))), "./")
+	fp := pathpkg.Clean(filepath.ToSlash(path))
+	return fp == bp || strings.HasSuffix(fp, "/"+strings.TrimPrefix(bp, "/")) || strings.HasSuffix(bp, "/"+fp)
 }
 
 func correction(st Strategy, err error) string {

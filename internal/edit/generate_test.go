@@ -63,7 +63,7 @@ func TestGenerate(t *testing.T) {
 		{"truncated blocks are never applied", Modify, large, []llm.Response{truncated(blocksReply), reply(blocksReply)}, strings.Replace(large, "return 300\n", "return 3000\n", 1), nil, Blocks, 2, 1, 0},
 		{"bad block corrected once", Modify, large, []llm.Response{reply(strings.Replace(blocksReply, "return 300\n```", "return 301\n```", 1)), reply(blocksReply)},
 			strings.Replace(large, "return 300\n", "return 3000\n", 1), nil, Blocks, 2, 0, 1},
-		{"second failure gives up", Modify, large, []llm.Response{reply("no blocks here"), reply("still none")}, "", nil, Blocks, 2, 0, 1},
+		{"third failure gives up", Modify, large, []llm.Response{reply("no blocks here"), reply("still none"), reply("none again")}, "", nil, Blocks, 3, 0, 2},
 		{"refusal gives up", Add, "", []llm.Response{{Text: "I cannot help", Stop: llm.StopRefused}}, "", ErrRefused, FullFile, 1, 0, 0},
 		{"lazy full file is corrected", Modify, "def a():\n    return 1\n\ndef b():\n    return 2\n",
 			[]llm.Response{reply("```python\ndef a():\n    return 10\n\n# ... rest of code ...\n```"), reply("```python\ndef a():\n    return 10\n\ndef b():\n    return 2\n```")},
@@ -132,5 +132,195 @@ func TestGenerateKeepsTheFileShape(t *testing.T) {
 	}
 	if res.Content != "def a():\r\n    return 2\r\n" {
 		t.Errorf("content = %q, want the file's CRLF kept", res.Content)
+	}
+}
+
+// slipped writes a one-block reply in the SEARCH/REPLACE format.
+func searchReply(path, find, replace string) string {
+	head := ""
+	if path != "" {
+		head = path + "\n"
+	}
+	return head + "<<<<<<< SEARCH\n" + find + "=======\n" + replace + ">>>>>>> REPLACE\n"
+}
+
+// TestGenerateCorrectsSlips: a model that slips slightly gets the precise
+// error back, with the file's exact lines to copy (never numbered), and
+// its corrected reply is applied; loose matches that are safe are applied
+// at once and reported.
+func TestGenerateCorrectsSlips(t *testing.T) {
+	t.Parallel()
+	large := largeFile()
+	fixed := strings.Replace(large, "return 300\n", "return 3000\n", 1)
+	var dup strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&dup, "def g%d():\n    x = compute()\n    return x\n", i)
+	}
+	indented := "class C:\n" + strings.ReplaceAll("    "+strings.TrimSuffix(large, "\n"), "\n", "\n    ") + "\n"
+	good := reply(searchReply("", "def f300():\n    return 300\n", "def f300():\n    return 3000\n"))
+	tests := []struct {
+		name        string
+		existing    string
+		replies     []llm.Response
+		want        string // "" means Generate gives up
+		corrections int
+		says        []string // in the first correction sent back
+		never       []string // nowhere in the first correction
+		loose       []LooseKind
+	}{
+		{
+			name:     "uneven indentation is refused and the exact lines are shown",
+			existing: large,
+			replies:  []llm.Response{reply(searchReply("", "def f300():\n  return 300\n", "def f300():\n    return 3000\n")), good},
+			want:     fixed, corrections: 1,
+			says:  []string{"edit block 1", "not one uniform shift", "```\ndef f300():\n    return 300\n```", "none of them was applied"},
+			never: []string{"599 |", "600 |"},
+		},
+		{
+			name:     "not found shows the closest lines unnumbered",
+			existing: large,
+			replies:  []llm.Response{reply(searchReply("", "def f300():\n    return 301\n", "def f300():\n    return 3000\n")), good},
+			want:     fixed, corrections: 1,
+			says:  []string{"does not match", "lines 597-602", "```\ndef f299():\n    return 299\ndef f300():\n    return 300\ndef f301():\n    return 301\n```"},
+			never: []string{"599 |", "600 | "},
+		},
+		{
+			name:     "ambiguous shows each place",
+			existing: dup.String(),
+			replies: []llm.Response{
+				reply(searchReply("", "    x = compute()\n    return x\n", "    x = compute()\n    return -x\n")),
+				reply(searchReply("", "def g7():\n    x = compute()\n    return x\n", "def g7():\n    x = compute()\n    return -x\n")),
+			},
+			want:        strings.Replace(dup.String(), "def g7():\n    x = compute()\n    return x\n", "def g7():\n    x = compute()\n    return -x\n", 1),
+			corrections: 1,
+			says:        []string{"600 places", "Add neighbouring lines", "```\ndef g0():\n    x = compute()\n    return x\ndef g1():\n"},
+		},
+		{
+			name:     "a block for another file is sent back",
+			existing: large,
+			replies:  []llm.Response{reply(searchReply("tests/test_a.py", "def f300():\n    return 300\n", "def f300():\n    return 3000\n")), good},
+			want:     fixed, corrections: 1,
+			says: []string{"edit block 1 is for tests/test_a.py", "only a.py"},
+		},
+		{
+			name:     "a block naming the file by a longer path is accepted",
+			existing: large,
+			replies:  []llm.Response{reply(searchReply("repo/a.py", "def f300():\n    return 300\n", "def f300():\n    return 3000\n"))},
+			want:     fixed,
+		},
+		{
+			name:     "a reply that changes nothing is sent back",
+			existing: large,
+			replies:  []llm.Response{reply(searchReply("", "def f300():\n    return 300\n", "def f300():\n    return 300\n")), good},
+			want:     fixed, corrections: 1,
+			says: []string{"changes nothing"},
+		},
+		{
+			name:     "a numbered FIND is applied at once and reported",
+			existing: large,
+			replies:  []llm.Response{reply(searchReply("", "599 | def f300():\n600 |     return 300\n", "599 | def f300():\n600 |     return 3000\n"))},
+			want:     fixed,
+			loose:    []LooseKind{LineNumbers},
+		},
+		{
+			name:     "a uniformly dedented FIND is applied at once and reported",
+			existing: indented,
+			replies:  []llm.Response{reply(searchReply("", "def f300():\n    return 300\n", "def f300():\n    return 3000\n"))},
+			want:     strings.Replace(indented, "        return 300\n", "        return 3000\n", 1),
+			loose:    []LooseKind{IndentShift},
+		},
+		{
+			name:     "three slips give up, every error kept",
+			existing: large,
+			replies: []llm.Response{
+				reply(searchReply("", "def f300():\n  return 300\n", "x\n")),
+				reply(searchReply("", "def f300():\n    return 301\n", "x\n")),
+				reply("<<<<<<<<<<<< SEARCH\ndef f300():\n=======\nx\n>>>>>>> REPLACE\n"),
+			},
+			corrections: 2,
+			says:        []string{"not one uniform shift"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := &scripted{replies: tt.replies}
+			res, err := Generate(t.Context(), m, GenerateInput{Change: Modify, MaxTokens: 100, Prompt: PromptInput{Path: "a.py", Existing: tt.existing}})
+			if tt.want == "" {
+				var gu *GiveUpError
+				if !errors.As(err, &gu) {
+					t.Fatalf("err = %v, want a GiveUpError", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if res.Content != tt.want {
+				t.Errorf("content differs:\n%.300q\nwant\n%.300q", res.Content, tt.want)
+			}
+			if res.Corrections != tt.corrections || res.Calls != len(tt.replies) || len(res.Rejected) != len(tt.replies)-btoi(tt.want != "") {
+				t.Errorf("calls %d corrections %d rejected %d, want %d %d %d", res.Calls, res.Corrections, len(res.Rejected), len(tt.replies), tt.corrections, len(tt.replies)-btoi(tt.want != ""))
+			}
+			if len(tt.says)+len(tt.never) > 0 {
+				if len(m.requests) < 2 {
+					t.Fatal("no correction was sent")
+				}
+				sent := m.requests[1].Messages[2].Text
+				for _, s := range tt.says {
+					if !strings.Contains(sent, s) {
+						t.Errorf("correction lacks %q:\n%s", s, sent)
+					}
+				}
+				for _, s := range tt.never {
+					if strings.Contains(sent, s) {
+						t.Errorf("correction contains %q:\n%s", s, sent)
+					}
+				}
+				if res.Rejected[0] == "" || !strings.Contains(sent, res.Rejected[0]) {
+					t.Errorf("Rejected[0] = %q is not the error sent back", res.Rejected[0])
+				}
+			}
+			if tt.loose != nil {
+				if len(res.Blocks) != 1 || len(res.Blocks[0].Loose) != len(tt.loose) {
+					t.Fatalf("blocks %+v, want one loose match of kinds %v", res.Blocks, tt.loose)
+				}
+				for i, k := range tt.loose {
+					if res.Blocks[0].Loose[i].Kind != k {
+						t.Errorf("loose %d = %v, want %v", i, res.Blocks[0].Loose[i].Kind, k)
+					}
+				}
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestPathMatches(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, block string
+		want        bool
+	}{
+		{"a.py", "a.py", true},
+		{"pkg/a.py", "a.py", true},
+		{"pkg/a.py", "./pkg/a.py", true},
+		{"pkg/a.py", "repo/pkg/a.py", true},
+		{"/home/u/repo/pkg/a.py", "pkg/a.py", true},
+		{"pkg/a.py", " `pkg/a.py` ", false}, // Parse strips the backticks, PathMatches does not
+		{"pkg/a.py", "b.py", false},
+		{"pkg/ba.py", "a.py", false},
+		{"pkg/a.py", "other/a.py", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+"~"+tt.block, func(t *testing.T) {
+			t.Parallel()
+			if got := PathMatches(tt.file, tt.block); got != tt.want {
+				t.Errorf("PathMatches(%q, %q) = %v, want %v", tt.file, tt.block, got, tt.want)
+			}
+		})
 	}
 }

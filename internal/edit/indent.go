@@ -1,25 +1,42 @@
 package edit
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // reindent shifts the replacement's indentation after a whitespace match
 // so it lines up with the file: find and file are the FIND lines and the
-// file lines they matched, pair by pair.
+// file lines they matched, pair by pair. It returns the re-indented
+// replacement and how the indentation differed, or, when the difference
+// is not one uniform shift for every non-blank line, the 0-based indexes
+// of the FIND lines that break it (uneven), and no replacement: a block
+// whose FIND lines slip in different ways says nothing reliable about how
+// its new lines should be indented.
 //
-// When reply and file indent alike (both tabs or both spaces) and one
-// indentation prefix explains every pair (the model dropped or added the
-// same leading whitespace on each line, the usual case), that prefix is
-// added to or removed from each replacement line, which keeps the bytes
-// the model wrote. Otherwise (spaces in the reply and tabs in the file, or
-// another width) each line is rebuilt in the file's style from its
-// nesting level.
-func (t *text) reindent(find, file, repl []string) []string {
-	if !t.styleDiffers(find, file, repl) {
-		if add, remove, ok := prefixShift(find, file); ok {
-			return shiftByPrefix(repl, add, remove)
-		}
+// When reply and file indent alike (both tabs or both spaces), the shift
+// is one prefix added to or removed from every line (the model dropped or
+// added the same leading whitespace on each line, the usual case); it is
+// applied to each replacement line, which keeps the bytes the model
+// wrote. When one uses tabs and the other spaces, every line must convert
+// with one tab width and then differ by one number of columns; each
+// replacement line is rewritten in the file's style.
+func (t *text) reindent(find, file, repl []string) (out []string, loose []Loosening, uneven []int) {
+	if t.styleDiffers(find, file, repl) {
+		return t.convertStyle(find, file, repl)
 	}
-	return t.shiftByLevel(find, file, repl)
+	add, remove, ok := prefixShift(find, file)
+	if !ok {
+		return nil, nil, unevenPrefixes(find, file)
+	}
+	if p := add + remove; p != "" {
+		shift := len(p)
+		if remove != "" {
+			shift = -shift
+		}
+		loose = []Loosening{{Kind: IndentShift, Shift: shift, Unit: indentUnitName(p), Lines: nonBlank(find)}}
+	}
+	return shiftByPrefix(repl, add, remove), loose, nil
 }
 
 // styleDiffers reports whether the reply indents with tabs where the file
@@ -39,22 +56,218 @@ func prefixShift(find, file []string) (add, remove string, ok bool) {
 		if strings.TrimSpace(f) == "" {
 			continue
 		}
-		fi, gi := indentOf(f), indentOf(file[i])
-		var a, r string
-		switch {
-		case strings.HasSuffix(gi, fi):
-			a = gi[:len(gi)-len(fi)]
-		case strings.HasSuffix(fi, gi):
-			r = fi[:len(fi)-len(gi)]
-		default:
-			return "", "", false
-		}
-		if seen && (a != add || r != remove) {
+		a, r, ok := linePrefixShift(f, file[i])
+		if !ok || (seen && (a != add || r != remove)) {
 			return "", "", false
 		}
 		add, remove, seen = a, r, true
 	}
 	return add, remove, true
+}
+
+// linePrefixShift is the prefix added to or removed from f's indentation
+// to give g's, if one exists.
+func linePrefixShift(f, g string) (add, remove string, ok bool) {
+	fi, gi := indentOf(f), indentOf(g)
+	switch {
+	case strings.HasSuffix(gi, fi):
+		return gi[:len(gi)-len(fi)], "", true
+	case strings.HasSuffix(fi, gi):
+		return "", fi[:len(fi)-len(gi)], true
+	}
+	return "", "", false
+}
+
+// unevenPrefixes returns the FIND lines whose prefix shift differs from
+// the one most lines share (or that have none).
+func unevenPrefixes(find, file []string) []int {
+	type shift struct {
+		add, remove string
+		ok          bool
+	}
+	return outliers(find, func(i int) shift {
+		a, r, ok := linePrefixShift(find[i], file[i])
+		return shift{a, r, ok}
+	}, func(s shift) bool { return s.ok })
+}
+
+// outliers returns the indexes of the non-blank lines whose key differs
+// from the most common valid key (the first such on a tie); when no key
+// is valid, every non-blank line.
+func outliers[K comparable](lines []string, key func(int) K, valid func(K) bool) []int {
+	if uniformKeys(lines, key, valid) {
+		return nil // the usual case, without allocating
+	}
+	counts := make(map[K]int)
+	var order []K
+	keys := make([]K, len(lines))
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		k := key(i)
+		keys[i] = k
+		if !valid(k) {
+			continue
+		}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	var best K
+	bestN := 0
+	for _, k := range order {
+		if counts[k] > bestN {
+			best, bestN = k, counts[k]
+		}
+	}
+	var out []int
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" && (bestN == 0 || keys[i] != best) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// uniformKeys reports whether every non-blank line has the same valid
+// key.
+func uniformKeys[K comparable](lines []string, key func(int) K, valid func(K) bool) bool {
+	var first K
+	seen := false
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		k := key(i)
+		if !valid(k) || (seen && k != first) {
+			return false
+		}
+		first, seen = k, true
+	}
+	return true
+}
+
+// convertStyle re-indents a reply written with tabs for a file indented
+// with spaces, or the reverse. One tab counts as w columns: the file's
+// indentation width when the file uses spaces, the reply's width per
+// level (worked out from the block, see modelUnitOf) when it uses tabs.
+// Every non-blank FIND line must then be off by the same number of
+// columns c. A replacement line indented exactly like some FIND line gets
+// the indentation of the file line that FIND line matched, which keeps
+// alignment spaces; any other line gets its columns plus c, written in
+// the file's style.
+func (t *text) convertStyle(find, file, repl []string) (out []string, loose []Loosening, uneven []int) {
+	fileUnit := t.unitOf(file)
+	w := fileUnit.width
+	if fileUnit.tabs {
+		// The reply's spaces per level, worked out from the block; an
+		// odd width (13 spaces for one tab) is a slip, not a style.
+		if w = modelUnitOf(find, file, repl, fileUnit).width; !slices.Contains(tabWidths, w) {
+			w = tabWidths[0]
+		}
+	}
+	w, uneven = uniformWidth(find, file, max(w, 1))
+	if len(uneven) > 0 {
+		return nil, nil, uneven
+	}
+	cols := unit{width: w}.columns
+	c := 0
+	if first := firstNonBlank(find); first < len(find) {
+		c = cols(indentOf(file[first])) - cols(indentOf(find[first]))
+	}
+	seen := indentPairs(find, file)
+	out = make([]string, len(repl))
+	for i, l := range repl {
+		ind := indentOf(l)
+		switch fileInd, ok := seen[ind]; {
+		case strings.TrimSpace(l) == "":
+			out[i] = l
+		case ok:
+			out[i] = fileInd + l[len(ind):]
+		default:
+			n := max(0, cols(ind)+c)
+			if fileUnit.tabs {
+				out[i] = strings.Repeat("\t", n/w) + strings.Repeat(" ", n%w) + l[len(ind):]
+			} else {
+				out[i] = strings.Repeat(" ", n) + l[len(ind):]
+			}
+		}
+	}
+	// A line is converted when its indentation uses the character the
+	// file does not; the others were at most shifted. REPLACE lines count
+	// too: a FIND with no indentation can still bring new lines indented
+	// in the other style.
+	other := " "
+	if !fileUnit.tabs {
+		other = "\t"
+	}
+	converted := 0
+	for _, l := range slices.Concat(find, repl) {
+		if strings.TrimSpace(l) != "" && strings.Contains(indentOf(l), other) {
+			converted++
+		}
+	}
+	if converted > 0 {
+		loose = append(loose, Loosening{Kind: IndentStyle, TabWidth: w, Lines: converted})
+	}
+	switch {
+	case c == 0:
+	case fileUnit.tabs && c%w == 0:
+		loose = append(loose, Loosening{Kind: IndentShift, Shift: c / w, Unit: "tab", Lines: nonBlank(find)})
+	default:
+		loose = append(loose, Loosening{Kind: IndentShift, Shift: c, Unit: "space", Lines: nonBlank(find)})
+	}
+	return out, loose, nil
+}
+
+// tabWidths are the spaces per tab a reply may use, the likeliest first.
+var tabWidths = []int{4, 2, 8, 3}
+
+// uniformWidth returns the tab width (columns per tab) under which every
+// non-blank FIND line is off from its file line by the same number of
+// columns: w if it does, else the first that does among the common widths
+// 4, 2, 8 and 3. (A reply that fits only some odd width, 13 spaces for
+// one tab, has slipped.) When none does, uneven lists the FIND lines that
+// break the shift under the width that leaves the fewest, so that the
+// error blames the lines that slipped rather than those a poorly guessed
+// width makes look wrong.
+func uniformWidth(find, file []string, w int) (width int, uneven []int) {
+	var best []int
+	for i, cw := range append([]int{w}, tabWidths...) {
+		cols := unit{width: cw}.columns
+		o := outliers(find, func(i int) int { return cols(indentOf(file[i])) - cols(indentOf(find[i])) }, func(int) bool { return true })
+		if len(o) == 0 {
+			return cw, nil
+		}
+		if i == 0 || len(o) < len(best) || (i == 1 && len(o) == len(best)) {
+			best = o
+		}
+	}
+	return w, best
+}
+
+// indentUnitName names what a whitespace prefix is made of.
+func indentUnitName(p string) string {
+	switch {
+	case strings.Trim(p, " ") == "":
+		return "space"
+	case strings.Trim(p, "\t") == "":
+		return "tab"
+	}
+	return "character"
+}
+
+// nonBlank counts the lines that are not blank.
+func nonBlank(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func shiftByPrefix(repl []string, add, remove string) []string {
@@ -106,43 +319,6 @@ func (u unit) columns(indent string) int {
 		}
 	}
 	return cols
-}
-
-func (u unit) indent(level, rem int) string {
-	if u.tabs {
-		return strings.Repeat("\t", level) + strings.Repeat(" ", rem)
-	}
-	return strings.Repeat(" ", level*u.width+rem)
-}
-
-// shiftByLevel re-indents repl in the file's style. A replacement line
-// indented exactly like some FIND line gets the indentation of the file
-// line that FIND line matched, which keeps alignment spaces the level
-// arithmetic cannot know about. Any other line is written level by level:
-// the first non-blank FIND line fixes how many levels the reply is off by,
-// and the line goes at its own level plus that offset in the file's unit.
-func (t *text) shiftByLevel(find, file, repl []string) []string {
-	fileUnit := t.unitOf(file)
-	modelUnit := modelUnitOf(find, file, repl, fileUnit)
-	first := firstNonBlank(find)
-	fileLevel, _ := fileUnit.level(indentOf(file[first]))
-	findLevel, _ := modelUnit.level(indentOf(find[first]))
-	offset := fileLevel - findLevel
-	seen := indentPairs(find, file)
-	out := make([]string, len(repl))
-	for i, l := range repl {
-		ind := indentOf(l)
-		switch fileInd, ok := seen[ind]; {
-		case strings.TrimSpace(l) == "":
-			out[i] = l
-		case ok:
-			out[i] = fileInd + l[len(ind):]
-		default:
-			level, rem := modelUnit.level(ind)
-			out[i] = fileUnit.indent(max(0, level+offset), rem) + l[len(ind):]
-		}
-	}
-	return out
 }
 
 // indentPairs maps each FIND line's indentation to the indentation of the

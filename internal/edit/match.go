@@ -16,8 +16,10 @@ const (
 	// inner run of whitespace counted as one space (ASCII whitespace
 	// only: space, tab, CR, VT, FF; so tabs and spaces are alike), with
 	// blank lines at the start and end of FIND ignored. Used only when no
-	// exact match exists; the replacement is then re-indented to the
-	// file's indentation and style.
+	// exact match exists. The replacement is then re-indented by the one
+	// uniform shift between FIND and the file, or the block is refused
+	// (*IndentError) when there is no such shift; Result.Loose says what
+	// differed.
 	Whitespace
 )
 

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -28,11 +29,13 @@ type Block struct {
 // ParseError says why a reply could not be read as edit blocks. Block is
 // the 1-based number the malformed block would have had (0 when the reply
 // holds no blocks at all) and Line the 1-based reply line where the problem
-// was seen.
+// was seen. Err, when set, is the sentinel for the kind of problem
+// (ErrMarkerLength, ErrExtraDivider); errors.Is sees it.
 type ParseError struct {
 	Block  int    `json:"block"`
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`
+	Err    error  `json:"-"`
 }
 
 func (e *ParseError) Error() string {
@@ -41,6 +44,26 @@ func (e *ParseError) Error() string {
 	}
 	return fmt.Sprintf("parse edit block %d (reply line %d): %s", e.Block, e.Line, e.Reason)
 }
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Sentinels a *ParseError may carry.
+var (
+	// ErrMarkerLength: a SEARCH, divider or REPLACE marker has more
+	// marker characters than the most accepted (maxMarker).
+	ErrMarkerLength = errors.New("edit block marker too long")
+	// ErrExtraDivider: a second ======= right before >>>>>>> REPLACE.
+	ErrExtraDivider = errors.New("second divider before the REPLACE marker")
+)
+
+// The SEARCH/REPLACE markers accept minMarker to maxMarker marker
+// characters (git writes 7; models miscount a little). A longer marker is
+// an error rather than content, since a reply with one is a block the
+// model meant and mistyped.
+const (
+	minMarker = 5
+	maxMarker = 9
+)
 
 const noBlocksReason = "no edit blocks found; write each change as " +
 	"\"### CHANGE n: description\", then \"FIND:\" and a fenced code block, " +
@@ -116,6 +139,8 @@ func (p *parser) run() error {
 			return p.errorf(p.i, "REPLACE WITH: has no FIND: before it; every change needs FIND: then REPLACE WITH:")
 		case isReplaceMarker(line):
 			return p.errorf(p.i, ">>>>>>> REPLACE has no <<<<<<< SEARCH before it")
+		case isLongMarker(line):
+			return p.markerError(p.i)
 		case headingRE.MatchString(line):
 			err = p.startHeading(line)
 		default:
@@ -249,21 +274,34 @@ func (p *parser) searchBlock() error {
 	var find, replace []string
 	for p.i++; ; p.i++ {
 		if p.i == len(p.lines) || isSearchMarker(p.lines[p.i]) || isReplaceMarker(p.lines[p.i]) {
-			return p.errorf(markerAt, "<<<<<<< SEARCH has no ======= line after it")
+			return p.noDivider(markerAt, find)
 		}
-		if isDivider(p.lines[p.i]) {
+		line := p.lines[p.i]
+		if isDivider(line) {
 			break
 		}
-		find = append(find, p.lines[p.i])
+		if isLongMarker(line) {
+			return p.markerError(p.i)
+		}
+		find = append(find, line)
 	}
 	for p.i++; ; p.i++ {
 		if p.i == len(p.lines) || isSearchMarker(p.lines[p.i]) {
 			return p.errorf(markerAt, "SEARCH block has no >>>>>>> REPLACE line to end it (was the reply cut off?)")
 		}
-		if isReplaceMarker(p.lines[p.i]) {
+		line := p.lines[p.i]
+		if isReplaceMarker(line) {
 			break
 		}
-		replace = append(replace, p.lines[p.i])
+		if isLongMarker(line) {
+			return p.markerError(p.i)
+		}
+		if isDivider(line) && p.replaceMarkerNext(p.i+1) {
+			e := p.errorf(p.i, "a second ======= comes right before >>>>>>> REPLACE; a block has one ======= line, between the lines to find and their replacement")
+			e.(*ParseError).Err = ErrExtraDivider
+			return e
+		}
+		replace = append(replace, line)
 	}
 	p.i++
 	if isBlank(find) {
@@ -275,6 +313,37 @@ func (p *parser) searchBlock() error {
 		Find: joinLines(find), Replace: joinLines(replace),
 	})
 	return nil
+}
+
+// replaceMarkerNext reports whether the first non-blank line from j on is
+// a REPLACE marker.
+func (p *parser) replaceMarkerNext(j int) bool {
+	for j < len(p.lines) && strings.TrimSpace(p.lines[j]) == "" {
+		j++
+	}
+	return j < len(p.lines) && isReplaceMarker(p.lines[j])
+}
+
+// noDivider is the error for a SEARCH at markerAt whose section ended
+// without a divider; an over-long divider in it is named.
+func (p *parser) noDivider(markerAt int, find []string) error {
+	for k, l := range find {
+		if isLongDivider(l) {
+			return p.markerError(markerAt + 1 + k)
+		}
+	}
+	return p.errorf(markerAt, "<<<<<<< SEARCH has no ======= line after it")
+}
+
+// markerError names the over-long marker at line idx.
+func (p *parser) markerError(idx int) error {
+	line := strings.TrimSpace(p.lines[idx])
+	c := line[0]
+	want := map[byte]string{'<': "<<<<<<< SEARCH", '=': "=======", '>': ">>>>>>> REPLACE"}[c]
+	e := p.errorf(idx, "the marker %q has %d %q characters, more than the %d accepted; write %s",
+		line, runOf(line, c), string(c), maxMarker, want)
+	e.(*ParseError).Err = ErrMarkerLength
+	return e
 }
 
 // pathBefore returns the file name written just before the SEARCH marker
@@ -300,18 +369,50 @@ func (p *parser) prevNonBlank(j int) int {
 }
 
 // pathLike returns line as a file name if it looks like one: a single
-// word with a dot or a slash, perhaps in backticks or bold.
+// word, perhaps in backticks or bold, that has a slash, or a dot followed
+// by an extension with a letter in it. Prose of one word ("Done.",
+// "etc.", "...", "v2.0") is not a file name.
 func pathLike(line string) string {
-	s := strings.TrimSpace(line)
+	s := strings.TrimSuffix(strings.TrimSpace(line), ":")
 	s = strings.Trim(s, "*`")
 	s = strings.TrimSuffix(s, ":")
-	if s == "" || len(s) > 255 || strings.ContainsAny(s, " \t<>=#`*\"'") {
+	if s == "" || len(s) > 255 || strings.ContainsAny(s, " \t<>=#`*\"'") || strings.HasSuffix(s, ".") {
 		return ""
 	}
-	if !strings.ContainsAny(s, "./") {
+	if strings.Contains(s, "/") {
+		if !strings.ContainsFunc(s, isAlnum) {
+			return ""
+		}
+		return s
+	}
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 || !isExtension(s[dot+1:]) {
 		return ""
 	}
 	return s
+}
+
+// isExtension reports whether s can be a file name extension: up to 16
+// letters, digits, '_', '-' or '+', at least one of them a letter.
+func isExtension(s string) bool {
+	if s == "" || len(s) > 16 {
+		return false
+	}
+	letter := false
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9', c == '_', c == '-', c == '+':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+func isAlnum(c rune) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // label normalises a label line: "**FIND:**", "#### Find:", "FIND" all
@@ -338,23 +439,39 @@ func isReplaceLabel(line string) bool {
 	return name == "REPLACE WITH" || (name == "REPLACE" && colon)
 }
 
-// The SEARCH/REPLACE markers accept 5 to 9 marker characters, as models
-// miscount them.
 func isSearchMarker(line string) bool {
-	return markerLine(line, '<', "SEARCH")
+	return markerLine(line, '<', "SEARCH", minMarker, maxMarker)
 }
 
 func isReplaceMarker(line string) bool {
-	return markerLine(line, '>', "REPLACE")
+	return markerLine(line, '>', "REPLACE", minMarker, maxMarker)
 }
 
 func isDivider(line string) bool {
-	return markerLine(line, '=', "")
+	return markerLine(line, '=', "", minMarker, maxMarker)
 }
 
-func markerLine(line string, c byte, word string) bool {
+// isLongMarker reports whether line is a SEARCH or REPLACE marker with
+// too many marker characters. (A long divider is a plain line of '=',
+// often prose or content; see isLongDivider.)
+func isLongMarker(line string) bool {
+	return markerLine(line, '<', "SEARCH", maxMarker+1, -1) ||
+		markerLine(line, '>', "REPLACE", maxMarker+1, -1)
+}
+
+// isLongDivider reports whether line is a divider of more than maxMarker
+// '='. Inside a block's replacement such a line is content (a reST
+// heading underline), so only a SEARCH section that has no divider
+// reports it.
+func isLongDivider(line string) bool {
+	return markerLine(line, '=', "", maxMarker+1, -1)
+}
+
+// markerLine reports whether line is a run of lo to hi (no limit if
+// negative) c characters followed by word, spaces aside.
+func markerLine(line string, c byte, word string, lo, hi int) bool {
 	n := runOf(line, c)
-	if n < 5 || n > 9 {
+	if n < lo || (hi >= 0 && n > hi) {
 		return false
 	}
 	rest := strings.TrimRight(line[n:], " \t")

@@ -226,3 +226,113 @@ func TestParseTruncatedReplyNeverYieldsPartialBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFileNameLine: the line above a SEARCH block (or above the fence
+// around it) is its file name only if it looks like one; a word of prose
+// with a dot in it is not.
+func TestParseFileNameLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, line, want string
+	}{
+		{"plain file", "app.py", "app.py"},
+		{"path", "src/app/main.go", "src/app/main.go"},
+		{"in backticks with a colon", "`internal/x.go`:", "internal/x.go"},
+		{"in bold", "**pkg/y.rs**", "pkg/y.rs"},
+		{"dotfile", ".gitignore", ".gitignore"},
+		{"two extensions", "data.tar.gz", "data.tar.gz"},
+		{"path without an extension", "cmd/azero", "cmd/azero"},
+		{"Done.", "Done.", ""},
+		{"etc.", "etc.", ""},
+		{"ellipsis", "...", ""},
+		{"a version", "v2.0", ""},
+		{"a number", "3.14", ""},
+		{"e.g.", "e.g.", ""},
+		{"closing parenthesis", "etc.)", ""},
+		{"a word without a dot", "Changes", ""},
+		{"slashes only", "./", ""},
+		{"a sentence", "Here is the change.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, reply := range []string{
+				tt.line + "\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
+				tt.line + "\n\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n",
+			} {
+				blocks, err := edit.Parse(reply)
+				if err != nil {
+					t.Fatalf("Parse: %v", err)
+				}
+				if blocks[0].Path != tt.want {
+					t.Errorf("Path = %q, want %q\n%s", blocks[0].Path, tt.want, reply)
+				}
+			}
+		})
+	}
+}
+
+// TestParseMarkers: SEARCH/REPLACE markers of 5 to 9 characters are
+// markers; longer ones, and a second divider right before the REPLACE
+// marker, are malformed blocks reported with their block and line.
+func TestParseMarkers(t *testing.T) {
+	t.Parallel()
+	const block = "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+	tests := []struct {
+		name     string
+		reply    string
+		want     []edit.Block // nil: an error is wanted
+		sentinel error
+		block    int
+		line     int
+		reasons  []string
+	}{
+		{name: "nine and five characters", reply: "<<<<<<<<< SEARCH\na\n=====\nb\n>>>>> REPLACE\n",
+			want: []edit.Block{{N: 1, Line: 1, Find: "a\n", Replace: "b\n"}}},
+		{name: "a long line of = in the replacement is content", reply: "<<<<<<< SEARCH\nOld\n=======\nNew\n============\n\nbody\n>>>>>>> REPLACE\n",
+			want: []edit.Block{{N: 1, Line: 1, Find: "Old\n", Replace: "New\n============\n\nbody\n"}}},
+		{name: "a long line of = in prose is prose", reply: "Summary\n==============\n" + block,
+			want: []edit.Block{{N: 1, Line: 3, Find: "a\n", Replace: "b\n"}}},
+		{name: "four characters are prose", reply: "<<<< SEARCH\n" + block,
+			want: []edit.Block{{N: 1, Line: 2, Find: "a\n", Replace: "b\n"}}},
+		{name: "second divider right before REPLACE", reply: "<<<<<<< SEARCH\na\n=======\nb\n=======\n>>>>>>> REPLACE\n",
+			sentinel: edit.ErrExtraDivider, block: 1, line: 5, reasons: []string{"second =======", "right before >>>>>>> REPLACE"}},
+		{name: "second divider, blank line, REPLACE, in the second block", reply: block + "<<<<<<< SEARCH\nc\n=======\nd\n========\n\n>>>>>>> REPLACE\n",
+			sentinel: edit.ErrExtraDivider, block: 2, line: 10},
+		{name: "ten < characters", reply: "<<<<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 1, reasons: []string{`"<<<<<<<<<< SEARCH"`, `10 "<" characters`, "write <<<<<<< SEARCH"}},
+		{name: "long REPLACE marker ending a block", reply: block + "<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>>>>>>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 2, line: 10, reasons: []string{`">>>>>>>>>>>>>> REPLACE"`, "14"}},
+		{name: "long divider", reply: "<<<<<<< SEARCH\na\n============\nb\n>>>>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 3, reasons: []string{`"============"`, "write ======="}},
+		{name: "long REPLACE marker with no block", reply: "x\n>>>>>>>>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := edit.Parse(tt.reply)
+			if tt.want != nil {
+				if err != nil {
+					t.Fatalf("Parse: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("Parse mismatch (-want +got):\n%s", diff)
+				}
+				return
+			}
+			var pe *edit.ParseError
+			if !errors.As(err, &pe) || !errors.Is(err, tt.sentinel) {
+				t.Fatalf("Parse = %+v, %v; want a *ParseError wrapping %v", got, err, tt.sentinel)
+			}
+			if pe.Block != tt.block || pe.Line != tt.line {
+				t.Errorf("error at block %d line %d, want block %d line %d: %v", pe.Block, pe.Line, tt.block, tt.line, err)
+			}
+			for _, r := range tt.reasons {
+				if !strings.Contains(err.Error(), r) {
+					t.Errorf("error %q does not mention %q", err, r)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package edit_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -202,12 +203,17 @@ func TestSpecScenarios(t *testing.T) {
 		}},
 		{"T130_whitespace_normalization", func(t *testing.T) {
 			content := "class A:\n    def f(self):\n        return 1\n"
-			got, res, err := edit.Apply(content, []edit.Block{{Find: "def f(self):\n  return 1\n", Replace: "def f(self):\n  return 2\n"}})
+			// FIND copied without the class's indentation: one uniform
+			// shift, so the replacement gets the same shift back.
+			got, res, err := edit.Apply(content, []edit.Block{{Find: "def f(self):\n    return 1\n", Replace: "def f(self):\n    return 2\n"}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := "class A:\n    def f(self):\n        return 2\n"; got != want || res[0].Match != edit.Whitespace {
 				t.Errorf("Apply = %q (%v), want %q (whitespace)", got, res[0].Match, want)
+			}
+			if want := []edit.Loosening{{Kind: edit.IndentShift, Shift: 4, Unit: "space", Lines: 2}}; !reflect.DeepEqual(res[0].Loose, want) {
+				t.Errorf("loose = %+v, want %+v", res[0].Loose, want)
 			}
 		}},
 	}

@@ -88,11 +88,13 @@ func TestKindsMarshalAsWords(t *testing.T) {
 	got, err := json.Marshal(struct {
 		R edit.Result
 		S edit.Strategy
-	}{edit.Result{Block: 1, Match: edit.Whitespace, StartLine: 3, EndLine: 4}, edit.Blocks})
+	}{edit.Result{Block: 1, Status: edit.NoChange, Match: edit.Whitespace, StartLine: 3, EndLine: 4,
+		Loose: []edit.Loosening{{Kind: edit.IndentShift, Shift: -1, Unit: "tab", Lines: 2}, {Kind: edit.LineNumbers, Lines: 2}}}, edit.Blocks})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"R":{"block":1,"match":"whitespace","start_line":3,"end_line":4},"S":"blocks"}`
+	want := `{"R":{"block":1,"status":"no_change","match":"whitespace","start_line":3,"end_line":4,` +
+		`"loose":[{"kind":"indent_shift","shift":-1,"unit":"tab","lines":2},{"kind":"line_numbers","lines":2}]},"S":"blocks"}`
 	if string(got) != want {
 		t.Errorf("json = %s, want %s", got, want)
 	}
