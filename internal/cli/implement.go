@@ -288,7 +288,26 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	if err != nil {
 		return implement.Deps{}, err
 	}
-	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: eng}, nil
+	a, err := f.Audit()
+	if err != nil {
+		return implement.Deps{}, err
+	}
+	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: eng, Audit: a,
+		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices)}, nil
+}
+
+// maxOutput is the most output a role's reply may ask for: the configured
+// max_output_tokens, else the model's known maximum (0 when unknown).
+func maxOutput(role config.Role, model string, prices llm.PriceTable) int {
+	if role.MaxOutputTokens > 0 {
+		return role.MaxOutputTokens
+	}
+	spec, err := llm.ParseSpec(model)
+	if err != nil {
+		return 0
+	}
+	p, _ := prices.Price(spec)
+	return p.MaxOutput
 }
 
 func resumeImplement(ctx context.Context, f *Factory, r store.Run, asJSON bool) error {

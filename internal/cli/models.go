@@ -54,7 +54,13 @@ func (f *Factory) providerEnv(cfg config.Config) provider.Env {
 	if len(cfg.Prices) > 0 {
 		over := map[string]llm.Price{}
 		for name, p := range cfg.Prices {
-			over[name] = llm.Price{Input: p.Input, Output: p.Output}
+			// A configured price keeps what azero knows of the model's limits.
+			known := llm.Price{}
+			if spec, err := llm.ParseSpec(name); err == nil {
+				known, _ = prices.Price(spec)
+			}
+			known.Input, known.Output, known.LongAbove = p.Input, p.Output, 0
+			over[name] = known
 		}
 		prices = prices.With(over)
 	}

@@ -29,6 +29,22 @@ type Config struct {
 	Implement Implement        `toml:"implement"`
 	Issue     Issue            `toml:"issue"`
 	Mock      Mock             `toml:"mock"`
+	Roles     Roles            `toml:"roles"`
+}
+
+// Roles tune each model role.
+type Roles struct {
+	Drafter  Role `toml:"drafter"`
+	Reviewer Role `toml:"reviewer"`
+	Coder    Role `toml:"coder"`
+}
+
+// Role tunes one model role.
+type Role struct {
+	// MaxOutputTokens caps the output a reply may ask for; a reply cut off
+	// at its limit is asked again with more room, up to this (default: the
+	// model's known maximum).
+	MaxOutputTokens int `toml:"max_output_tokens"`
 }
 
 // Models names the model used for each role as "provider:model".

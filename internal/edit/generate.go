@@ -39,8 +39,16 @@ type GenerateInput struct {
 	Prompt    PromptInput // Path, LLD, Existing (for Modify), Tests, Feedback
 	System    string      // the system text
 	Extra     string      // more instructions appended to the prompt (context files, the phase's goal)
-	MaxTokens int
+	MaxTokens int         // the output limit of the first call
+	// MaxOutput is the most output a retry may ask for (the model's
+	// maximum, or the configured max_output_tokens); 0 lets each retry
+	// double the limit.
+	MaxOutput int
 	Purpose   string // lineage slug: "scaffold", "implement", ...
+	// OnTruncated, when set, is told of every reply cut off at its limit
+	// and how it is asked again: with next tokens, and as edit blocks
+	// instead of a whole file when blocks is set.
+	OnTruncated func(cutAt, next int, blocks bool)
 }
 
 // GenerateResult is a file's new content and how it was obtained.
@@ -74,7 +82,10 @@ func (e *GiveUpError) Unwrap() error { return e.Reason }
 // Generate asks m for a file's content with the strategy the spec selects
 // (SelectStrategy): the whole file for Add and small Modify, FIND/REPLACE
 // blocks for a large Modify. A reply cut off at the output limit is never
-// applied: it is asked for again, at most MaxTruncationRetries times. A
+// applied: it is asked for again, at most MaxTruncationRetries times, each
+// time with twice the room up to MaxOutput, and a whole-file Modify as edit
+// blocks; when neither can change, Generate gives up rather than repeat
+// the same call. A
 // reply that cannot be used is sent back with the error text, which shows
 // the model the file's exact lines to copy (see NotFoundError,
 // AmbiguousError, IndentError), at most MaxCorrections times; then
@@ -84,28 +95,51 @@ func (e *GiveUpError) Unwrap() error { return e.Reason }
 func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResult, error) {
 	existing := in.Prompt.Existing
 	res := GenerateResult{Strategy: SelectStrategy(in.Change, []byte(existing))}
-	prompt := FullFilePrompt(in.Prompt)
-	if res.Strategy == Blocks {
-		prompt = BlocksPrompt(in.Prompt)
+	start := func() []llm.Message {
+		prompt := FullFilePrompt(in.Prompt)
+		if res.Strategy == Blocks {
+			prompt = BlocksPrompt(in.Prompt)
+		}
+		if in.Extra != "" {
+			prompt += "\n\n" + in.Extra
+		}
+		return []llm.Message{{Role: llm.SpeakerUser, Text: prompt}}
 	}
-	if in.Extra != "" {
-		prompt += "\n\n" + in.Extra
-	}
-	msgs := []llm.Message{{Role: llm.SpeakerUser, Text: prompt}}
+	msgs := start()
 	giveUp := func(err error) (GenerateResult, error) {
 		return res, &GiveUpError{Path: in.Prompt.Path, Reason: err, Calls: res.Calls}
 	}
+	limit := in.MaxTokens
 	for {
-		resp, err := m.Generate(ctx, llm.Request{System: in.System, Messages: msgs, MaxTokens: in.MaxTokens, Purpose: in.Purpose})
+		resp, err := m.Generate(ctx, llm.Request{System: in.System, Messages: msgs, MaxTokens: limit, Purpose: in.Purpose})
 		res.Calls++
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", in.Prompt.Path, err)
 		}
 		switch resp.Stop {
 		case llm.StopMaxTokens:
+			// A cut-off reply is never applied, and never asked for the
+			// same way again: the limit grows, and a whole-file rewrite of
+			// an existing file becomes edit blocks.
 			res.Truncations++
-			if res.Truncations > MaxTruncationRetries {
-				return giveUp(fmt.Errorf("%w %d times", ErrTruncated, res.Truncations))
+			next := 2 * limit
+			if in.MaxOutput > 0 {
+				next = min(next, in.MaxOutput)
+			}
+			blocks := res.Strategy == FullFile && in.Change == Modify && existing != ""
+			switch {
+			case res.Truncations > MaxTruncationRetries:
+				return giveUp(fmt.Errorf("%w %d times (last limit %d tokens)", ErrTruncated, res.Truncations, limit))
+			case next <= limit && !blocks:
+				return giveUp(fmt.Errorf("%w at %d tokens, the most this model may write in one reply (max_output_tokens)", ErrTruncated, limit))
+			}
+			if in.OnTruncated != nil {
+				in.OnTruncated(limit, max(next, limit), blocks)
+			}
+			limit = max(next, limit)
+			if blocks {
+				res.Strategy = Blocks
+				msgs = start()
 			}
 			continue
 		case llm.StopRefused:

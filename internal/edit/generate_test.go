@@ -324,3 +324,70 @@ func TestPathMatches(t *testing.T) {
 		})
 	}
 }
+
+// TestTruncationIsNeverAskedTheSameWay: a reply cut off at its limit is
+// asked again with more room, up to the model's maximum; a whole-file
+// rewrite of an existing file is asked again as edit blocks; when nothing
+// can change, Generate gives up instead of repeating the call.
+func TestTruncationIsNeverAskedTheSameWay(t *testing.T) {
+	t.Parallel()
+	small := "def f300():\n    return 300\n"
+	tests := []struct {
+		name      string
+		change    ChangeType
+		existing  string
+		maxOutput int
+		replies   []llm.Response
+		limits    []int
+		blocks    []bool // per request: asked for edit blocks
+		content   string
+		giveUp    string
+	}{
+		{"an Add gets twice the room each time", Add, "", 0,
+			[]llm.Response{truncated("```go\npack"), truncated("```go\npackage"), reply("```go\npackage x\n```")},
+			[]int{1000, 2000, 4000}, []bool{false, false, false}, "package x\n", ""},
+		{"the room stops at the model's maximum", Add, "", 3000,
+			[]llm.Response{truncated("```go\npack"), truncated("```go\npackage"), reply("```go\npackage x\n```")},
+			[]int{1000, 2000, 3000}, []bool{false, false, false}, "package x\n", ""},
+		{"at the maximum it gives up instead of asking the same again", Add, "", 1000,
+			[]llm.Response{truncated("```go\npack")},
+			[]int{1000}, []bool{false}, "", "the most this model may write"},
+		{"a cut-off rewrite of an existing file becomes edit blocks", Modify, small, 1000,
+			[]llm.Response{truncated("```python\ndef f300"), reply(blocksReply)},
+			[]int{1000, 1000}, []bool{false, true}, "def f300():\n    return 3000\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := &scripted{replies: tt.replies}
+			var told []string
+			res, err := Generate(t.Context(), m, GenerateInput{
+				Change: tt.change, Prompt: PromptInput{Path: "x.py", LLD: "design", Existing: tt.existing},
+				MaxTokens: 1000, MaxOutput: tt.maxOutput,
+				OnTruncated: func(cut, next int, blocks bool) { told = append(told, fmt.Sprint(cut, "->", next, blocks)) },
+			})
+			if tt.giveUp != "" {
+				if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), tt.giveUp) {
+					t.Fatalf("err = %v, want a truncation give-up naming %q", err, tt.giveUp)
+				}
+			} else if err != nil || res.Content != tt.content {
+				t.Fatalf("Generate = %q, %v; want %q", res.Content, err, tt.content)
+			}
+			if len(m.requests) != len(tt.limits) {
+				t.Fatalf("%d calls, want %d", len(m.requests), len(tt.limits))
+			}
+			for i, req := range m.requests {
+				asked := strings.Contains(req.Messages[0].Text, "FIND:")
+				if req.MaxTokens != tt.limits[i] || asked != tt.blocks[i] {
+					t.Errorf("call %d: limit %d blocks %v; want %d %v", i+1, req.MaxTokens, asked, tt.limits[i], tt.blocks[i])
+				}
+				if i > 0 && req.MaxTokens == m.requests[i-1].MaxTokens && req.Messages[0].Text == m.requests[i-1].Messages[0].Text {
+					t.Errorf("call %d repeats call %d", i+1, i)
+				}
+			}
+			if want := len(tt.limits) - 1; len(told) != want {
+				t.Errorf("told of %d retries %v, want %d", len(told), told, want)
+			}
+		})
+	}
+}

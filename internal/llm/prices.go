@@ -15,6 +15,8 @@ type Price struct {
 	LongInput, LongOutput float64
 	// ContextWindow is the model's context window in tokens; 0 when unknown.
 	ContextWindow int
+	// MaxOutput is the most output tokens one reply may have; 0 when unknown.
+	MaxOutput int
 }
 
 // Cost returns the USD cost of a call with the given token counts.
@@ -36,39 +38,39 @@ func DefaultPrices() PriceTable { return maps.Clone(defaultPrices) }
 
 var defaultPrices = PriceTable{
 	// Anthropic: https://www.anthropic.com/pricing
-	"anthropic:claude-opus-4-5":   {Input: 5, Output: 25, ContextWindow: 200_000},
-	"anthropic:claude-opus-4-1":   {Input: 15, Output: 75, ContextWindow: 200_000},
-	"anthropic:claude-opus-4-0":   {Input: 15, Output: 75, ContextWindow: 200_000},
-	"anthropic:claude-opus-4":     {Input: 15, Output: 75, ContextWindow: 200_000},
-	"anthropic:claude-sonnet-4-5": {Input: 3, Output: 15, LongAbove: 200_000, LongInput: 6, LongOutput: 22.5, ContextWindow: 200_000},
-	"anthropic:claude-sonnet-4-0": {Input: 3, Output: 15, LongAbove: 200_000, LongInput: 6, LongOutput: 22.5, ContextWindow: 200_000},
-	"anthropic:claude-sonnet-4":   {Input: 3, Output: 15, LongAbove: 200_000, LongInput: 6, LongOutput: 22.5, ContextWindow: 200_000},
-	"anthropic:claude-3-7-sonnet": {Input: 3, Output: 15, ContextWindow: 200_000},
-	"anthropic:claude-haiku-4-5":  {Input: 1, Output: 5, ContextWindow: 200_000},
-	"anthropic:claude-3-5-haiku":  {Input: 0.8, Output: 4, ContextWindow: 200_000},
-	"anthropic:claude-3-haiku":    {Input: 0.25, Output: 1.25, ContextWindow: 200_000},
+	"anthropic:claude-opus-4-5":   {Input: 5, Output: 25, ContextWindow: 200_000, MaxOutput: 64_000},
+	"anthropic:claude-opus-4-1":   {Input: 15, Output: 75, ContextWindow: 200_000, MaxOutput: 32_000},
+	"anthropic:claude-opus-4-0":   {Input: 15, Output: 75, ContextWindow: 200_000, MaxOutput: 32_000},
+	"anthropic:claude-opus-4":     {Input: 15, Output: 75, ContextWindow: 200_000, MaxOutput: 32_000},
+	"anthropic:claude-sonnet-4-5": {Input: 3, Output: 15, LongAbove: 200_000, LongInput: 6, LongOutput: 22.5, ContextWindow: 200_000, MaxOutput: 64_000},
+	"anthropic:claude-sonnet-4-0": {Input: 3, Output: 15, LongAbove: 200_000, LongInput: 6, LongOutput: 22.5, ContextWindow: 200_000, MaxOutput: 64_000},
+	"anthropic:claude-sonnet-4":   {Input: 3, Output: 15, LongAbove: 200_000, LongInput: 6, LongOutput: 22.5, ContextWindow: 200_000, MaxOutput: 64_000},
+	"anthropic:claude-3-7-sonnet": {Input: 3, Output: 15, ContextWindow: 200_000, MaxOutput: 64_000},
+	"anthropic:claude-haiku-4-5":  {Input: 1, Output: 5, ContextWindow: 200_000, MaxOutput: 64_000},
+	"anthropic:claude-3-5-haiku":  {Input: 0.8, Output: 4, ContextWindow: 200_000, MaxOutput: 8_192},
+	"anthropic:claude-3-haiku":    {Input: 0.25, Output: 1.25, ContextWindow: 200_000, MaxOutput: 4_096},
 
 	// Gemini API: https://ai.google.dev/gemini-api/docs/pricing
-	"gemini:gemini-3-pro-preview":  {Input: 2, Output: 12, LongAbove: 200_000, LongInput: 4, LongOutput: 18, ContextWindow: 1_048_576},
-	"gemini:gemini-2.5-pro":        {Input: 1.25, Output: 10, LongAbove: 200_000, LongInput: 2.5, LongOutput: 15, ContextWindow: 1_048_576},
-	"gemini:gemini-2.5-flash":      {Input: 0.30, Output: 2.50, ContextWindow: 1_048_576},
-	"gemini:gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40, ContextWindow: 1_048_576},
-	"gemini:gemini-2.0-flash":      {Input: 0.10, Output: 0.40, ContextWindow: 1_048_576},
-	"gemini:gemini-2.0-flash-lite": {Input: 0.075, Output: 0.30, ContextWindow: 1_048_576},
+	"gemini:gemini-3-pro-preview":  {Input: 2, Output: 12, LongAbove: 200_000, LongInput: 4, LongOutput: 18, ContextWindow: 1_048_576, MaxOutput: 65_536},
+	"gemini:gemini-2.5-pro":        {Input: 1.25, Output: 10, LongAbove: 200_000, LongInput: 2.5, LongOutput: 15, ContextWindow: 1_048_576, MaxOutput: 65_536},
+	"gemini:gemini-2.5-flash":      {Input: 0.30, Output: 2.50, ContextWindow: 1_048_576, MaxOutput: 65_536},
+	"gemini:gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40, ContextWindow: 1_048_576, MaxOutput: 65_536},
+	"gemini:gemini-2.0-flash":      {Input: 0.10, Output: 0.40, ContextWindow: 1_048_576, MaxOutput: 8_192},
+	"gemini:gemini-2.0-flash-lite": {Input: 0.075, Output: 0.30, ContextWindow: 1_048_576, MaxOutput: 8_192},
 
 	// OpenAI: https://openai.com/api/pricing
-	"openai:gpt-5":        {Input: 1.25, Output: 10, ContextWindow: 400_000},
-	"openai:gpt-5-mini":   {Input: 0.25, Output: 2, ContextWindow: 400_000},
-	"openai:gpt-5-nano":   {Input: 0.05, Output: 0.40, ContextWindow: 400_000},
-	"openai:gpt-4.1":      {Input: 2, Output: 8, ContextWindow: 1_047_576},
-	"openai:gpt-4.1-mini": {Input: 0.40, Output: 1.60, ContextWindow: 1_047_576},
-	"openai:gpt-4.1-nano": {Input: 0.10, Output: 0.40, ContextWindow: 1_047_576},
-	"openai:gpt-4o":       {Input: 2.50, Output: 10, ContextWindow: 128_000},
-	"openai:gpt-4o-mini":  {Input: 0.15, Output: 0.60, ContextWindow: 128_000},
-	"openai:o3":           {Input: 2, Output: 8, ContextWindow: 200_000},
-	"openai:o3-mini":      {Input: 1.10, Output: 4.40, ContextWindow: 200_000},
-	"openai:o4-mini":      {Input: 1.10, Output: 4.40, ContextWindow: 200_000},
-	"openai:o1":           {Input: 15, Output: 60, ContextWindow: 200_000},
+	"openai:gpt-5":        {Input: 1.25, Output: 10, ContextWindow: 400_000, MaxOutput: 128_000},
+	"openai:gpt-5-mini":   {Input: 0.25, Output: 2, ContextWindow: 400_000, MaxOutput: 128_000},
+	"openai:gpt-5-nano":   {Input: 0.05, Output: 0.40, ContextWindow: 400_000, MaxOutput: 128_000},
+	"openai:gpt-4.1":      {Input: 2, Output: 8, ContextWindow: 1_047_576, MaxOutput: 32_768},
+	"openai:gpt-4.1-mini": {Input: 0.40, Output: 1.60, ContextWindow: 1_047_576, MaxOutput: 32_768},
+	"openai:gpt-4.1-nano": {Input: 0.10, Output: 0.40, ContextWindow: 1_047_576, MaxOutput: 32_768},
+	"openai:gpt-4o":       {Input: 2.50, Output: 10, ContextWindow: 128_000, MaxOutput: 16_384},
+	"openai:gpt-4o-mini":  {Input: 0.15, Output: 0.60, ContextWindow: 128_000, MaxOutput: 16_384},
+	"openai:o3":           {Input: 2, Output: 8, ContextWindow: 200_000, MaxOutput: 100_000},
+	"openai:o3-mini":      {Input: 1.10, Output: 4.40, ContextWindow: 200_000, MaxOutput: 100_000},
+	"openai:o4-mini":      {Input: 1.10, Output: 4.40, ContextWindow: 200_000, MaxOutput: 100_000},
+	"openai:o1":           {Input: 15, Output: 60, ContextWindow: 200_000, MaxOutput: 100_000},
 }
 
 // With returns a copy of t with overrides added or replacing entries. Keys are

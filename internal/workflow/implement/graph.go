@@ -26,11 +26,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
@@ -57,8 +59,13 @@ type Deps struct {
 	Writer    *safewrite.Writer
 	Runner    testrun.Runner
 	Lineage   Lineage
-	Events    event.Sink // what the human reads: steps, test results; nil discards
-	MaxTokens int        // per coder call; default 8192
+	Events    event.Sink    // what the human reads: steps, test results; nil discards
+	Audit     *audit.Logger // loose matches and cut-off replies; nil discards
+	MaxTokens int           // the first output limit of a coder call; default 8192
+	// MaxOutput is the most output a retry of a cut-off reply may ask for
+	// (the model's maximum or the configured max_output_tokens); 0 lets it
+	// double.
+	MaxOutput int
 	Lint      func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error)
 }
 
@@ -66,6 +73,9 @@ type Deps struct {
 func Graph(d Deps) *flow.Graph[State] {
 	if d.MaxTokens == 0 {
 		d.MaxTokens = 8192
+	}
+	if d.MaxOutput > 0 {
+		d.MaxTokens = min(d.MaxTokens, d.MaxOutput)
 	}
 	if d.Lint == nil {
 		d.Lint = func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error) {
@@ -201,12 +211,28 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 		change = edit.Add
 	}
 	n.say(ctx, event.Plain, "%s %s", purpose, f.Path)
+	runID := flow.RunID(ctx)
 	res, err := edit.Generate(ctx, n.d.Coder, edit.GenerateInput{
 		Change: change,
 		Prompt: edit.PromptInput{Path: f.Path, LLD: s.LLD, Existing: string(existing), Tests: n.testsText(s, f)},
-		System: systemText, Extra: task, MaxTokens: n.d.MaxTokens, Purpose: purpose,
+		System: systemText, Extra: task, MaxTokens: n.d.MaxTokens, MaxOutput: n.d.MaxOutput, Purpose: purpose,
+		OnTruncated: func(cut, next int, blocks bool) {
+			how := fmt.Sprintf("asking again with %d", next)
+			if blocks {
+				how += ", for edit blocks instead of the whole file"
+			}
+			n.say(ctx, event.Warn, "%s: reply cut off at %d tokens; %s", f.Path, cut, how)
+			_ = n.d.Audit.Event(ctx, "reply_truncated", runID, slog.String("path", f.Path), slog.String("purpose", purpose),
+				slog.Int("max_tokens", cut), slog.Int("next_max_tokens", next), slog.Bool("edit_blocks", blocks))
+		},
 	})
+	for _, rejected := range res.Rejected {
+		_ = n.d.Audit.Event(ctx, "edit_rejected", runID, slog.String("path", f.Path), slog.String("purpose", purpose), slog.String("error", rejected))
+	}
 	if err != nil {
+		return err
+	}
+	if err := n.looseMatches(ctx, s, f.Path, purpose, res.Blocks); err != nil {
 		return err
 	}
 	req := safewrite.Request{Root: s.Worktree, Path: f.Path, Content: []byte(res.Content), Base: &snap,
@@ -224,6 +250,31 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 	}
 	_, err = n.d.Writer.Write(ctx, req)
 	return err
+}
+
+// looseMatches shows, records (lineage, audit log) and keeps for the diff
+// review every edit block that matched its file only loosely.
+func (n *nodes) looseMatches(ctx context.Context, s *State, path, purpose string, blocks []edit.Result) error {
+	loose := edit.LooseMatches(blocks)
+	if len(loose) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, r := range loose {
+		what := r.String()
+		n.say(ctx, event.Warn, "%s: %s", path, what)
+		_ = n.d.Audit.Event(ctx, "loose_match", flow.RunID(ctx), slog.String("path", path), slog.String("purpose", purpose), slog.String("match", what))
+		fmt.Fprintf(&b, "%s: %s\n", path, what)
+		s.LooseMatches = append(s.LooseMatches, LooseMatch{Path: path, What: what})
+	}
+	if n.d.Lineage == nil {
+		return nil
+	}
+	seq, err := n.d.Lineage.Next(ctx)
+	if err != nil {
+		return err
+	}
+	return n.d.Lineage.Save(ctx, fmt.Sprintf("%03d-loose-matches-%s.txt", seq, purpose), []byte(b.String()))
 }
 
 // currentFiles reads the change's Modify targets other than the file being
