@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
@@ -122,7 +121,7 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 		return fmt.Errorf("%s unchanged: %w", opts.File, err)
 	}
 
-	reply, err := readInput(f, opts.Edits)
+	reply, err := readInput(ctx, f, opts.Edits)
 	if err != nil {
 		return fail(err)
 	}
@@ -190,18 +189,8 @@ func samePathTail(file, blockPath string) bool {
 	return fp == bp || strings.HasSuffix(fp, "/"+strings.TrimPrefix(bp, "/"))
 }
 
-// readInput reads a file, or standard input for "-".
-func readInput(f *Factory, name string) ([]byte, error) {
-	if name == "-" {
-		data, err := io.ReadAll(f.IO.In)
-		if err != nil {
-			return nil, fmt.Errorf("read standard input: %w", err)
-		}
-		return data, nil
-	}
-	data, err := os.ReadFile(f.abs(name))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	return data, nil
+// readInput reads a file, or standard input for "-", bounded and stopped
+// by the first Ctrl-C.
+func readInput(ctx context.Context, f *Factory, name string) ([]byte, error) {
+	return f.IO.ReadInput(ctx, f.WorkDir, name, iostreams.DefaultInputLimit)
 }

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -171,7 +169,7 @@ func approvalNote(a safewrite.Approval) string {
 }
 
 func writeFile(ctx context.Context, opts *WriteOptions, root, path string) (safewrite.Result, error) {
-	content, err := opts.readContent()
+	content, err := opts.readContent(ctx)
 	if err != nil {
 		return safewrite.Result{}, err
 	}
@@ -210,21 +208,11 @@ func (o *WriteOptions) paths(ctx context.Context) (root, path string) {
 	return root, path
 }
 
-func (o *WriteOptions) readContent() ([]byte, error) {
-	if o.Content == "-" {
-		b, err := io.ReadAll(o.IO.In)
-		if err != nil {
-			return nil, fmt.Errorf("read the content from stdin: %w", err)
-		}
-		return b, nil
-	}
-	name := o.Content
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(o.WorkDir, name)
-	}
-	b, err := os.ReadFile(name)
+// readContent reads --content, bounded and stopped by the first Ctrl-C.
+func (o *WriteOptions) readContent(ctx context.Context) ([]byte, error) {
+	b, err := o.IO.ReadInput(ctx, o.WorkDir, o.Content, iostreams.DefaultInputLimit)
 	if err != nil {
-		return nil, fmt.Errorf("read the content: %w", err)
+		return nil, fmt.Errorf("--content: %w", err)
 	}
 	return b, nil
 }
