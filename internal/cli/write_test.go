@@ -689,3 +689,37 @@ func TestWriteProcessCtrlCWhileReadingStdin(t *testing.T) {
 		t.Error("out.txt was created")
 	}
 }
+
+// The real process on a real terminal: "R" and "approve" typed before
+// azero even started (so before any diff was shown) are discarded; the
+// human's "C" typed at the menu cancels, and nothing is written.
+func TestWriteProcessIgnoresTypedAheadApproval(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	big := numberedLines("old", 150)
+	e.file("big.py", big)
+	content := e.content("new\n")
+	term := testenv.NewTerminal(t)
+	term.Type(t, "R")
+	term.Type(t, "approve")
+	term.WaitFor(t, "approve\r\n", 1) // in the terminal's input queue, unread
+	cmd := exec.Command(os.Args[0], "write", "big.py", "--content", content)
+	cmd.Dir, cmd.Env = e.root, azeroEnv(e.state, "NO_COLOR=1")
+	term.Start(t, cmd)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	term.WaitFor(t, "[C]ancel? ", 1)
+	term.Type(t, "C")
+	select {
+	case err := <-done:
+		if code := exitCode(err); code != ExitRejected {
+			t.Fatalf("exit %d, want %d; screen:\n%s", code, ExitRejected, term.Text())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("azero write did not finish; screen:\n%s", term.Text())
+	}
+	if e.read("big.py") != big {
+		t.Fatal("big.py was replaced by keys typed before the diff was shown")
+	}
+}
