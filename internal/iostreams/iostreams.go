@@ -33,6 +33,7 @@ type IOStreams struct {
 	typed   []byte        // read from In, not yet returned as lines
 	ended   error         // ErrEOF or a read error, reported after typed
 	reading chan struct{} // closed when the read in progress has delivered; nil when none
+	empty   int           // reads in a row that returned nothing
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
@@ -145,6 +146,14 @@ func (s *IOStreams) readOnce(done chan struct{}) {
 	s.lineMu.Lock()
 	defer s.lineMu.Unlock()
 	s.typed = append(s.typed, buf[:n]...)
+	if n == 0 && err == nil {
+		// A reader that keeps returning nothing would have ReadLine spin.
+		if s.empty++; s.empty >= 100 {
+			err = io.ErrNoProgress
+		}
+	} else {
+		s.empty = 0
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, io.EOF), errors.Is(err, syscall.EIO):
