@@ -47,7 +47,8 @@ func formatBytes(n int64) string {
 // endless pipe), and it stops as soon as ctx is done (the first Ctrl-C),
 // returning an error wrapping ctx's. A read blocked on a pipe or terminal
 // that never delivers is abandoned then, not waited for. Errors name the
-// input.
+// input. Standard input starts with what ReadLine already read and did
+// not return; read it before asking questions on it, not during.
 func (s *IOStreams) ReadInput(ctx context.Context, dir, name string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultInputLimit
