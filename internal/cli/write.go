@@ -104,7 +104,7 @@ func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Content, "content", "", "file holding the new content, or - for stdin (at most 32 MiB)")
+	fl.StringVar(&opts.Content, "content", "", fmt.Sprintf("file holding the new content, or - for stdin (at most %d MiB)", iostreams.DefaultInputLimit>>20))
 	fl.StringVar(&strategy, "strategy", "", "append, insert, extend or replace (default replace)")
 	fl.IntVar(&opts.Line, "line", 0, "with --strategy insert: the line where the content starts (1 to lines+1)")
 	fl.StringVar(&opts.Root, "root", "", "the project root the path must stay inside (default: the git work tree, else the working directory)")
