@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
@@ -142,7 +142,7 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 		return fmt.Errorf("%s unchanged: %w", opts.File, err)
 	}
 
-	reply, err := readInput(f, opts.Edits)
+	reply, err := readInput(ctx, f, opts.Edits)
 	if err != nil {
 		return fail(err)
 	}
@@ -226,18 +226,8 @@ func reportBlocks(w io.Writer, results []edit.Result) {
 	}
 }
 
-// readInput reads a file, or standard input for "-".
-func readInput(f *Factory, name string) ([]byte, error) {
-	if name == "-" {
-		data, err := io.ReadAll(f.IO.In)
-		if err != nil {
-			return nil, fmt.Errorf("read standard input: %w", err)
-		}
-		return data, nil
-	}
-	data, err := os.ReadFile(f.abs(name))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	return data, nil
+// readInput reads a file, or standard input for "-", bounded and stopped
+// by the first Ctrl-C.
+func readInput(ctx context.Context, f *Factory, name string) ([]byte, error) {
+	return f.IO.ReadInput(ctx, f.WorkDir, name, iostreams.DefaultInputLimit)
 }

@@ -2,13 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/azero-dev/azero/internal/testenv"
 )
@@ -150,4 +153,67 @@ func gateRunPipedStdin(t *testing.T, dir, stdin string, args ...string) runResul
 		t.Fatal(err)
 	}
 	return res
+}
+
+// An endless or huge reply is refused naming it and the limit, and the
+// first Ctrl-C stops a reply that never comes; the file is untouched.
+func TestApplyEditsAreBounded(t *testing.T) {
+	t.Parallel()
+	huge := sparseFile(t)
+	tests := []struct {
+		name  string
+		edits string
+		stdin io.Reader
+		code  int
+		want  []string
+	}{
+		{"/dev/zero", "/dev/zero", nil, ExitError, []string{"/dev/zero is larger than 32 MiB", "pass a smaller one"}},
+		{"a sparse 200 MB file", huge, nil, ExitError, []string{huge + " is larger than 32 MiB"}},
+		{"endless stdin", "-", zeroReader{}, ExitError, []string{"standard input sent more than 32 MiB"}},
+		{"stdin that never comes, cancelled", "-", nil, ExitInterrupted, []string{"read standard input", "context canceled"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newWriteEnv(t)
+			e.file("a.txt", "one\ntwo\n")
+			ctx := t.Context()
+			switch {
+			case tt.stdin != nil:
+				e.io.In = tt.stdin
+			case tt.edits == "-":
+				r, w := io.Pipe()
+				t.Cleanup(func() { w.Close() })
+				e.io.In = r // nobody ever writes
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				time.AfterFunc(50*time.Millisecond, cancel)
+			}
+			code := make(chan int, 1)
+			go func() { code <- Run(ctx, e.factory(), []string{"apply", "a.txt", "--edits", tt.edits, "--json"}) }()
+			select {
+			case c := <-code:
+				if c != tt.code {
+					t.Fatalf("exit %d, want %d; stderr:\n%s", c, tt.code, e.errOut)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("azero apply did not finish")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(e.errOut.String(), w) {
+					t.Errorf("stderr %q does not say %q", e.errOut, w)
+				}
+			}
+			var rep struct {
+				Applied bool
+				Error   string
+			}
+			if err := json.Unmarshal(e.out.Bytes(), &rep); err != nil || rep.Applied || !strings.Contains(rep.Error, tt.want[0]) {
+				t.Errorf("--json %s: %v", e.out, err)
+			}
+			if e.read("a.txt") != "one\ntwo\n" {
+				t.Error("a.txt changed")
+			}
+		})
+	}
 }

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -106,7 +104,7 @@ func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Content, "content", "", "file holding the new content, or - for stdin")
+	fl.StringVar(&opts.Content, "content", "", fmt.Sprintf("file holding the new content, or - for stdin (at most %d MiB)", iostreams.DefaultInputLimit>>20))
 	fl.StringVar(&strategy, "strategy", "", "append, insert, extend or replace (default replace)")
 	fl.IntVar(&opts.Line, "line", 0, "with --strategy insert: the line where the content starts (1 to lines+1)")
 	fl.StringVar(&opts.Root, "root", "", "the project root the path must stay inside (default: the git work tree, else the working directory)")
@@ -171,7 +169,7 @@ func approvalNote(a safewrite.Approval) string {
 }
 
 func writeFile(ctx context.Context, opts *WriteOptions, root, path string) (safewrite.Result, error) {
-	content, err := opts.readContent()
+	content, err := opts.readContent(ctx)
 	if err != nil {
 		return safewrite.Result{}, err
 	}
@@ -210,21 +208,11 @@ func (o *WriteOptions) paths(ctx context.Context) (root, path string) {
 	return root, path
 }
 
-func (o *WriteOptions) readContent() ([]byte, error) {
-	if o.Content == "-" {
-		b, err := io.ReadAll(o.IO.In)
-		if err != nil {
-			return nil, fmt.Errorf("read the content from stdin: %w", err)
-		}
-		return b, nil
-	}
-	name := o.Content
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(o.WorkDir, name)
-	}
-	b, err := os.ReadFile(name)
+// readContent reads --content, bounded and stopped by the first Ctrl-C.
+func (o *WriteOptions) readContent(ctx context.Context) ([]byte, error) {
+	b, err := o.IO.ReadInput(ctx, o.WorkDir, o.Content, iostreams.DefaultInputLimit)
 	if err != nil {
-		return nil, fmt.Errorf("read the content: %w", err)
+		return nil, fmt.Errorf("--content: %w", err)
 	}
 	return b, nil
 }

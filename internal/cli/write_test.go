@@ -11,10 +11,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -217,7 +219,7 @@ func TestWriteCommandEndToEnd(t *testing.T) {
 		}, "replaced with --force"},
 		{"a missing content file", nil, "", func(e *writeEnv) []string {
 			return []string{"write", "x.txt", "--content", filepath.Join(e.state, "missing")}
-		}, ExitError, nil, "read the content"},
+		}, ExitError, nil, "--content: read /"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -498,5 +500,226 @@ func TestWriteProcess(t *testing.T) {
 	}
 	if strings.Join(events, " ") != "file_write_refused:<nil>needs_approval file_write:approved<nil>" {
 		t.Fatalf("audit events %v", events)
+	}
+}
+
+// Writing back exactly what a large file holds is no change: nobody is
+// asked (not even without a terminal), nothing is written, and both the
+// message and --json say so.
+func TestWriteIdenticalContentIsUnchanged(t *testing.T) {
+	t.Parallel()
+	for _, nl := range []string{"\n", "\r\n", "\r"} {
+		t.Run(fmt.Sprintf("%q", nl), func(t *testing.T) {
+			t.Parallel()
+			e := newWriteEnv(t)
+			big := strings.ReplaceAll(numberedLines("old", 150), "\n", nl)
+			path := e.file("big.py", big)
+			before, _ := os.Stat(path)
+			if code := e.run("write", "big.py", "--content", e.content(big)); code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, e.errOut)
+			}
+			if !strings.Contains(e.errOut.String(), "big.py already holds this content; nothing was written.") {
+				t.Errorf("stderr %q", e.errOut)
+			}
+			e.in.WriteString(big)
+			if code := e.run("write", "big.py", "--content", "-", "--json"); code != ExitOK {
+				t.Fatalf("--json: exit %d; stderr:\n%s", code, e.errOut)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(e.out.Bytes(), &doc); err != nil {
+				t.Fatalf("stdout: %v\n%s", err, e.out)
+			}
+			want := map[string]any{"written": false, "unchanged": true, "approval_required": false, "approval": "not_required",
+				"old_lines": 150.0, "new_lines": 150.0, "added_lines": 0.0, "deleted_lines": 0.0}
+			for k, v := range want {
+				if doc[k] != v {
+					t.Errorf("%s = %v, want %v", k, doc[k], v)
+				}
+			}
+			after, _ := os.Stat(path)
+			if !os.SameFile(before, after) || e.read("big.py") != big {
+				t.Error("big.py was rewritten")
+			}
+			for _, r := range e.auditEvents() {
+				if r["event"] != "file_write" || r["unchanged"] != true {
+					t.Errorf("audit record %v, want an unchanged file_write", r)
+				}
+			}
+		})
+	}
+}
+
+// A 150-line file with classic Mac OS line endings is over 100 lines.
+func TestWriteCROnlyFileNeedsApproval(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	big := strings.ReplaceAll(numberedLines("old", 150), "\n", "\r")
+	e.file("mac.txt", big)
+	e.in.WriteString("new\n")
+	if code := e.run("write", "mac.txt", "--content", "-"); code != ExitNeedsHuman {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitNeedsHuman, e.errOut)
+	}
+	if !strings.Contains(e.errOut.String(), "150 lines") || e.read("mac.txt") != big {
+		t.Fatalf("stderr %q; file kept: %v", e.errOut, e.read("mac.txt") == big)
+	}
+}
+
+// zeroReader is an endless standard input.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// sparseFile creates a 200 MB file that takes no room on disk.
+func sparseFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "huge.bin")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 200<<20); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Endless or huge content is refused with an error naming the input and
+// the limit, before anything is written.
+func TestWriteContentIsBounded(t *testing.T) {
+	t.Parallel()
+	huge := sparseFile(t)
+	tests := []struct {
+		name    string
+		content string
+		stdin   io.Reader
+		want    []string
+	}{
+		{"/dev/zero", "/dev/zero", nil, []string{"--content: /dev/zero is larger than 32 MiB", "pass a smaller one"}},
+		{"a sparse 200 MB file", huge, nil, []string{huge + " is larger than 32 MiB"}},
+		{"endless stdin", "-", zeroReader{}, []string{"standard input sent more than 32 MiB", "check what is piped in"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newWriteEnv(t)
+			if tt.stdin != nil {
+				e.io.In = tt.stdin
+			}
+			if code := e.run("write", "out.txt", "--content", tt.content, "--json"); code != ExitError {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitError, e.errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(e.errOut.String(), w) {
+					t.Errorf("stderr %q does not say %q", e.errOut, w)
+				}
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(e.out.Bytes(), &doc); err != nil || doc["written"] != false || doc["exit_code"] != 1.0 {
+				t.Errorf("--json %s: %v", e.out, err)
+			}
+			if _, err := os.Stat(filepath.Join(e.root, "out.txt")); !os.IsNotExist(err) {
+				t.Error("out.txt was created")
+			}
+		})
+	}
+}
+
+// Cancelling (the first Ctrl-C) stops a read of content that never comes.
+func TestWriteContentReadIsCancelled(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	r, w := io.Pipe()
+	defer w.Close()
+	e.io.In = r // nobody ever writes
+	ctx, cancel := context.WithCancel(t.Context())
+	code := make(chan int, 1)
+	go func() { code <- Run(ctx, e.factory(), []string{"write", "out.txt", "--content", "-"}) }()
+	time.Sleep(50 * time.Millisecond) // let the read begin
+	cancel()
+	select {
+	case c := <-code:
+		if c != ExitInterrupted {
+			t.Fatalf("exit %d, want %d; stderr:\n%s", c, ExitInterrupted, e.errOut)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("azero write went on reading after its context was cancelled")
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "out.txt")); !os.IsNotExist(err) {
+		t.Error("out.txt was created")
+	}
+}
+
+// readingStdin reports whether a thread of process pid is blocked in
+// read(0, ...): the process got as far as reading its standard input.
+func readingStdin(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+	for _, task := range tasks {
+		b, err := os.ReadFile(task)
+		if err == nil && strings.HasPrefix(string(b), "0 0x0 ") {
+			return true
+		}
+	}
+	return false
+}
+
+// The real process: `azero write --content -` waits for the terminal to
+// send content; the first Ctrl-C ends it with 130, having written
+// nothing, instead of leaving it blocked.
+func TestWriteProcessCtrlCWhileReadingStdin(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("needs /proc to see the process wait for input")
+	}
+	e := newWriteEnv(t)
+	screen := startOnTerminal(t, e.root, azeroEnv(e.state, "NO_COLOR=1"), os.Args[0], "write", "out.txt", "--content", "-")
+	for deadline := time.Now().Add(20 * time.Second); !readingStdin(screen.cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("azero never read its standard input; screen:\n%s", screen.Text())
+		}
+	}
+	screen.Type(t, "\x03") // Ctrl-C: the terminal sends SIGINT
+	screen.exit(t)
+	ws, _ := screen.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() || ws.ExitStatus() != ExitInterrupted {
+		t.Fatalf("wait status %v (signalled %v), want exit %d from azero itself; screen:\n%s", ws, ws.Signaled(), ExitInterrupted, screen.Text())
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "out.txt")); !os.IsNotExist(err) {
+		t.Error("out.txt was created")
+	}
+}
+
+// The real process on a real terminal: "R" and "approve" typed before
+// azero even started (so before any diff was shown) are discarded; the
+// human's "C" typed at the menu cancels, and nothing is written.
+func TestWriteProcessIgnoresTypedAheadApproval(t *testing.T) {
+	t.Parallel()
+	e := newWriteEnv(t)
+	big := numberedLines("old", 150)
+	e.file("big.py", big)
+	content := e.content("new\n")
+	term := testenv.NewTerminal(t)
+	term.Type(t, "R")
+	term.Type(t, "approve")
+	term.WaitFor(t, "approve\r\n", 1) // in the terminal's input queue, unread
+	cmd := exec.Command(os.Args[0], "write", "big.py", "--content", content)
+	cmd.Dir, cmd.Env = e.root, azeroEnv(e.state, "NO_COLOR=1")
+	term.Start(t, cmd)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	term.WaitFor(t, "[C]ancel? ", 1)
+	term.Type(t, "C")
+	select {
+	case err := <-done:
+		if code := exitCode(err); code != ExitRejected {
+			t.Fatalf("exit %d, want %d; screen:\n%s", code, ExitRejected, term.Text())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("azero write did not finish; screen:\n%s", term.Text())
+	}
+	if e.read("big.py") != big {
+		t.Fatal("big.py was replaced by keys typed before the diff was shown")
 	}
 }

@@ -6,7 +6,10 @@
 //  2. the repository's file, .azero/config.toml (or azero.toml at the root).
 //
 // Decoding is strict: an unknown key is an error naming the key, its line
-// and the file, so a typo never silently disables a setting. API keys are
+// and the file, so a typo never silently disables a setting; a value of
+// the wrong type names the key, the file, the type expected and the value
+// found, in words ("implement.budget must be a number, got a string
+// \"two\""). API keys are
 // refused in the repository's file, which is usually committed.
 package config
 
@@ -14,6 +17,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,7 +165,7 @@ func decode(cfg *Config, data []byte, src Source) error {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&one); err != nil {
-		return describe(err, src.Path)
+		return describe(err, src.Path, data)
 	}
 	if src.Repo {
 		for name, p := range map[string]Provider{"anthropic": one.Providers.Anthropic, "gemini": one.Providers.Gemini, "openai": one.Providers.OpenAI} {
@@ -177,7 +181,7 @@ func decode(cfg *Config, data []byte, src Source) error {
 	return nil
 }
 
-func describe(err error, path string) error {
+func describe(err error, path string, data []byte) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) {
 		keys := make([]string, 0, len(strict.Errors))
@@ -190,6 +194,9 @@ func describe(err error, path string) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
+		if msg, ok := wrongType(de.Key(), data); ok {
+			return fmt.Errorf("config %s: %s (line %d)", path, msg, row)
+		}
 		return fmt.Errorf("config %s:%d:%d: %s", path, row, col, de.Error())
 	}
 	return fmt.Errorf("config %s: %w", path, err)
@@ -209,9 +216,17 @@ func (c Config) validate() error {
 	if b := c.Implement.Budget; b != nil && *b < 0 {
 		return fmt.Errorf("implement.budget %v: must not be negative", *b)
 	}
+	if b := c.Implement.Budget; b != nil && (math.IsNaN(*b) || math.IsInf(*b, 0)) {
+		// nan would never compare as spent, inf never as reached: either
+		// silently disables the budget. No budget is 0 or no key.
+		return fmt.Errorf("implement.budget %v: must be a finite number of USD (0 or no key means no budget)", *b)
+	}
 	for name, p := range c.Prices {
 		if p.Input < 0 || p.Output < 0 {
 			return fmt.Errorf("prices.%q: prices must not be negative", name)
+		}
+		if math.IsNaN(p.Input) || math.IsInf(p.Input, 0) || math.IsNaN(p.Output) || math.IsInf(p.Output, 0) {
+			return fmt.Errorf("prices.%q: prices must be finite numbers of USD per million tokens", name)
 		}
 	}
 	return nil

@@ -1,8 +1,10 @@
 package config_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -76,6 +78,9 @@ func TestStrictErrors(t *testing.T) {
 		{"wrong type", "[implement]\nbudget = \"lots\"\n", false, []string{"config.toml"}},
 		{"bad runner", "[implement]\nrunner = \"jest\"\n", false, []string{"implement.runner", "pytest"}},
 		{"negative budget", "[implement]\nbudget = -1.0\n", false, []string{"must not be negative"}},
+		{"nan budget", "[implement]\nbudget = nan\n", false, []string{"implement.budget NaN", "finite"}},
+		{"infinite budget", "[implement]\nbudget = inf\n", false, []string{"implement.budget +Inf", "finite"}},
+		{"infinite price", "[prices.\"openai:x\"]\ninput = inf\n", false, []string{`prices."openai:x"`, "finite"}},
 		{"key in repo", "[providers.anthropic]\napi_key = \"sk-ant-x\"\n", true, []string{"providers.anthropic.api_key", "must not be kept in the repository"}},
 	}
 	for _, tt := range tests {
@@ -118,5 +123,106 @@ func TestNoFilesIsEmptyConfig(t *testing.T) {
 	cfg, srcs, err := config.Load(t.TempDir(), t.TempDir())
 	if err != nil || len(srcs) != 0 || cfg.Models.Coder != "" {
 		t.Fatalf("Load = %+v, %v, %v", cfg, srcs, err)
+	}
+}
+
+// A value of the wrong type is explained in words: the key, the file, the
+// type expected and what was found.
+func TestWrongTypeIsExplained(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body string
+		want       string // after "<file>: "
+		line       int
+	}{
+		{"string for a number", "[implement]\nbudget = \"two\"\n", `implement.budget must be a number, got a string "two"`, 2},
+		{"boolean for a number", "[implement]\nbudget = true\n", "implement.budget must be a number, got a boolean true", 2},
+		{"date for a number", "[implement]\nbudget = 1979-05-27\n", "implement.budget must be a number, got a date 1979-05-27", 2},
+		{"date and time for a number", "[implement]\nbudget = 1979-05-27T07:32:00Z\n", "implement.budget must be a number, got a date and time 1979-05-27T07:32:00Z", 2},
+		{"time for a number", "[implement]\nbudget = 07:32:00\n", "implement.budget must be a number, got a time 07:32:00", 2},
+		{"number for a string", "[models]\ndrafter = 3\n", "models.drafter must be a string, got a number 3", 2},
+		{"float for a string", "[implement]\nrunner = 1.5\n", "implement.runner must be a string, got a number 1.5", 2},
+		{"array for a string", "[models]\ncoder = [\"a\", \"b\"]\n", "models.coder must be a string, got an array", 2},
+		{"inline table for a string", "[issue]\nrepo = {owner = \"o\"}\n", "issue.repo must be a string, got a table", 2},
+		{"dotted key", "mock.script = false\n", "mock.script must be a string, got a boolean false", 1},
+		{"string for a table", "models = \"anthropic:claude\"\n", `models must be a table, got a string "anthropic:claude"`, 1},
+		{"array of tables for a table", "[[implement]]\nbudget = 1\n", "implement must be a table, got an array of tables", 1},
+		{"number for a map of tables", "prices = 3\n", "prices must be a table, got a number 3", 1},
+		{"number for a price table", "[prices]\n\"openai:gpt-4.1\" = 3\n", `prices."openai:gpt-4.1" must be a table, got a number 3`, 2},
+		{"string for a price", "[prices.\"openai:gpt-4.1\"]\ninput = \"free\"\n", `prices."openai:gpt-4.1".input must be a number, got a string "free"`, 2},
+		{"long strings are cut", "[implement]\nbudget = \"" + strings.Repeat("x", 100) + "\"\n", `got a string "` + strings.Repeat("x", 37) + `..."`, 2},
+		{"a provider's value is never repeated", "[providers]\nanthropic = \"sk-ant-secret\"\n", "providers.anthropic must be a table, got a string", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "azero", "config.toml")
+			write(t, path, tt.body)
+			_, _, err := config.Load(dir, "")
+			if err == nil {
+				t.Fatal("Load succeeded")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, path+": ") || !strings.Contains(msg, tt.want) || !strings.Contains(msg, fmt.Sprintf("(line %d)", tt.line)) {
+				t.Errorf("error %q\nwant   %q in it, after the file name, with (line %d)", msg, tt.want, tt.line)
+			}
+			if strings.Contains(msg, "sk-ant-secret") || strings.Contains(msg, "cannot decode") || strings.Contains(msg, "struct field") {
+				t.Errorf("error %q repeats a secret or the decoder's Go names", msg)
+			}
+		})
+	}
+}
+
+// Every key of Config, given a value of another type, gets the message:
+// the walk finds keys added later too.
+func TestEveryKeyExplainsItsType(t *testing.T) {
+	t.Parallel()
+	type leaf struct {
+		key  string
+		kind string // "a string" or "a number"
+	}
+	var leaves []leaf
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		switch typ.Kind() {
+		case reflect.Struct:
+			for i := range typ.NumField() {
+				name, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
+				walk(strings.TrimPrefix(prefix+"."+name, "."), typ.Field(i).Type)
+			}
+		case reflect.Map:
+			walk(prefix+".m", typ.Elem())
+		case reflect.String:
+			leaves = append(leaves, leaf{prefix, "a string"})
+		case reflect.Float64:
+			leaves = append(leaves, leaf{prefix, "a number"})
+		default:
+			t.Fatalf("%s: no test value for %s", prefix, typ)
+		}
+	}
+	walk("", reflect.TypeFor[config.Config]())
+	if len(leaves) < 15 {
+		t.Fatalf("found only %d keys: %v", len(leaves), leaves)
+	}
+	for _, l := range leaves {
+		t.Run(l.key, func(t *testing.T) {
+			t.Parallel()
+			value, got := `"wrong"`, `a string "wrong"`
+			if strings.HasPrefix(l.key, "providers.") {
+				got = "a string" // possibly a key: not repeated
+			}
+			if l.kind == "a string" {
+				value, got = "42", "a number 42"
+			}
+			_, err := config.Parse([]byte(l.key+" = "+value+"\n"), config.Source{Path: "/cfg/config.toml"})
+			want := fmt.Sprintf("/cfg/config.toml: %s must be %s, got %s (line 1)", l.key, l.kind, got)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %v\nwant %q", err, want)
+			}
+		})
 	}
 }

@@ -6,7 +6,6 @@
 package iostreams
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -31,13 +30,10 @@ type IOStreams struct {
 	noColor               bool
 
 	lineMu  sync.Mutex
-	reader  *bufio.Reader
-	pending chan lineResult // the read in progress, if any
-}
-
-type lineResult struct {
-	line string
-	err  error
+	typed   []byte        // read from In, not yet returned as lines
+	ended   error         // ErrEOF or a read error, reported after typed
+	reading chan struct{} // closed when the read in progress has delivered; nil when none
+	empty   int           // reads in a row that returned nothing
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
@@ -103,41 +99,113 @@ var ErrEOF = errors.New("input ended")
 // ReadLine reads one line from In, without its line ending. It returns when
 // a line arrives, input ends (ErrEOF) or ctx is done. Reading happens only
 // while a caller waits for a line, so a program started in between (an
-// editor) gets every keystroke; a read abandoned by a cancelled ctx is
-// handed to the next caller, so typed input is never lost.
+// editor) gets every keystroke; what a read abandoned by a cancelled ctx
+// brings is kept for the next caller, so typed input is never lost, except
+// by FlushInput.
 func (s *IOStreams) ReadLine(ctx context.Context) (string, error) {
-	s.lineMu.Lock()
-	if s.reader == nil {
-		s.reader = bufio.NewReader(s.In)
-	}
-	pending := s.pending
-	if pending == nil {
-		pending = make(chan lineResult, 1)
-		s.pending = pending
-		go func(r *bufio.Reader) {
-			line, err := r.ReadString('\n')
-			switch {
-			case line != "":
-				pending <- lineResult{line: strings.TrimRight(line, "\r\n")}
-			case errors.Is(err, io.EOF), errors.Is(err, syscall.EIO):
-				// EIO: the terminal hung up, which means no more input.
-				pending <- lineResult{err: ErrEOF}
-			default:
-				pending <- lineResult{err: fmt.Errorf("read input: %w", err)}
-			}
-		}(s.reader)
-	}
-	s.lineMu.Unlock()
-
-	select {
-	case <-ctx.Done():
-		return "", ctx.Err()
-	case r := <-pending:
+	for {
 		s.lineMu.Lock()
-		s.pending = nil
+		if i := bytes.IndexByte(s.typed, '\n'); i >= 0 {
+			line := strings.TrimRight(string(s.typed[:i+1]), "\r\n")
+			s.typed = s.typed[i+1:]
+			s.lineMu.Unlock()
+			return line, nil
+		}
+		if s.ended != nil {
+			if len(s.typed) > 0 { // a last line without a newline; the end comes next
+				line := strings.TrimRight(string(s.typed), "\r\n")
+				s.typed = nil
+				s.lineMu.Unlock()
+				return line, nil
+			}
+			err := s.ended
+			s.ended = nil // a terminal may be read again after Ctrl-D
+			s.lineMu.Unlock()
+			return "", err
+		}
+		if s.reading == nil {
+			s.reading = make(chan struct{})
+			go s.readOnce(s.reading)
+		}
+		reading := s.reading
 		s.lineMu.Unlock()
-		return r.line, r.err
+
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-reading:
+		}
 	}
+}
+
+// readOnce performs one read of In and hands what it brought to ReadLine
+// under lineMu, then closes done.
+func (s *IOStreams) readOnce(done chan struct{}) {
+	buf := make([]byte, 4096)
+	n, err := s.In.Read(buf)
+	s.lineMu.Lock()
+	defer s.lineMu.Unlock()
+	s.typed = append(s.typed, buf[:n]...)
+	if n == 0 && err == nil {
+		// A reader that keeps returning nothing would have ReadLine spin.
+		if s.empty++; s.empty >= 100 {
+			err = io.ErrNoProgress
+		}
+	} else {
+		s.empty = 0
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF), errors.Is(err, syscall.EIO):
+		// EIO: the terminal hung up, which means no more input.
+		s.ended = ErrEOF
+	default:
+		s.ended = fmt.Errorf("read input: %w", err)
+	}
+	s.reading = nil
+	close(done)
+}
+
+// FlushInput discards input typed ahead of a question, so that nothing
+// typed before the question was shown can answer it: the terminal's
+// pending input (tcflush TCIFLUSH) and whatever ReadLine already read but
+// did not return. It does so only when In is a real terminal; other input
+// (a pipe, a file, a test's buffer) is data meant to be read, and is kept.
+// A read already waiting on the terminal stays: what it brings was typed
+// after the flush.
+func (s *IOStreams) FlushInput() error {
+	conn, ok := s.In.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return nil // not backed by a file descriptor
+	}
+	s.lineMu.Lock()
+	defer s.lineMu.Unlock()
+	var isTerm bool
+	var flushErr error
+	if err := rc.Control(func(fd uintptr) {
+		if isTerm = term.IsTerminal(int(fd)); isTerm {
+			flushErr = flushTerminalInput(int(fd))
+		}
+	}); err != nil {
+		return fmt.Errorf("discard input typed ahead of the question: %w", err)
+	}
+	if !isTerm {
+		return nil
+	}
+	if flushErr != nil {
+		return fmt.Errorf("discard input typed ahead of the question: %w", flushErr)
+	}
+	s.typed = nil
+	if errors.Is(s.ended, ErrEOF) {
+		// A Ctrl-D typed ahead is typed-ahead input too; a hang-up shows
+		// again at the next read.
+		s.ended = nil
+	}
+	return nil
 }
 
 // ColorScheme styles text for ErrOut; with colour disabled every method

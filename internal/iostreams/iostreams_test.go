@@ -101,3 +101,16 @@ func TestHangUpIsEndOfInput(t *testing.T) {
 		t.Fatalf("after a hang-up: %v, want ErrEOF", err)
 	}
 }
+
+// emptyReader never has anything, yet never says so.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+func TestReadLineFromAReaderThatNeverDelivers(t *testing.T) {
+	t.Parallel()
+	s := &IOStreams{In: emptyReader{}, Out: io.Discard, ErrOut: io.Discard}
+	if _, err := s.ReadLine(t.Context()); !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("ReadLine = %v, want io.ErrNoProgress", err)
+	}
+}

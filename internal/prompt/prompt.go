@@ -4,6 +4,10 @@
 // bare Enter, end of input, or the absence of a terminal is never approval:
 // without a terminal every question fails at once with an error whose
 // NeedsHuman method reports true, so a workflow can checkpoint and exit 3.
+// Only what is typed after a question is shown answers it: every question
+// first discards input typed ahead (iostreams.FlushInput), so an "approve"
+// typed while a diff was still scrolling by never approves it. Lines typed
+// after the question, including answers to its repeated asks, are kept.
 package prompt
 
 import (
@@ -59,6 +63,9 @@ func (p *Prompter) Approve(ctx context.Context, question, word, reject string) (
 	if !p.CanPrompt() {
 		return false, ErrNoTerminal
 	}
+	if err := p.io.FlushInput(); err != nil {
+		return false, err
+	}
 	cs := p.io.ColorScheme()
 	q := fmt.Sprintf("%s\nType '%s' to proceed or '%s' to stop: ", question, cs.Bold(word), cs.Bold(reject))
 	for {
@@ -97,6 +104,9 @@ func (p *Prompter) Choose(ctx context.Context, question string, choices []Choice
 	if !p.CanPrompt() {
 		return "", ErrNoTerminal
 	}
+	if err := p.io.FlushInput(); err != nil {
+		return "", err
+	}
 	labels := make([]string, len(choices))
 	for i, c := range choices {
 		labels[i] = c.String()
@@ -126,6 +136,9 @@ func (p *Prompter) Input(ctx context.Context, question string, allowEmpty bool) 
 	if !p.CanPrompt() {
 		return "", ErrNoTerminal
 	}
+	if err := p.io.FlushInput(); err != nil {
+		return "", err
+	}
 	q := question + " "
 	for {
 		answer, err := p.readAnswer(ctx, q)
@@ -143,6 +156,9 @@ func (p *Prompter) Input(ctx context.Context, question string, allowEmpty bool) 
 func (p *Prompter) Paragraph(ctx context.Context, question string) (string, error) {
 	if !p.CanPrompt() {
 		return "", ErrNoTerminal
+	}
+	if err := p.io.FlushInput(); err != nil {
+		return "", err
 	}
 	fmt.Fprintf(p.io.ErrOut, "%s\n(end with an empty line)\n", question)
 	var lines []string

@@ -3,6 +3,7 @@ package prompt_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,5 +230,117 @@ func TestEditWaitsForTheEditor(t *testing.T) {
 		if string(got) != "text\nedited\n" {
 			t.Errorf("%s = %q: Edit returned before the editor finished", f, got)
 		}
+	}
+}
+
+// TestTypedAheadInputNeverAnswers types an answer before the question is
+// shown (while, say, a diff is still scrolling by): it must be discarded,
+// and only what is typed after the question appears answers it.
+func TestTypedAheadInputNeverAnswers(t *testing.T) {
+	t.Parallel()
+	choices := []prompt.Choice{{Key: "S", Label: "Send"}, {Key: "M", Label: "Manual"}}
+	tests := []struct {
+		name         string
+		ahead, after []string
+		shown        string // the end of the question on the screen
+		ask          func(ctx context.Context, p *prompt.Prompter) (string, error)
+		want         string
+	}{
+		{"approve", []string{"approve"}, []string{"reject"}, "to stop: ",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				ok, err := p.Approve(ctx, "Commit this diff?", "approve", "reject")
+				return fmt.Sprint(ok), err
+			}, "false"},
+		{"approve after a typed-ahead reject", []string{"reject"}, []string{"approve"}, "to stop: ",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				ok, err := p.Approve(ctx, "Commit this diff?", "approve", "reject")
+				return fmt.Sprint(ok), err
+			}, "true"},
+		{"choose", []string{"S"}, []string{"M"}, "[M]anual? ",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				return p.Choose(ctx, "Next?", choices)
+			}, "M"},
+		{"input", []string{"typed ahead"}, []string{"typed after"}, "Slug? ",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				return p.Input(ctx, "Slug?", false)
+			}, "typed after"},
+		{"paragraph", []string{"ahead one", "ahead two", ""}, []string{"after one", "after two", ""}, "(end with an empty line)",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				return p.Paragraph(ctx, "Feedback:")
+			}, "after one\nafter two"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			term, io := newTerminal(t)
+			for _, line := range tt.ahead {
+				term.Type(t, line)
+			}
+			// The echo shows the terminal has taken the lines in: they are
+			// pending input, typed before the question exists.
+			term.WaitFor(t, "\r\n", len(tt.ahead))
+			p := prompt.New(io, noEnv, exec.LookPath)
+			type result struct {
+				answer string
+				err    error
+			}
+			res := make(chan result, 1)
+			go func() {
+				a, err := tt.ask(t.Context(), p)
+				res <- result{a, err}
+			}()
+			term.WaitFor(t, tt.shown, 1)
+			for _, line := range tt.after {
+				term.Type(t, line)
+			}
+			select {
+			case r := <-res:
+				if r.err != nil || r.answer != tt.want {
+					t.Fatalf("answer %q, %v; want %q, typed after the question", r.answer, r.err, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no answer; screen:\n%s", term.Text())
+			}
+		})
+	}
+}
+
+// TestAnswerToACancelledQuestionDoesNotCarryOver: a line typed while a
+// question was being abandoned (read by the reader it left behind) does not
+// answer the next question.
+func TestAnswerToACancelledQuestionDoesNotCarryOver(t *testing.T) {
+	t.Parallel()
+	term, io := newTerminal(t)
+	p := prompt.New(io, noEnv, exec.LookPath)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Input(ctx, "Slug?", false)
+		done <- err
+	}()
+	term.WaitFor(t, "Slug? ", 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled question: %v", err)
+	}
+	term.Type(t, "approve")
+	term.WaitFor(t, "approve\r\n", 1)
+	// Give the reader left behind time to take the line; with or without
+	// it, the next question must not see it.
+	time.Sleep(50 * time.Millisecond)
+	res := make(chan bool, 1)
+	go func() {
+		ok, _ := p.Approve(t.Context(), "Merge?", "approve", "reject")
+		res <- ok
+	}()
+	term.WaitFor(t, "to stop: ", 1)
+	term.Type(t, "reject")
+	select {
+	case ok := <-res:
+		if ok {
+			t.Fatal("a line typed before the question approved it")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no answer; screen:\n%s", term.Text())
 	}
 }

@@ -179,3 +179,48 @@ func TestTerminalApproverDecision(t *testing.T) {
 		t.Fatal("no decision")
 	}
 }
+
+// Keys typed before the warning and the diff were shown never choose or
+// approve: "R" and "approve" typed ahead are discarded, the human sees the
+// menu and what they type then decides.
+func TestTypedAheadApprovalIsDiscarded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		after []string // wait for the question, type the answer
+		want  string
+	}{
+		{"cancel typed after the menu wins", []string{"C"}, numbered("old", 1, 150)},
+		{"answers typed after the questions still work", []string{"R", "approve"}, "new\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProject(t)
+			writeFile(t, p.path("state.py"), numbered("old", 1, 150))
+			term, io := newTerminal(t, false)
+			term.Type(t, "R")
+			term.Type(t, "approve")
+			term.WaitFor(t, "approve\r\n", 1) // taken in by the terminal, nobody asked yet
+			w := &safewrite.Writer{Approver: safewrite.NewTerminalApprover(io, prompt.New(io, noEnv, exec.LookPath))}
+			done := make(chan writeResult, 1)
+			go func() {
+				res, err := w.Write(t.Context(), safewrite.Request{Root: p.root, Path: "state.py", Content: []byte("new\n")})
+				done <- writeResult{res, err}
+			}()
+			for i, answer := range tt.after {
+				term.WaitFor(t, []string{menu, "Type 'approve'"}[i], 1)
+				term.Type(t, answer)
+			}
+			r := wait(t, done)
+			if got := readFile(t, p.path("state.py")); got != tt.want {
+				t.Fatalf("state.py = %d bytes, want %d (err %v); screen:\n%s", len(got), len(tt.want), r.err, term.Text())
+			}
+			if tt.want == "new\n" && (r.err != nil || r.res.Approval != safewrite.ApprovalApproved) {
+				t.Fatalf("approved write: %+v, %v", r.res, r.err)
+			}
+			if tt.want != "new\n" && !errors.Is(r.err, flow.ErrAborted) {
+				t.Fatalf("cancelled write: %v, want ErrAborted", r.err)
+			}
+		})
+	}
+}

@@ -40,9 +40,12 @@ func BenchmarkPropose(b *testing.B) {
 		for _, c := range []struct {
 			name    string
 			content string
-		}{{"one line changed", small}, {"every tenth line changed", everyTenth}, {"total rewrite", rewrite}} {
+			old     string
+		}{{"one line changed", small, old}, {"every tenth line changed", everyTenth, old}, {"total rewrite", rewrite, old},
+			// Classic Mac OS line endings take the token diff.
+			{"CR endings, every tenth line changed", strings.ReplaceAll(everyTenth, "\n", "\r"), strings.ReplaceAll(old, "\n", "\r")}} {
 			b.Run(fmt.Sprintf("%d lines/%s", n, c.name), func(b *testing.B) {
-				root := benchProject(b, "f.py", old)
+				root := benchProject(b, "f.py", c.old)
 				req := safewrite.Request{Root: root, Path: "f.py", Content: []byte(c.content)}
 				for b.Loop() {
 					if _, err := safewrite.Propose(req); err != nil {

@@ -3,6 +3,7 @@ package safewrite
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -31,6 +32,15 @@ type diffStats struct {
 // lineEdits computes line edits turning before into after: Myers edits on
 // the part between the common first and last lines.
 func lineEdits(before, after string) []udiff.Edit {
+	if hasLoneCR(before) || hasLoneCR(after) {
+		return tokenLineEdits(before, after)
+	}
+	return lfLineEdits(before, after)
+}
+
+// lfLineEdits is lineEdits for text whose lines all end in "\n" (or
+// "\r\n"), the line splitting of the diff algorithms.
+func lfLineEdits(before, after string) []udiff.Edit {
 	prefix := commonPrefixLines(before, after)
 	b, a := before[prefix:], after[prefix:]
 	suffix := commonSuffixLines(b, a)
@@ -47,6 +57,51 @@ func lineEdits(before, after string) []udiff.Edit {
 	for i := range edits {
 		edits[i].Start += prefix
 		edits[i].End += prefix
+	}
+	return edits
+}
+
+// tokenLineEdits is lineEdits for text with lines ending in a lone "\r",
+// which the diff algorithms would take for one long line: every distinct
+// line becomes a short token line, the tokens are diffed, and the edits
+// are mapped back to the lines they stand for.
+func tokenLineEdits(before, after string) []udiff.Edit {
+	ids := map[string]int{}
+	var texts []string // by id
+	tokenize := func(s string) (string, []int) {
+		lines := splitLinesKeep(s)
+		var b strings.Builder
+		starts := make([]int, 0, len(lines)+1) // of each line in s, then len(s)
+		at := 0
+		for _, l := range lines {
+			id, ok := ids[l]
+			if !ok {
+				id = len(texts)
+				ids[l] = id
+				texts = append(texts, l)
+			}
+			b.WriteString(strconv.Itoa(id))
+			b.WriteByte('\n')
+			starts = append(starts, at)
+			at += len(l)
+		}
+		return b.String(), append(starts, at)
+	}
+	tb, bStarts := tokenize(before)
+	ta, _ := tokenize(after)
+	tbStarts := lineStarts(tb)
+	edits := lfLineEdits(tb, ta)
+	for i, e := range edits {
+		// Edits are line-aligned: their ends are token line starts.
+		e.Start = bStarts[sort.SearchInts(tbStarts, e.Start)]
+		e.End = bStarts[sort.SearchInts(tbStarts, e.End)]
+		var text strings.Builder
+		for _, tok := range splitLinesKeep(e.New) {
+			id, _ := strconv.Atoi(strings.TrimSuffix(tok, "\n"))
+			text.WriteString(texts[id])
+		}
+		e.New = text.String()
+		edits[i] = e
 	}
 	return edits
 }
@@ -186,32 +241,6 @@ func hunkRange(start, count int) string {
 	return fmt.Sprintf("%d,%d", start+1, count)
 }
 
-// lineStarts returns the offset of each line of s and, last, len(s).
-func lineStarts(s string) []int {
-	starts := make([]int, 0, strings.Count(s, "\n")+2)
-	starts = append(starts, 0)
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' && i+1 < len(s) {
-			starts = append(starts, i+1)
-		}
-	}
-	if len(s) == 0 {
-		return starts
-	}
-	return append(starts, len(s))
-}
-
-func splitLinesKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
 // cappedWriter keeps the first limit bytes, cut at a line end, and counts
 // the rest.
 type cappedWriter struct {
@@ -237,13 +266,18 @@ func (w *cappedWriter) add(s string) {
 	w.restLines += strings.Count(s, "\n")
 }
 
-// line writes one diff line; a line without newline gets GNU's marker.
+// line writes one diff line; a line without a line ending gets GNU's
+// marker. A line ending in a lone "\r" is kept whole and given a "\n", so
+// the diff still has one line per line.
 func (w *cappedWriter) line(op byte, text string) {
-	if strings.HasSuffix(text, "\n") {
+	switch {
+	case strings.HasSuffix(text, "\n"):
 		w.add(string(op) + text)
-		return
+	case strings.HasSuffix(text, "\r"):
+		w.add(string(op) + text + "\n")
+	default:
+		w.add(string(op) + text + "\n\\ No newline at end of file\n")
 	}
-	w.add(string(op) + text + "\n\\ No newline at end of file\n")
 }
 
 func (w *cappedWriter) String() string {

@@ -28,7 +28,13 @@
 // file over the threshold (Extend reprints a Go file that was not gofmt'ed,
 // for example), it needs approval like a replace. Edit content was derived
 // from exactly the content read by FIND/REPLACE blocks (internal/edit); it
-// needs no line-count approval but must carry a Base.
+// needs no line-count approval but must carry a Base. A write that would
+// leave the file byte for byte as it is needs no approval whatever its
+// strategy: nothing is written and the Result says Unchanged.
+//
+// Lines end with "\n", "\r\n" or a lone "\r": a 150-line file with
+// classic Mac OS line endings is over the threshold like any other, and
+// merges keep its line endings.
 //
 // Who approves: Force approves the explicit replace without asking. With
 // Auto and without Force a write needing approval is refused: with nobody

@@ -205,7 +205,7 @@ func extendPython(ctx context.Context, rel string, existing, piece []byte) ([]by
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].after > ins[j].after })
 	lines := oldLines
 	for _, in := range ins {
-		if in.after > 0 && !bytes.HasSuffix(lines[in.after-1], []byte{'\n'}) {
+		if in.after > 0 && !endsWithNewline(lines[in.after-1]) {
 			lines[in.after-1] = append(append([]byte{}, lines[in.after-1]...), nl...)
 		}
 		insLines := splitKeep(in.text)
@@ -217,7 +217,7 @@ func extendPython(ctx context.Context, rel string, existing, piece []byte) ([]by
 	}
 	out := bytes.Join(lines, nil)
 	if tail.Len() > 0 {
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte{'\n'}) {
+		if len(out) > 0 && !endsWithNewline(out) {
 			out = append(out, nl...)
 		}
 		out = append(out, tail.Bytes()...)
@@ -302,7 +302,7 @@ func reindent(lines [][]byte, from, to, nl []byte) []byte {
 			l = l[len(from):]
 		}
 		b.Write(l)
-		if !bytes.HasSuffix(l, []byte{'\n'}) {
+		if !endsWithNewline(l) {
 			b.Write(nl)
 		}
 	}
@@ -311,7 +311,7 @@ func reindent(lines [][]byte, from, to, nl []byte) []byte {
 
 func joinLines(lines [][]byte, nl []byte) []byte {
 	out := bytes.Join(lines, nil)
-	if len(out) > 0 && !bytes.HasSuffix(out, []byte{'\n'}) {
+	if len(out) > 0 && !endsWithNewline(out) {
 		out = append(out, nl...)
 	}
 	return out

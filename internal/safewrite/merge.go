@@ -60,28 +60,11 @@ func merge(ctx context.Context, rel string, existing []byte, exists bool, conten
 	return nil, fmt.Errorf("unknown strategy %q", s)
 }
 
-// lineEnding is the file's line ending, CRLF when its first line ends so.
-func lineEnding(b []byte) []byte {
-	if i := bytes.IndexByte(b, '\n'); i > 0 && b[i-1] == '\r' {
-		return []byte("\r\n")
-	}
-	return []byte("\n")
-}
-
-// matchEndings gives piece the line endings of the file it goes into, so a
-// CRLF file stays CRLF.
-func matchEndings(file, piece []byte) []byte {
-	if !bytes.Equal(lineEnding(file), []byte("\r\n")) || bytes.Contains(piece, []byte("\r\n")) {
-		return piece
-	}
-	return bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
-}
-
 func mergeAppend(existing, piece []byte) []byte {
 	piece = matchEndings(existing, piece)
 	out := make([]byte, 0, len(existing)+len(piece)+2)
 	out = append(out, existing...)
-	if len(existing) > 0 && existing[len(existing)-1] != '\n' && len(piece) > 0 {
+	if len(existing) > 0 && !endsWithNewline(existing) && len(piece) > 0 {
 		out = append(out, lineEnding(existing)...)
 	}
 	return append(out, piece...)
@@ -112,25 +95,13 @@ func mergeInsert(existing, piece []byte, line int) ([]byte, error) {
 		out.Write(l)
 	}
 	out.Write(piece)
-	if len(piece) > 0 && piece[len(piece)-1] != '\n' {
+	if len(piece) > 0 && !endsWithNewline(piece) {
 		out.Write(lineEnding(existing))
 	}
 	for _, l := range lines[line-1:] {
 		out.Write(l)
 	}
 	return out.Bytes(), nil
-}
-
-// splitKeep splits b into lines, each keeping its line ending.
-func splitKeep(b []byte) [][]byte {
-	if len(b) == 0 {
-		return nil
-	}
-	lines := bytes.SplitAfter(b, []byte{'\n'})
-	if len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }
 
 func mergeExtend(ctx context.Context, rel string, existing, piece []byte) ([]byte, error) {

@@ -120,7 +120,7 @@ func (p Proposal) WithStrategy(ctx context.Context, s Strategy, line int) (Propo
 	p.Added, p.Deleted = st.Added, st.Deleted
 	p.RequiresApproval = needsApproval(p)
 	p.Warning = ""
-	if p.Exists && s == Replace {
+	if p.Exists && s == Replace && !p.unchanged() {
 		p.Warning = fmt.Sprintf("about to replace %d lines with %d lines", p.ExistingLines, p.NewLines)
 	}
 	return p, nil
@@ -129,9 +129,9 @@ func (p Proposal) WithStrategy(ctx context.Context, s Strategy, line int) (Propo
 // needsApproval applies the package's approval rule (see the package
 // doc): a replace of an existing file over the threshold always; an
 // explicit merge only when it would change or drop an existing line of
-// such a file; an edit never.
+// such a file; an edit never; and nothing that leaves the file as it is.
 func needsApproval(p Proposal) bool {
-	if !p.Exists || p.ExistingLines <= ApprovalLines {
+	if !p.Exists || p.ExistingLines <= ApprovalLines || p.unchanged() {
 		return false
 	}
 	switch p.Strategy {

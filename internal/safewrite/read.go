@@ -1,7 +1,6 @@
 package safewrite
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -89,14 +88,4 @@ func readIn(r *os.Root, t target) ([]byte, fs.FileMode, Snapshot, error) {
 	}
 	mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	return content, mode, snapshotOf(content), nil
-}
-
-// countLines counts lines the way an editor shows them: a final line
-// without a newline counts, an empty file has none.
-func countLines(b []byte) int {
-	n := bytes.Count(b, []byte{'\n'})
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
 }
