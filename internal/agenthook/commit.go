@@ -80,8 +80,8 @@ type scan struct {
 
 // shellState is what earlier commands change for later ones.
 type shellState struct {
-	dir     string
-	known   bool // dir is known
+	dir    string
+	known  bool   // dir is known
 	staged bool   // an earlier git add: the commit takes working-tree content
 	opaque string // an earlier command that may change files in ways azero cannot foresee
 }

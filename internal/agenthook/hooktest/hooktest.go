@@ -28,10 +28,10 @@ const ExitBlock = "exit 2"
 
 // Case is one recorded payload and the answer it must get.
 type Case struct {
-	Fixture  string                       // file in testdata/payloads
+	Fixture  string                          // file in testdata/payloads
 	Setup    func(t testing.TB, repo string) // brings the repository into the case's state; nil: as committed
-	Decision string                       // allow, ask, deny, "" (no opinion: nothing printed) or ExitBlock
-	Reason   []string                     // substrings of permissionDecisionReason
+	Decision string                          // allow, ask, deny, "" (no opinion: nothing printed) or ExitBlock
+	Reason   []string                        // substrings of permissionDecisionReason
 }
 
 // Lines of the committed files.
