@@ -22,13 +22,21 @@ type ApplyArgs struct {
 	DryRun bool   `json:"dry_run,omitempty" jsonschema:"return the unified diff and write nothing"`
 }
 
+// BlockResult is how one edit block applied.
+type BlockResult struct {
+	Block     int    `json:"block"`
+	Match     string `json:"match"` // exact, or whitespace (matched with whitespace ignored)
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+}
+
 // ApplyResult is what azero_apply did.
 type ApplyResult struct {
 	File         string        `json:"file"` // relative to the project root
 	Applied      bool          `json:"applied"`
 	DryRun       bool          `json:"dry_run"`
 	Blocks       int           `json:"blocks"`
-	Results      []edit.Result `json:"results"`
+	Results      []BlockResult `json:"results"`
 	OldLines     int           `json:"old_lines"`
 	NewLines     int           `json:"new_lines"`
 	AddedLines   int           `json:"added_lines"`
@@ -66,7 +74,11 @@ func (s *server) apply(ctx context.Context, req *mcp.CallToolRequest, args Apply
 	if err != nil {
 		return nil, ApplyResult{}, s.explain(err)
 	}
-	out := ApplyResult{File: filepath.ToSlash(p.Rel), DryRun: args.DryRun, Blocks: len(blocks), Results: results,
+	applied := make([]BlockResult, len(results))
+	for i, r := range results {
+		applied[i] = BlockResult{Block: r.Block, Match: r.Match.String(), StartLine: r.StartLine, EndLine: r.EndLine}
+	}
+	out := ApplyResult{File: filepath.ToSlash(p.Rel), DryRun: args.DryRun, Blocks: len(blocks), Results: applied,
 		OldLines: p.ExistingLines, NewLines: p.NewLines, AddedLines: p.Added, DeletedLines: p.Deleted}
 	if args.DryRun {
 		out.Diff = p.Diff
@@ -75,7 +87,7 @@ func (s *server) apply(ctx context.Context, req *mcp.CallToolRequest, args Apply
 	if p.Snapshot() != snap {
 		return nil, ApplyResult{}, fmt.Errorf("%s changed while azero was applying the edits; nothing was written: retry", p.Rel)
 	}
-	if agentpolicy.ProposalGuts(p) {
+	if agentpolicy.ProposalGuts(p) || answering(req) {
 		outcome, question, why := s.ask(ctx, req, "azero_apply", p, agentpolicy.GutReason(p))
 		switch outcome {
 		case approvalAsk:

@@ -66,7 +66,7 @@ const (
 func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, tool string, p safewrite.Proposal, what string) (approval, *mcp.CallToolResult, string) {
 	b := binding(tool, p)
 	responses := req.Params.InputResponses
-	if len(responses) == 0 && req.Params.RequestState == "" {
+	if !answering(req) {
 		if !canElicit(req) {
 			s.auditApproval(ctx, req, tool, p, "unavailable", "the client cannot ask the user (no elicitation)")
 			return approvalUnavailable, nil, ""
@@ -122,6 +122,12 @@ func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, tool string,
 	}
 }
 
+// answering reports whether a call carries an answer to an approval
+// question (the retry of an input-required result).
+func answering(req *mcp.CallToolRequest) bool {
+	return len(req.Params.InputResponses) > 0 || req.Params.RequestState != ""
+}
+
 // canElicit reports whether the client can show the user a form.
 func canElicit(req *mcp.CallToolRequest) bool {
 	caps := req.ClientCapabilities()
@@ -152,13 +158,6 @@ func (a boundApprover) Decide(_ context.Context, p safewrite.Proposal) (safewrit
 		return safewrite.Decision{}, errChanged
 	}
 	return safewrite.Decision{Approved: true, Strategy: p.Strategy, Line: p.Line}, nil
-}
-
-// refusingApprover answers no, so that safewrite records the refusal.
-type refusingApprover struct{}
-
-func (refusingApprover) Decide(_ context.Context, p safewrite.Proposal) (safewrite.Decision, error) {
-	return safewrite.Decision{Approved: false, Strategy: p.Strategy}, nil
 }
 
 func capDiff(d string) string {

@@ -27,7 +27,9 @@
 //     ever written because nobody could be asked.
 //   - Tool failures are tool results with isError and a message the model
 //     can act on, never protocol errors.
-//   - Every write, refusal and approval answer is in the audit log.
+//   - Every write and refusal is in the audit log (safewrite's events),
+//     and so is the outcome of every approval question (EventApproval:
+//     approved, declined, cancelled, wrong_word, unavailable, stale).
 package mcpserver
 
 import (

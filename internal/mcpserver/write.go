@@ -44,9 +44,12 @@ func (s *server) write(ctx context.Context, req *mcp.CallToolRequest, args Write
 		return nil, WriteResult{}, s.explain(err)
 	}
 	w := &safewrite.Writer{Audit: s.audit}
-	if p.RequiresApproval {
+	// A call carrying an answer is bound to the question it answers, even
+	// if the file no longer needs approval: the answer was about other
+	// content.
+	if p.RequiresApproval || answering(req) {
 		what := agentpolicy.ReplaceReason(p)
-		if p.Strategy != safewrite.Replace {
+		if p.Strategy != safewrite.Replace && p.RequiresApproval {
 			what = fmt.Sprintf("this %s changes or drops existing lines of %s (%d lines; -%d +%d)", p.Strategy, p.Rel, p.ExistingLines, p.Deleted, p.Added)
 		}
 		outcome, question, why := s.ask(ctx, req, "azero_write", p, what)
@@ -54,16 +57,10 @@ func (s *server) write(ctx context.Context, req *mcp.CallToolRequest, args Write
 		case approvalAsk:
 			return question, WriteResult{}, nil
 		case approvalUnavailable:
-			// safewrite refuses and records it: nobody can approve.
-			if _, err := w.Write(ctx, sreq); err == nil {
-				return nil, WriteResult{}, errors.New("internal error: a write needing approval went through without it")
-			}
 			return nil, WriteResult{}, fmt.Errorf("nothing was written: %s, and this MCP client cannot ask the user (it does not support elicitation). "+
 				"Change the file with azero_apply (FIND/REPLACE blocks for the lines that change), add to it with strategy append, insert or extend, "+
 				"or ask the user to run `azero write %s` in a terminal", what, p.Rel)
 		case approvalRefused:
-			w.Approver = refusingApprover{}
-			_, _ = w.Write(ctx, sreq) // records the refusal
 			return nil, WriteResult{}, errors.New(why)
 		}
 		w.Approver = boundApprover{tool: "azero_write", binding: binding("azero_write", p)}

@@ -102,8 +102,8 @@ func Fixtures(t testing.TB) []string {
 
 // NewRepo creates the repository the payloads talk about, committed on
 // main: big.py (200 lines), small.py (10), src/state.py (270),
-// .claude/settings.json; and link_out, an untracked symlink to a
-// directory outside the repository.
+// .claude/settings.json; and link_out, an ignored symlink to a directory
+// outside the repository.
 func NewRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -118,6 +118,8 @@ func NewRepo(t testing.TB) string {
 	if err := os.Symlink(outside, filepath.Join(dir, "link_out")); err != nil {
 		t.Fatal(err)
 	}
+	// The link is a test device, not a change: keep git status clean.
+	write(t, dir, ".git/info/exclude", "link_out\n")
 	return dir
 }
 
