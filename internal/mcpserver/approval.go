@@ -60,48 +60,69 @@ const (
 	approvalUnavailable                 // the client cannot ask the user
 )
 
-// ask runs the approval round for a write that needs it: the first call
-// returns the question (as inputRequests), the retry carrying the user's
-// answer returns the outcome. why is the reason to refuse, for the model.
+// multiRoundTrip is the first protocol version whose clients answer
+// server questions by retrying the call (SEP-2322); older clients answer
+// an elicitation/create request sent while the call is open.
+const multiRoundTrip = "2026-07-28"
+
+// ask runs the approval round for a write that needs it. With a client of
+// the current protocol the first call returns the question (as
+// inputRequests) and the retry carrying the user's answer returns the
+// outcome; with an older client the question is sent and answered while
+// the call waits. why is the reason to refuse, for the model.
 func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, tool string, p safewrite.Proposal, what string) (approval, *mcp.CallToolResult, string) {
 	b := binding(tool, p)
-	responses := req.Params.InputResponses
 	if !answering(req) {
 		if !canElicit(req) {
 			s.auditApproval(ctx, req, tool, p, "unavailable", "the client cannot ask the user (no elicitation)")
 			return approvalUnavailable, nil, ""
 		}
-		msg := fmt.Sprintf("azero: %s wants to change %s: %s.\n\n%s\nType %q to make this change; anything else refuses it.",
-			tool, p.Rel, what, capDiff(p.Diff), approvalWord)
-		return approvalAsk, &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{
-				Mode:    "form",
-				Message: msg,
-				RequestedSchema: map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						answerField: map[string]any{
-							"type":        "string",
-							"title":       "Type approve to make this change",
-							"description": fmt.Sprintf("%s of %s: type %q, or anything else to refuse", tool, p.Rel, approvalWord),
-						},
-					},
-					"required": []string{answerField},
-				},
-			}},
-			RequestState: s.sign(b),
-		}, ""
+		q := question(tool, p, what)
+		if req.ProtocolVersion() < multiRoundTrip {
+			res, err := req.Session.Elicit(ctx, q)
+			if err != nil {
+				s.auditApproval(ctx, req, tool, p, "failed", "the question failed: "+err.Error())
+				return approvalRefused, nil, fmt.Sprintf("nothing was written to %s: the approval question could not be asked (%v). Ask the user, then call %s again.", p.Rel, err, tool)
+			}
+			return s.judge(ctx, req, tool, p, res)
+		}
+		return approvalAsk, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKey: q}, RequestState: s.sign(b)}, ""
 	}
 	if !s.verify(b, req.Params.RequestState) {
 		s.auditApproval(ctx, req, tool, p, "stale", "the answer does not belong to this exact change")
 		return approvalRefused, nil, fmt.Sprintf("nothing was written: the user's answer does not belong to this exact change of %s "+
 			"(the file, the content or the arguments changed since the question was asked). Call %s again to ask anew.", p.Rel, tool)
 	}
-	res, ok := responses[inputKey].(*mcp.ElicitResult)
+	res, ok := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
 	if !ok || res == nil {
 		s.auditApproval(ctx, req, tool, p, "no_answer", "the retry carried no answer")
 		return approvalRefused, nil, fmt.Sprintf("nothing was written to %s: no answer to the approval question came back. Call %s again to ask the user.", p.Rel, tool)
 	}
+	return s.judge(ctx, req, tool, p, res)
+}
+
+// question is the form asking the user to type the approval word.
+func question(tool string, p safewrite.Proposal, what string) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Mode: "form",
+		Message: fmt.Sprintf("azero: %s wants to change %s: %s.\n\n%s\nType %q to make this change; anything else refuses it.",
+			tool, p.Rel, what, capDiff(p.Diff), approvalWord),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				answerField: map[string]any{
+					"type":        "string",
+					"title":       "Type approve to make this change",
+					"description": fmt.Sprintf("%s of %s: type %q, or anything else to refuse", tool, p.Rel, approvalWord),
+				},
+			},
+			"required": []string{answerField},
+		},
+	}
+}
+
+// judge reads the user's answer: only the typed word, in full, approves.
+func (s *server) judge(ctx context.Context, req *mcp.CallToolRequest, tool string, p safewrite.Proposal, res *mcp.ElicitResult) (approval, *mcp.CallToolResult, string) {
 	switch res.Action {
 	case "accept":
 		answer, _ := res.Content[answerField].(string)

@@ -18,13 +18,16 @@
 //   - A write that needs approval (safewrite's 100-line rule, or an edit
 //     that deletes more than half of a large file, agentpolicy.Guts) is
 //     written only after the user typed "approve" in an MCP elicitation
-//     (a form with one text field). The question is bound to exactly that
-//     write: its request state is an HMAC, under a key that never leaves
-//     the process, of the path, the strategy, the file's content and the
-//     result, checked again when the answer comes back, and once more
-//     against the file just before it is replaced. A client without
-//     elicitation gets the refusal and what to do instead; nothing is
-//     ever written because nobody could be asked.
+//     (a form with one text field). The approval is bound to exactly that
+//     write: a client of the current protocol answers by retrying the call,
+//     and the retry must carry the request state of the question, an HMAC
+//     (under a key that never leaves the process) of the path, the
+//     strategy, the file's content and the result, recomputed and compared
+//     when the answer comes back; an older client answers while the call
+//     waits. Either way the write is then made against the content the
+//     user saw (safewrite's Base), so a file changed meanwhile is not
+//     written. A client without elicitation gets the refusal and what to
+//     do instead; nothing is ever written because nobody could be asked.
 //   - Tool failures are tool results with isError and a message the model
 //     can act on, never protocol errors.
 //   - Every write and refusal is in the audit log (safewrite's events),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -372,6 +373,23 @@ func TestApprovalIsBoundToTheChange(t *testing.T) {
 				t.Errorf("error %q", text(res))
 			}
 		})
+	}
+}
+
+// TestElicitationFailure: a client whose form fails (an older client
+// asked while the call waits) gets an isError result, never a write.
+func TestElicitationFailure(t *testing.T) {
+	t.Parallel()
+	root := hooktest.NewRepo(t)
+	el := &elicitor{answer: func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("the form crashed") }}
+	e := connect(t, root, "2025-06-18", el, nil)
+	before := read(t, filepath.Join(root, "src/state.py"))
+	res := e.call(t, "azero_write", map[string]any{"path": "src/state.py", "content": "x\n"})
+	if !res.IsError || !strings.Contains(text(res), "could not be asked") || read(t, filepath.Join(root, "src/state.py")) != before {
+		t.Fatalf("IsError=%v %s", res.IsError, text(res))
+	}
+	if a := e.events(t, mcpserver.EventApproval); len(a) != 1 || a[0]["decision"] != "failed" {
+		t.Errorf("approval events %v", a)
 	}
 }
 

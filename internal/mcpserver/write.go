@@ -63,6 +63,11 @@ func (s *server) write(ctx context.Context, req *mcp.CallToolRequest, args Write
 		case approvalRefused:
 			return nil, WriteResult{}, errors.New(why)
 		}
+		// The approval is for exactly this content of the file: a change
+		// while the user was asked makes the write stale, even one that
+		// leaves nothing needing approval.
+		snap := p.Snapshot()
+		sreq.Base = &snap
 		w.Approver = boundApprover{tool: "azero_write", binding: binding("azero_write", p)}
 	}
 	res, err := w.Write(ctx, sreq)
