@@ -30,8 +30,10 @@ type Commit struct {
 	// the index: paths given, -i/-o, --interactive/--patch,
 	// --pathspec-from-file, or arguments appended by xargs.
 	Pathspecs bool
-	// AfterChanges is set when something earlier in the command may
-	// change the index before the commit runs (git add, git rm, ...).
+	// AfterChanges is set when an earlier git add (or commit) in the
+	// command changes the index before this commit runs: the commit then
+	// takes working-tree content. Other commands before it that may change
+	// files make the commit Uncertain.
 	AfterChanges bool
 	// Uncertain says why azero cannot fully know what this command
 	// commits (a computed command name or argument, GIT_DIR, an alias it

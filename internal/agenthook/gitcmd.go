@@ -1,6 +1,8 @@
 package agenthook
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -54,15 +56,13 @@ func (w walker) git(args []word, env map[string]string, st *shellState, text str
 func (w walker) gitDepth(args []word, env map[string]string, st *shellState, text string, config map[string]string, aliasDepth int) {
 	cp := *st
 	var why []string
-	for name := range env {
-		if reason := gitEnvMatters(name); reason != "" && !strings.HasPrefix(name, "GIT_CONFIG") {
-			why = append(why, reason)
-		}
-	}
 	hooksOff := ""
-	for name := range env {
-		if strings.HasPrefix(name, "GIT_CONFIG") {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		switch reason := gitEnvMatters(name); {
+		case strings.HasPrefix(name, "GIT_CONFIG"):
 			hooksOff = name + " is set for git"
+		case reason != "":
+			why = append(why, reason)
 		}
 	}
 	i := 0
@@ -70,7 +70,7 @@ options:
 	for ; i < len(args); i++ {
 		a := args[i]
 		if !a.known {
-			w.s.uncertainGit(&cp, text, "an argument of git ("+a.raw+") is computed when the command runs")
+			w.s.uncertain(&cp, text, "an argument of git ("+a.raw+") is computed when the command runs")
 			return
 		}
 		v := a.val
@@ -173,7 +173,7 @@ func setConfig(config map[string]string, kv string, hooksOff *string) {
 // configuration.
 func (w walker) alias(name string, rest []word, env map[string]string, st *shellState, text string, config map[string]string, depth int) {
 	if depth >= maxDepth {
-		w.s.uncertainGit(st, text, "git aliases nest too deeply for azero to follow")
+		w.s.uncertain(st, text, "git aliases nest too deeply for azero to follow")
 		return
 	}
 	value, ok := config["alias."+strings.ToLower(name)]
@@ -182,14 +182,12 @@ func (w walker) alias(name string, rest []word, env map[string]string, st *shell
 			return
 		}
 		if !st.known {
-			if strings.Contains(text, "commit") {
-				w.s.uncertainGit(st, text, "git "+name+" may be an alias, and azero cannot tell which repository it runs in")
-			}
+			w.s.uncertain(st, text, "git "+name+" may be an alias of commit, and azero cannot tell which repository's configuration defines it")
 			return
 		}
 		v, found, err := w.s.sc.Aliases(st.dir, name)
 		if err != nil {
-			w.s.uncertainGit(st, text, "azero cannot read the git alias "+name+": "+err.Error())
+			w.s.uncertain(st, text, "azero cannot read the git alias "+name+": "+err.Error())
 			return
 		}
 		if !found {
@@ -207,7 +205,7 @@ func (w walker) alias(name string, rest []word, env map[string]string, st *shell
 	}
 	words, ok := splitAlias(value)
 	if !ok {
-		w.s.uncertainGit(st, text, "azero cannot read the git alias "+name+" ("+value+")")
+		w.s.uncertain(st, text, "azero cannot read the git alias "+name+" ("+value+")")
 		return
 	}
 	w.gitDepth(append(words, rest...), env, st, text, config, depth+1)
@@ -244,9 +242,4 @@ func splitAlias(value string) ([]word, bool) {
 		}
 	}
 	return words, true
-}
-
-// uncertainGit reports a git command azero cannot follow: it may commit.
-func (s *scan) uncertainGit(st *shellState, text, why string) {
-	s.uncertain(st, text, why)
 }

@@ -50,12 +50,25 @@ func (h *Hook) Run(ctx context.Context, stdin io.Reader, stdout io.Writer) error
 	case p.HookEventName != "" && p.HookEventName != EventPreToolUse:
 		return &EventError{Event: p.HookEventName}
 	default:
-		resp = h.Decide(ctx, p)
+		resp = h.decideSafely(ctx, p)
 	}
 	if err := resp.Write(stdout); err != nil {
 		return fmt.Errorf("print the hook decision: %w", err)
 	}
 	return nil
+}
+
+// decideSafely is Decide with a panic turned into a denial: a crash would
+// exit 2, which Claude Code would show as a hook error instead of azero's
+// reason.
+func (h *Hook) decideSafely(ctx context.Context, p Payload) (resp Response) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp = errorResponse(fmt.Errorf("internal error: %v", r))
+			h.audit(ctx, p, resp)
+		}
+	}()
+	return h.Decide(ctx, p)
 }
 
 // Decide answers one tool call. It never returns an error: errors are

@@ -2,6 +2,7 @@ package agenthook_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -277,5 +278,21 @@ func TestResponseShape(t *testing.T) {
 		if b.String() != want {
 			t.Errorf("got %s want %s", b.String(), want)
 		}
+	}
+}
+
+// TestPanicIsADenial: even a crash inside a rule answers deny.
+func TestPanicIsADenial(t *testing.T) {
+	t.Parallel()
+	repo := hooktest.NewRepo(t)
+	var log bytes.Buffer
+	h := &agenthook.Hook{Audit: audit.New(&log, nil), Aliases: func(context.Context) agenthook.AliasResolver { panic("boom") }}
+	var out bytes.Buffer
+	if err := h.Run(t.Context(), bytes.NewReader(hooktest.Payload(t, "bash_commit_clean.json", repo)), &out); err != nil {
+		t.Fatal(err)
+	}
+	hooktest.Check(t, hooktest.Case{Fixture: "panic", Decision: "deny", Reason: []string{"internal error: boom"}}, out.String())
+	if !strings.Contains(log.String(), `"decision":"deny"`) {
+		t.Errorf("the denial was not audited: %s", log.String())
 	}
 }
