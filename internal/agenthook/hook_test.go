@@ -13,12 +13,13 @@ import (
 	"github.com/azero-dev/azero/internal/agenthook"
 	"github.com/azero-dev/azero/internal/agenthook/hooktest"
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 // TestMain isolates every git the tests and the hook start from the
 // user's and the system's configuration.
 func TestMain(m *testing.M) {
-	for _, kv := range hooktest.GitEnv(nil) {
+	for _, kv := range testenv.GitEnv(nil) {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
 	}
@@ -58,8 +59,8 @@ func TestRecordedPayloads(t *testing.T) {
 			if c.Setup != nil {
 				c.Setup(t, repo)
 			}
-			before := hooktest.Git(t, repo, "status", "--porcelain", "--untracked-files=all")
-			headBefore := hooktest.Git(t, repo, "rev-parse", "HEAD")
+			before := testenv.Git(t, repo, "status", "--porcelain", "--untracked-files=all")
+			headBefore := testenv.Git(t, repo, "rev-parse", "HEAD")
 			stdout, err, events := run(t, hooktest.Payload(t, c.Fixture, repo), repo)
 			if c.Decision == hooktest.ExitBlock {
 				var ev *agenthook.EventError
@@ -73,10 +74,10 @@ func TestRecordedPayloads(t *testing.T) {
 			}
 			hooktest.Check(t, c, stdout)
 			// The hook judges; it never changes the repository.
-			if after := hooktest.Git(t, repo, "status", "--porcelain", "--untracked-files=all"); after != before {
+			if after := testenv.Git(t, repo, "status", "--porcelain", "--untracked-files=all"); after != before {
 				t.Errorf("the hook changed the repository:\nbefore %s\nafter %s", before, after)
 			}
-			if h := hooktest.Git(t, repo, "rev-parse", "HEAD"); h != headBefore {
+			if h := testenv.Git(t, repo, "rev-parse", "HEAD"); h != headBefore {
 				t.Errorf("HEAD moved from %s to %s", headBefore, h)
 			}
 			// Every decision is audited; no opinion is not.
@@ -223,7 +224,7 @@ func TestCommitDecisions(t *testing.T) {
 				tc.setup(t, repo)
 			}
 			if tc.name == "alias from the repository" {
-				hooktest.Git(t, repo, "config", "alias.ci", "commit -a")
+				testenv.Git(t, repo, "config", "alias.ci", "commit -a")
 				hooktest.DeleteBigUnstaged(t, repo)
 			}
 			in, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": repo, "tool_input": map[string]string{"command": tc.command}})
@@ -246,11 +247,11 @@ func nonEmpty(s string) []string {
 func TestFirstCommitLosesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	hooktest.Git(t, dir, "init", "-q")
+	testenv.Git(t, dir, "init", "-q")
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hooktest.Git(t, dir, "add", "a.txt")
+	testenv.Git(t, dir, "add", "a.txt")
 	for _, tc := range []struct{ cmd, decision string }{{"git commit -m first", ""}, {"git commit --amend -m x", "deny"}} {
 		in, _ := json.Marshal(map[string]any{"tool_name": "Bash", "cwd": dir, "tool_input": map[string]string{"command": tc.cmd}})
 		stdout, _, _ := run(t, in, "")

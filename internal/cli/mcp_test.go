@@ -15,6 +15,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/agenthook/hooktest"
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 // mcpSession starts `azero mcp` (the program at exe) in dir and connects
@@ -165,7 +166,7 @@ func TestBuiltBinary(t *testing.T) {
 	hooktest.StageGutBig(t, repo)
 	cmd := exec.Command(exe, "hook", "claude-code")
 	cmd.Dir = repo
-	cmd.Env = hooktest.GitEnv(append(os.Environ(), "AZERO_STATE_DIR="+t.TempDir()))
+	cmd.Env = testenv.GitEnv(append(os.Environ(), "AZERO_STATE_DIR="+t.TempDir()))
 	cmd.Stdin = strings.NewReader(string(hooktest.Payload(t, "bash_commit_flagged.json", repo)))
 	out, err := cmd.Output()
 	if err != nil {

@@ -19,10 +19,11 @@ import (
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/mcpserver"
 	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
-	for _, kv := range hooktest.GitEnv(nil) {
+	for _, kv := range testenv.GitEnv(nil) {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
 	}
@@ -341,7 +342,7 @@ func TestWriteRefusals(t *testing.T) {
 			t.Errorf("%s: IsError=%v %q, want an error containing %q", tc.name, res.IsError, text(res), tc.want)
 		}
 	}
-	if out := hooktest.Git(t, root, "status", "--porcelain"); out != "" {
+	if out := testenv.Git(t, root, "status", "--porcelain"); out != "" {
 		t.Errorf("refused writes changed the repository: %s", out)
 	}
 }
@@ -479,7 +480,7 @@ func TestApply(t *testing.T) {
 			if !res.IsError || !strings.Contains(text(res), tc.want) {
 				t.Errorf("IsError=%v %q, want an error containing %q", res.IsError, text(res), tc.want)
 			}
-			if out := hooktest.Git(t, root, "status", "--porcelain"); out != "" {
+			if out := testenv.Git(t, root, "status", "--porcelain"); out != "" {
 				t.Errorf("a failed apply changed the repository: %s", out)
 			}
 		})

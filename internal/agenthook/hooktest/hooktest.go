@@ -13,10 +13,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 //go:embed testdata/payloads
@@ -107,13 +108,13 @@ func Fixtures(t testing.TB) []string {
 func NewRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	Git(t, dir, "init", "-q", "-b", "main")
+	testenv.Git(t, dir, "init", "-q", "-b", "main")
 	write(t, dir, "big.py", numbered("value_%d = %d\n", BigLines))
 	write(t, dir, "small.py", numbered("small_%d = %d\n", SmallLines))
 	write(t, dir, "src/state.py", numbered("state_%d = %d\n", StateLines))
 	write(t, dir, ".claude/settings.json", "{\n  \"hooks\": {}\n}\n")
-	Git(t, dir, "add", "-A")
-	Git(t, dir, "commit", "-q", "-m", "initial")
+	testenv.Git(t, dir, "add", "-A")
+	testenv.Git(t, dir, "commit", "-q", "-m", "initial")
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(dir, "link_out")); err != nil {
 		t.Fatal(err)
@@ -146,19 +147,19 @@ func write(t testing.TB, dir, name, content string) {
 func StageSmallChange(t testing.TB, repo string) {
 	write(t, repo, "src/helper.py", "def helper():\n    return 1\n")
 	write(t, repo, "small.py", numbered("small_%d = %d\n", SmallLines-1)+"small_10 = 11\n")
-	Git(t, repo, "add", "src/helper.py", "small.py")
+	testenv.Git(t, repo, "add", "src/helper.py", "small.py")
 }
 
 // StageGutBig stages big.py cut down to 10 of its 200 lines.
 func StageGutBig(t testing.TB, repo string) {
 	write(t, repo, "big.py", numbered("value_%d = %d\n", 10))
-	Git(t, repo, "add", "big.py")
+	testenv.Git(t, repo, "add", "big.py")
 }
 
 // StageGutState stages src/state.py cut down to 5 lines.
 func StageGutState(t testing.TB, repo string) {
 	GutStateUnstaged(t, repo)
-	Git(t, repo, "add", "src/state.py")
+	testenv.Git(t, repo, "add", "src/state.py")
 }
 
 // GutStateUnstaged cuts src/state.py down to 5 lines without staging it.
@@ -177,34 +178,7 @@ func DeleteBigUnstaged(t testing.TB, repo string) {
 // amending HEAD takes that loss.
 func CommitGutState(t testing.TB, repo string) {
 	StageGutState(t, repo)
-	Git(t, repo, "commit", "-q", "-m", "shrink state")
-}
-
-// GitEnv is the environment of git in these tests: no user or system
-// configuration, an identity.
-func GitEnv(base []string) []string {
-	var out []string
-	for _, kv := range base {
-		if !strings.HasPrefix(kv, "GIT_") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=azero test", "GIT_AUTHOR_EMAIL=test@azero.invalid",
-		"GIT_COMMITTER_NAME=azero test", "GIT_COMMITTER_EMAIL=test@azero.invalid")
-}
-
-// Git runs git in dir and fails the test on error.
-func Git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = GitEnv(os.Environ())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	testenv.Git(t, repo, "commit", "-q", "-m", "shrink state")
 }
 
 // Answer is the decision printed by the hook.
