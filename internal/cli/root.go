@@ -93,6 +93,8 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newApplyCommand(f),
 		newGateCommand(f, nil),
 		newWriteCommand(f, nil),
+		newHookCommand(f),
+		newMCPCommand(f),
 	)
 
 	defaultHelp := root.HelpFunc()

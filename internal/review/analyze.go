@@ -100,6 +100,10 @@ type AnalyzeOptions struct {
 	// `git commit` takes); otherwise the working tree and untracked,
 	// not-ignored files are compared with HEAD.
 	Staged bool
+	// Base, when set, is the commit (an object id or revision, never an
+	// option) the changes are compared with instead of HEAD: the parent of
+	// HEAD for what `git commit --amend` would make, for example.
+	Base string
 	// Progress, when set, is told how many of the known units of work are
 	// done, from one goroutine, at most every 100 ms and once at the end.
 	Progress func(done, total int)
@@ -141,7 +145,10 @@ func openRepo(ctx context.Context, repoDir string) (gitx.Repo, error) {
 
 // analyzeRepo analyses an opened repository.
 func analyzeRepo(ctx context.Context, repo gitx.Repo, opts AnalyzeOptions) ([]FileAnalysis, error) {
-	a := &analysis{repo: repo, staged: opts.Staged, lines: map[string]int{}, stats: map[string]gitx.NumStat{}}
+	if strings.HasPrefix(opts.Base, "-") {
+		return nil, fmt.Errorf("compare with %q: a base must name a commit, not an option", opts.Base)
+	}
+	a := &analysis{repo: repo, staged: opts.Staged, base: opts.Base, lines: map[string]int{}, stats: map[string]gitx.NumStat{}}
 	stop := a.report(opts.Progress)
 	err := a.run(ctx)
 	stop()
@@ -160,6 +167,7 @@ func analyzeRepo(ctx context.Context, repo gitx.Repo, opts AnalyzeOptions) ([]Fi
 type analysis struct {
 	repo   gitx.Repo
 	staged bool
+	base   string // compared with instead of HEAD, when set
 
 	changes   []gitx.Change
 	stats     map[string]gitx.NumStat // by statKey
@@ -196,12 +204,20 @@ func (a *analysis) report(progress func(done, total int)) (stop func()) {
 
 // diffArgs are the arguments of the one diff that lists every change.
 func diffArgs(staged bool, extra ...string) []string {
+	return diffArgsAgainst(staged, "", extra...)
+}
+
+// diffArgsAgainst is diffArgs comparing with base ("" for HEAD).
+func diffArgsAgainst(staged bool, base string, extra ...string) []string {
+	if base == "" {
+		base = "HEAD"
+	}
 	args := []string{"diff", "-M", "--no-ext-diff", "--no-textconv", "--no-color"}
 	args = append(args, extra...)
 	if staged {
 		args = append(args, "--cached")
 	}
-	return append(args, "HEAD", "--")
+	return append(args, base, "--")
 }
 
 // run streams the diff, feeding old blob ids to cat-file as the raw
@@ -241,7 +257,7 @@ func (a *analysis) run(ctx context.Context) error {
 		}
 		return a.repo.Stream(gctx, nil, func(out io.Reader) error {
 			return gitx.ParseDiffZ(out, onChange, onStat)
-		}, diffArgs(a.staged, "--raw", "--numstat", "-z", "--no-abbrev")...)
+		}, diffArgsAgainst(a.staged, a.base, "--raw", "--numstat", "-z", "--no-abbrev")...)
 	})
 	g.Go(func() error {
 		buf := make([]byte, 64<<10)

@@ -1,0 +1,40 @@
+package agenthook_test
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/agenthook"
+	"github.com/azero-dev/azero/internal/agenthook/hooktest"
+)
+
+// claudeCommit is the shape of the commit commands Claude Code runs.
+const claudeCommit = "git add src/state.py big.py && git commit -m \"$(cat <<'EOF'\nShrink the state module\n\nIt held values nobody reads.\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\""
+
+func BenchmarkCommits(b *testing.B) {
+	sc := agenthook.CommitScanner{Cwd: "/work/repo", Home: "/home/u"}
+	for b.Loop() {
+		if len(sc.Commits(claudeCommit)) != 1 {
+			b.Fatal("commit not found")
+		}
+	}
+}
+
+// BenchmarkDecide measures a whole decision, git processes included, for
+// the payloads Claude Code sends most.
+func BenchmarkDecide(b *testing.B) {
+	for _, fixture := range []string{"write_replace_large.json", "edit_small_change.json", "bash_commit_flagged.json", "bash_ls.json"} {
+		b.Run(fixture, func(b *testing.B) {
+			repo := hooktest.NewRepo(b)
+			hooktest.StageGutBig(b, repo)
+			payload := hooktest.Payload(b, fixture, repo)
+			h := &agenthook.Hook{WorkDir: repo}
+			for b.Loop() {
+				if err := h.Run(b.Context(), bytes.NewReader(payload), io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

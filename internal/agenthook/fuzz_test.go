@@ -1,0 +1,203 @@
+package agenthook
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func FuzzParsePayload(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","cwd":"/r","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/r/a","content":"x"}}`))
+	f.Add([]byte(`{"tool_name":"Bash","tool_input":{"command":"git commit -am x"}}`))
+	f.Add([]byte(`{"tool_name":"Edit","tool_input":{"file_path":"a","old_string":"x","new_string":"y","replace_all":true}}`))
+	f.Add([]byte(`{"tool_name":""}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"tool_name":"Write"} trailing`))
+	f.Add([]byte("\xff\xfe{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePayload(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if p.ToolName == "" {
+			t.Fatal("accepted a payload without tool_name")
+		}
+		// What was accepted survives a round trip unchanged.
+		again, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ParsePayload(bytes.NewReader(again))
+		if err != nil {
+			t.Fatalf("re-parse: %v", err)
+		}
+		if !reflect.DeepEqual(normalizedPayload(p), normalizedPayload(q)) {
+			t.Fatalf("round trip changed the payload:\n%+v\n%+v", p, q)
+		}
+		// Decoding any tool input never panics.
+		var w WriteInput
+		_ = p.toolInput(&w)
+		var m MultiEditInput
+		_ = p.toolInput(&m)
+	})
+}
+
+func normalizedPayload(p Payload) Payload {
+	var b bytes.Buffer
+	if len(p.ToolInput) > 0 {
+		_ = json.Compact(&b, p.ToolInput)
+	}
+	p.ToolInput = b.Bytes()
+	if b.String() == "null" {
+		p.ToolInput = nil
+	}
+	return p
+}
+
+func FuzzCommits(f *testing.F) {
+	for _, s := range []string{
+		`git commit -am x`, `cd sub && git -C .. commit --amend`, `echo "$(git commit -n)"`,
+		"git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"", `sh -c 'git ci'`, `eval "git commit"`,
+		`(cd a; git commit) | tee x`, `git -c alias.x=commit x --no-verify`, `xargs git commit`,
+		`if true; then cd x; fi; git commit`, `f() { git commit; }`, `env -S "git commit -a"`,
+		`git commit -m "unterminated`, `$(printf git) commit`, `git add . && git commit`,
+	} {
+		f.Add(s)
+	}
+	aliases := func(dir, name string) (string, bool, error) {
+		if name == "ci" {
+			return "commit -a", true, nil
+		}
+		if name == "loop" {
+			return "loop", true, nil
+		}
+		return "", false, nil
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		commits := CommitScanner{Cwd: "/work/repo", Home: "/home/u", Aliases: aliases}.Commits(cmd)
+		for _, c := range commits {
+			if c.Dir != "" && (!filepath.IsAbs(c.Dir) || filepath.Clean(c.Dir) != c.Dir) {
+				t.Fatalf("Dir %q is not a clean absolute path", c.Dir)
+			}
+			if c.Text == "" && strings.TrimSpace(cmd) != "" {
+				t.Fatalf("a commit without Text in %q", cmd)
+			}
+			if len(c.Text) > maxText+len("…") {
+				t.Fatalf("Text of %d bytes", len(c.Text))
+			}
+		}
+	})
+}
+
+// FuzzCommitArgs checks the option reading against a property git
+// guarantees: an option written first, before any argument, is always read
+// as that option, whatever follows.
+func FuzzCommitArgs(f *testing.F) {
+	for _, s := range []string{"-m\x00x", "-am\x00msg", "--\x00-a", "-F\x00-", "--message=--no-verify", "path\x00-n", "-C", "--fixup"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, joined string) {
+		if strings.ContainsRune(joined, 0xfffd) {
+			return
+		}
+		var quoted []string
+		for _, a := range strings.Split(joined, "\x00") {
+			quoted = append(quoted, shellQuote(a))
+		}
+		rest := strings.Join(quoted, " ")
+		for _, tc := range []struct {
+			first string
+			check func(Commit) bool
+		}{
+			{"--no-verify", func(c Commit) bool { return c.NoVerify }},
+			{"-n", func(c Commit) bool { return c.NoVerify }},
+			{"-a", func(c Commit) bool { return c.All }},
+			{"--amend", func(c Commit) bool { return c.Amend }},
+		} {
+			cmd := "git commit " + tc.first + " " + rest
+			commits := CommitScanner{Cwd: "/r"}.Commits(cmd)
+			if len(commits) != 1 {
+				t.Fatalf("%q: %d commits, want 1", cmd, len(commits))
+			}
+			if !tc.check(commits[0]) {
+				t.Fatalf("%q: %s not read: %+v", cmd, tc.first, commits[0])
+			}
+		}
+	})
+}
+
+func FuzzApplyEdits(f *testing.F) {
+	f.Add("a\nb\nc\n", "b", "B", false)
+	f.Add("x x x", "x", "y", true)
+	f.Add("it\u2019s\r\n", "it's", "it is", false)
+	f.Add("", "", "new", false)
+	f.Fuzz(func(t *testing.T, content, old, repl string, all bool) {
+		got, err := ApplyEdits(content, true, []StringEdit{{OldString: old, NewString: repl, ReplaceAll: all}})
+		if err != nil {
+			return
+		}
+		plain := !strings.ContainsAny(content+old+repl, "\r\u2018\u2019\u201c\u201d")
+		if plain && old != "" && strings.Count(content, old) == 1 && !all {
+			if want := strings.Replace(content, old, repl, 1); got != want {
+				t.Fatalf("ApplyEdits(%q, %q -> %q) = %q, want %q", content, old, repl, got, want)
+			}
+		}
+		if plain && old != "" && all {
+			if want := strings.ReplaceAll(content, old, repl); got != want {
+				t.Fatalf("replace_all gave %q, want %q", got, want)
+			}
+		}
+	})
+}
+
+func FuzzMergeSettings(f *testing.F) {
+	f.Add(`{"model":"x","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./a"}]}]}}`, "/usr/bin/azero")
+	f.Add(``, "azero")
+	f.Add(`{"hooks":{"PreToolUse":[{"hooks":[{"command":"x hook claude-code"}]}]}}`, "'/a b/azero'")
+	f.Fuzz(func(t *testing.T, existing, exe string) {
+		if exe == "" {
+			return
+		}
+		cmd := HookCommand(exe)
+		out, _, err := MergeSettings([]byte(existing), cmd)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON:\n%s", out)
+		}
+		again, changed, err := MergeSettings(out, cmd)
+		if err != nil || changed || !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent (changed=%v err=%v):\n%s\n%s", changed, err, out, again)
+		}
+		var doc struct {
+			Hooks struct {
+				PreToolUse []struct {
+					Hooks []struct {
+						Command string `json:"command"`
+					} `json:"hooks"`
+				} `json:"PreToolUse"`
+			} `json:"hooks"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatalf("result does not decode: %v", err)
+		}
+		n := 0
+		for _, g := range doc.Hooks.PreToolUse {
+			for _, h := range g.Hooks {
+				if isAzeroHook(h.Command) {
+					n++
+					if h.Command != cmd {
+						t.Fatalf("stale azero hook %q kept", h.Command)
+					}
+				}
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d azero hooks:\n%s", n, out)
+		}
+	})
+}

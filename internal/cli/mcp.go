@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/mcpserver"
+	"github.com/azero-dev/azero/internal/store"
+)
+
+// MCPOptions are the inputs of `azero mcp`.
+type MCPOptions struct {
+	Root string
+}
+
+func newMCPCommand(f *Factory) *cobra.Command {
+	opts := &MCPOptions{}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve azero's capabilities to any agent over the Model Context Protocol (stdio)",
+		Long: trimLines(`
+  An MCP server on stdin/stdout for agents that speak the Model Context Protocol
+  (Claude Code, Codex, Cursor, ...). It serves one project root: the git work
+  tree of the working directory, or --root. Every path a tool takes must stay
+  inside it (symlinks resolved, never inside .git).
+
+  Tools:
+    azero_apply  file, edits, dry_run: FIND/REPLACE edit blocks, all or nothing
+    azero_write  path, content, strategy (replace, append, insert + line, extend)
+    azero_gate   repository, staged: the diff gate's analysis; it approves nothing
+    azero_runs   status, workflow, limit: azero's workflow runs
+
+  Replacing an existing file of more than 100 lines, or an edit deleting more
+  than half of one, is written only after the user types 'approve' in the
+  client's elicitation form. A client without elicitation gets a refusal that
+  says what to do instead; nothing is written without the user. Tool failures
+  are tool results marked isError, with a message the model can act on. Every
+  write, refusal and answer is in the audit log ($AZERO_STATE_DIR/audit.jsonl).
+
+  Nothing but the protocol goes to stdout; the server runs until its client
+  closes stdin.`),
+		Example: trimLines(`
+    claude mcp add azero -- azero mcp
+    azero mcp --root ~/src/service`),
+		Args:        noArgs,
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return mcpRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Root, "root", "", "the project root to serve (default: the git work tree of the working directory)")
+	return cmd
+}
+
+func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
+	root, err := mcpRoot(ctx, f, opts.Root)
+	if err != nil {
+		return err
+	}
+	logger, err := f.Audit()
+	if err != nil {
+		return fmt.Errorf("open the audit log: %w", err)
+	}
+	srv, err := mcpserver.New(mcpserver.Options{
+		Root:    root,
+		Version: f.Version,
+		Audit:   logger,
+		Store:   func(ctx context.Context) (*store.Store, error) { return f.Store(ctx) },
+		Now:     f.Now,
+	})
+	if err != nil {
+		return err
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
+	err = srv.Run(ctx, t)
+	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// mcpRoot is --root, else the git work tree of the working directory.
+func mcpRoot(ctx context.Context, f *Factory, root string) (string, error) {
+	if root != "" {
+		root = f.abs(root)
+		fi, err := os.Stat(root)
+		if err != nil {
+			return "", fmt.Errorf("--root: %w", err)
+		}
+		if !fi.IsDir() {
+			return "", usagef("--root %s is not a directory", root)
+		}
+		return filepath.Clean(root), nil
+	}
+	top, err := gitx.TopLevel(ctx, f.WorkDir)
+	if err != nil {
+		return "", fmt.Errorf("azero mcp serves one repository: %w; or pass --root DIR", err)
+	}
+	return top, nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
