@@ -157,7 +157,7 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	design, err := readBounded(ctx, f.abs(opts.LLD), "the design document", contextload.MaxFileBytes)
+	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes+1)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
@@ -184,9 +185,12 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 		return resumeIssue(ctx, f, r, opts.JSON)
 	}
 
-	raw, err := readBounded(ctx, f.abs(opts.Brief), "brief file", maxBriefBytes)
-	if err != nil {
-		return fmt.Errorf("%w: pass the path of your notes with --brief", err)
+	raw, err := f.IO.ReadInput(ctx, f.WorkDir, opts.Brief, maxBriefBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("brief file %s not found: pass the path of your notes with --brief", opts.Brief)
+	case err != nil:
+		return err
 	}
 	drafter, reviewer, err := issueModels(f, cfg, opts)
 	if err != nil {
