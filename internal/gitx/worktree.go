@@ -515,3 +515,83 @@ func (r Repo) ChangedPaths(ctx context.Context, from, to string) ([]string, erro
 	}
 	return SplitZ(out)
 }
+
+// Snapshot is what a repository has of work trees and branches at one
+// moment, read with a constant number of git processes, so that a
+// clean-up (azero runs gc) can ask about many work trees cheaply.
+type Snapshot struct {
+	l        layout
+	branches map[string]bool
+}
+
+// Snapshot reads the repository's work trees and branches.
+func (r Repo) Snapshot(ctx context.Context) (*Snapshot, error) {
+	l, err := r.layout(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, "for-each-ref", "--format=%(refname)", "refs/heads/")
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{l: l, branches: map[string]bool{}}
+	for _, ref := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+			s.branches[name] = true
+		}
+	}
+	return s, nil
+}
+
+// Leftovers is what a repository still has of one work tree and its
+// branch.
+type Leftovers struct {
+	Registered bool // git lists a work tree at the path
+	Unfinished bool // administrative files of a `git worktree add` that never finished
+	Directory  bool // something exists at the path
+	Branch     bool // refs/heads/<branch> exists
+	BranchLock bool // refs/heads/<branch>.lock exists (stale or held)
+}
+
+// Any reports whether anything is left.
+func (l Leftovers) Any() bool {
+	return l.Registered || l.Unfinished || l.Directory || l.Branch || l.BranchLock
+}
+
+// Worktree reports whether anything of the work tree itself is left.
+func (l Leftovers) Worktree() bool { return l.Registered || l.Unfinished || l.Directory }
+
+// Leftovers reports what the snapshot holds of the work tree at path and
+// of branch ("" for none), reading the file system, not running git.
+func (s *Snapshot) Leftovers(path, branch string) (Leftovers, error) {
+	st, err := s.l.inspect(path)
+	if err != nil {
+		return Leftovers{}, err
+	}
+	out := Leftovers{Registered: st.entry != nil, Directory: st.onDisk}
+	out.Unfinished = st.entry == nil && len(st.admins) > 0 ||
+		st.entry != nil && st.entry.Locked && st.entry.LockReason == initializingReason
+	if branch != "" {
+		out.Branch = s.branches[branch]
+		if _, err := os.Lstat(filepath.Join(s.l.common, "refs", "heads", filepath.FromSlash(branch)+".lock")); err == nil {
+			out.BranchLock = true
+		}
+	}
+	return out, nil
+}
+
+// CommonDirOf returns the git directory of the repository a linked work
+// tree at path belongs to, read from its .git file (no git runs, so it
+// works when the work tree is broken); "" when path is not such a work
+// tree.
+func CommonDirOf(path string) string {
+	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return ""
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || !filepath.IsAbs(gitdir) || filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(gitdir))
+}
