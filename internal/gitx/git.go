@@ -10,7 +10,14 @@
 //   - Objects are requested by id (cat-file --batch), never by path.
 //   - A failed git command is an *Error carrying git's exit code and
 //     standard error; it matches ErrNotRepository, ErrNoCommits and
-//     ErrGitNotFound with errors.Is where those apply.
+//     ErrGitNotFound with errors.Is where those apply. A directory to run
+//     in that is gone is reported as such (fs.ErrNotExist), never as a
+//     missing git.
+//   - Work trees survive a kill at any moment (see AddWorktree): what a
+//     killed `git worktree add` leaves is recognised and made again, a
+//     stale lock of azero's own branch is removed (see RefLockStaleAfter
+//     for how staleness is decided), and git that creates a work tree runs
+//     in a process group of its own, stopped as a whole on cancellation.
 //
 // The package knows git's formats; what the output means for azero (a
 // review, a commit) is decided by the packages that use it.
