@@ -44,14 +44,20 @@ func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 		Long: trimLines(`
   Review what a commit would take before it is made: tracked changes against
   HEAD plus untracked, not-ignored files (with --staged only the index, which is
-  what a plain 'git commit' takes).
+  what a plain 'git commit' takes). Before the first commit of a repository,
+  --staged reviews it too: every staged file is NEW.
 
   azero prints a 'git diff --stat' style summary, then for every flagged file a
   WARNING banner with its line counts before and after and its real diff (at
   most 500 lines per file). A file is flagged when it is REPLACED (more than
   half of its lines deleted and new content added), DELETED, or MODIFIED with
   more than half of it changed or more than half of its lines deleted. New
-  files are listed, never flagged.
+  files are listed, never flagged. The banner says what happened: lines
+  replaced or lost, a deletion, only the line endings converted, a symbolic
+  link pointed elsewhere, a submodule moved to another commit.
+
+  Unresolved merge conflicts fail the review (exit 1) in every mode: resolve
+  them and 'git add' the files first.
 
   In a terminal the report is always shown and only typing 'approve' passes;
   'reject' stops (exit 4); anything else asks again. Without a terminal nothing

@@ -185,6 +185,7 @@ func TestGateNonInteractiveOutcomes(t *testing.T) {
 		{"staged only: nothing staged", replacedRepo(t), nil, []string{"gate", "--staged", "--json"}, ExitOK, "NOT_REQUIRED", "No changes"},
 		{"not a repository", outside, nil, []string{"gate", "--json"}, ExitError, "", "git init"},
 		{"no commits", fresh, nil, []string{"gate", "--json"}, ExitError, "", "first commit"},
+		{"no commits, staged", fresh, nil, []string{"gate", "--staged", "--json"}, ExitOK, "NOT_REQUIRED", "No changes"},
 		{"no auto flag", small, nil, []string{"gate", "--auto"}, ExitUsage, "", "unknown flag: --auto"},
 	}
 	for _, tt := range tests {
@@ -394,5 +395,117 @@ func TestGateInstallHook(t *testing.T) {
 	commit.Env = azeroEnv(state)
 	if out, err := commit.CombinedOutput(); err != nil {
 		t.Fatalf("unflagged commit: %v\n%s", err, out)
+	}
+}
+
+// TestGateHookReviewsTheFirstCommit: in a repository without commits the
+// hook reviews the first commit (every file is NEW: nothing existing can
+// be lost) instead of refusing it.
+func TestGateHookReviewsTheFirstCommit(t *testing.T) {
+	t.Parallel()
+	newRepo := func(t *testing.T, state string) string {
+		repo := t.TempDir()
+		testenv.Git(t, repo, "init", "-q", "-b", "main")
+		if res := runAzeroIn(t, state, repo, nil, "gate", "--install-hook"); res.code != 0 {
+			t.Fatalf("install in an empty repository: exit %d\n%s", res.code, res.stderr)
+		}
+		testenv.WriteFiles(t, repo, map[string]string{"main.py": numberedLines("line", 300), "docs/readme.md": "# new\n"})
+		testenv.Git(t, repo, "add", "-A")
+		return repo
+	}
+	commits := func(t *testing.T, repo string) int {
+		out, err := exec.Command("git", "-C", repo, "rev-list", "--count", "HEAD").Output()
+		if err != nil {
+			return 0 // no HEAD yet
+		}
+		n := 0
+		fmt.Sscan(string(out), &n)
+		return n
+	}
+
+	t.Run("without a terminal", func(t *testing.T) {
+		t.Parallel()
+		state := t.TempDir()
+		repo := newRepo(t, state)
+		commit := exec.Command("git", "commit", "-m", "first")
+		commit.Dir, commit.Env = repo, azeroEnv(state)
+		out, err := commit.CombinedOutput()
+		if err != nil {
+			t.Fatalf("first commit through the hook: %v\n%s", err, out)
+		}
+		if commits(t, repo) != 1 {
+			t.Fatal("no commit made")
+		}
+		for _, want := range []string{"main.py", "docs/readme.md", "2 files changed", "NOT_REQUIRED"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("hook output lacks %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(string(out), "first commit yourself") {
+			t.Errorf("the hook still refuses the first commit:\n%s", out)
+		}
+		if recs := gateDecisions(t, state); len(recs) != 1 || recs[0]["decision"] != "NOT_REQUIRED" || recs[0]["staged"] != true {
+			t.Errorf("audit = %v", recs)
+		}
+	})
+	for _, tt := range []struct {
+		answer  string
+		code    int
+		commits int
+	}{{"approve", 0, 1}, {"reject", 1, 0}} {
+		t.Run("on a terminal, "+tt.answer, func(t *testing.T) {
+			t.Parallel()
+			state := t.TempDir()
+			repo := newRepo(t, state)
+			screen := startOnTerminal(t, repo, azeroEnv(state, "NO_COLOR=1"), "git", "commit", "-m", "first")
+			screen.WaitFor(t, "Type 'approve' to proceed", 1)
+			if text := screen.Text(); !strings.Contains(text, "main.py") || !strings.Contains(text, "300") {
+				t.Errorf("the review does not show the new files:\n%s", text)
+			}
+			screen.Type(t, tt.answer)
+			if code := screen.exit(t); code != tt.code {
+				t.Fatalf("git commit exit %d, want %d:\n%s", code, tt.code, screen.Text())
+			}
+			if n := commits(t, repo); n != tt.commits {
+				t.Errorf("%d commits after %s, want %d", n, tt.answer, tt.commits)
+			}
+		})
+	}
+}
+
+// TestGateRefusesUnresolvedConflicts: in both modes a merge that stopped
+// on conflicts fails the review (exit 1, no decision) saying to resolve
+// them; `git diff HEAD` alone shows such a file as merely modified.
+func TestGateRefusesUnresolvedConflicts(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"app.py": numberedLines("line", 10)})
+	testenv.Git(t, repo, "checkout", "-q", "-b", "theirs")
+	testenv.WriteFiles(t, repo, map[string]string{"app.py": strings.Replace(numberedLines("line", 10), "line 5\n", "theirs\n", 1)})
+	testenv.Git(t, repo, "commit", "-qam", "theirs")
+	testenv.Git(t, repo, "checkout", "-q", "main")
+	testenv.WriteFiles(t, repo, map[string]string{"app.py": strings.Replace(numberedLines("line", 10), "line 5\n", "ours\n", 1)})
+	testenv.Git(t, repo, "commit", "-qam", "ours")
+	merge := exec.Command("git", "merge", "theirs")
+	merge.Dir, merge.Env = repo, testenv.GitEnv(os.Environ())
+	if merge.Run() == nil {
+		t.Fatal("the merge did not conflict")
+	}
+	for _, args := range [][]string{{"gate", "--json"}, {"gate", "--staged", "--json"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			state := t.TempDir()
+			res := runAzeroIn(t, state, repo, nil, args...)
+			if res.code != ExitError || res.stdout != "" {
+				t.Fatalf("exit %d, stdout %q; want 1 and no decision\n%s", res.code, res.stdout, res.stderr)
+			}
+			for _, want := range []string{"app.py", "unresolved merge conflicts", "resolve the conflicts"} {
+				if !strings.Contains(res.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+				}
+			}
+			if recs := gateDecisions(t, state); len(recs) != 0 {
+				t.Errorf("a decision was recorded: %v", recs)
+			}
+		})
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -53,19 +55,26 @@ func newRunsGCCommand(f *Factory) *cobra.Command {
 
 // gcAction is one thing gc did (or would do).
 type gcAction struct {
-	RunID    string `json:"run_id"`
-	Worktree string `json:"worktree,omitempty"`
-	Branch   string `json:"branch,omitempty"`
-	Reason   string `json:"reason"`
-	Done     bool   `json:"done"`
-	Error    string `json:"error,omitempty"`
+	RunID          string `json:"run_id"`
+	Worktree       string `json:"worktree,omitempty"`
+	Branch         string `json:"branch,omitempty"`
+	StaleLock      bool   `json:"stale_lock,omitempty"`          // a lock left on the branch's ref by a killed git
+	Unfinished     bool   `json:"unfinished_worktree,omitempty"` // what a killed `git worktree add` left
+	lockOf         string // the branch whose lock is stale
+	Registered     bool   `json:"-"`                         // git still lists the worktree
+	OnDisk         bool   `json:"-"`                         // its folder exists
+	RepositoryGone bool   `json:"repository_gone,omitempty"` // the run's repository was deleted or moved
+	Reason         string `json:"reason"`
+	Done           bool   `json:"done"`
+	Error          string `json:"error,omitempty"`
 }
 
 // runBranch reads the parts of an implementation run's state gc needs.
 type runBranch struct {
-	Repo   string `json:"repo"`
-	Branch string `json:"branch"`
-	Result string `json:"result"`
+	Repo     string `json:"repo"`
+	Branch   string `json:"branch"`
+	Worktree string `json:"worktree"`
+	Result   string `json:"result"`
 }
 
 // branchOf reads where an implementation run works. A state that does
@@ -73,10 +82,57 @@ type runBranch struct {
 // removes the worktree and leaves branches alone.
 func branchOf(r store.Run) runBranch {
 	var info runBranch
-	if err := json.Unmarshal(r.State, &info); err != nil {
+	if err := json.Unmarshal(r.State, &info); err != nil || !filepath.IsAbs(info.Repo) {
+		// Not a checkout (the issue workflow's repo is OWNER/NAME).
 		return runBranch{}
 	}
 	return info
+}
+
+// keepsBranch reports whether a run's result leaves its branch for the
+// user: an approved commit that was merged, or that could not be.
+func (i runBranch) keepsBranch() bool {
+	return i.Result == "merge_stopped" || i.Result == "merged"
+}
+
+// gcRepo is one repository as gc found it, read once for all its runs.
+type gcRepo struct {
+	repo gitx.Repo
+	snap *gitx.Snapshot
+	gone bool // deleted, moved, or no longer a repository
+}
+
+// gcRepos opens each repository once.
+type gcRepos map[string]*gcRepo
+
+func (rs gcRepos) open(ctx context.Context, dir string) (*gcRepo, error) {
+	if r, ok := rs[dir]; ok {
+		return r, nil
+	}
+	r := &gcRepo{repo: gitx.Repo{Dir: dir}}
+	top, err := gitx.TopLevel(ctx, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, gitx.ErrNotRepository):
+		r.gone = true
+	case err != nil:
+		return nil, err
+	case !sameDir(top, dir):
+		// Another repository holds the path now (the run's own was
+		// deleted inside it): nothing of the run is there.
+		r.gone = true
+	default:
+		if r.snap, err = r.repo.Snapshot(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rs[dir] = r
+	return r, nil
+}
+
+func sameDir(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }
 
 func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
@@ -88,41 +144,72 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 	if err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(filepath.Join(stateDir, "worktrees"))
+	root := filepath.Join(stateDir, "worktrees")
+	entries, err := os.ReadDir(root)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	var actions []gcAction
+	folders := map[string]bool{}
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+		if e.IsDir() {
+			folders[e.Name()] = true
 		}
-		wt := filepath.Join(stateDir, "worktrees", e.Name())
-		a := gcAction{RunID: e.Name(), Worktree: wt}
-		r, err := st.GetRun(ctx, e.Name())
-		var info runBranch
+	}
+	runs, err := st.ListRuns(ctx, store.Filter{})
+	if err != nil {
+		return err
+	}
+	// A branch name can come back: a run's branch is deleted when it
+	// ends, and a later run may take the name. Only the newest run naming
+	// a branch in a repository may delete it.
+	owner := map[string]string{}
+	for _, r := range runs { // newest first
+		if info := branchOf(r); info.Branch != "" {
+			key := info.Repo + "\x00" + info.Branch
+			if _, ok := owner[key]; !ok {
+				owner[key] = r.ID
+			}
+		}
+	}
+	repos := gcRepos{}
+	var actions []gcAction
+	known := map[string]bool{}
+	for i := len(runs) - 1; i >= 0; i-- { // oldest first
+		r := runs[i]
+		known[r.ID] = true
+		info := branchOf(r)
+		if info.Repo == "" && !folders[r.ID] {
+			continue // azero made nothing on disk for it
+		}
+		a := gcAction{RunID: r.ID}
 		switch {
-		case errors.Is(err, store.ErrNotFound):
-			a.Reason = "no run with this id"
-		case err != nil:
-			return err
 		case r.Status.Finished() || r.Node == flow.End:
 			a.Reason = "the run has ended (" + string(r.Status) + ")"
-			info = branchOf(r)
 		case st.LeaseLive(r):
 			continue // being driven right now
 		case opts.All:
 			a.Reason = "abandoned: " + string(effectiveStatus(st, r)) + " at " + r.Node
-			info = branchOf(r)
 		default:
 			continue // resumable; kept unless --all
 		}
-		// An approved commit that could not be merged stays for the user.
-		if info.Branch != "" && info.Result != "merge_stopped" && info.Result != "merged" {
-			a.Branch = info.Branch
+		a.Worktree = info.Worktree
+		if a.Worktree == "" {
+			a.Worktree = filepath.Join(root, r.ID)
+		}
+		branch := ""
+		if info.Branch != "" && owner[info.Repo+"\x00"+info.Branch] == r.ID {
+			branch = info.Branch
+		}
+		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch()); err != nil {
+			a.Error = err.Error()
+			actions = append(actions, a)
+			continue
+		}
+		if a.Worktree == "" && a.Branch == "" && !a.StaleLock {
+			continue // nothing left: the run cleaned up after itself
 		}
 		if !opts.DryRun {
-			if err := gcOne(ctx, st, r, a, info); err != nil {
+			if err := gcOne(ctx, st, r, &a, repos[info.Repo], root); err != nil {
 				a.Error = err.Error()
 			} else {
 				a.Done = true
@@ -130,6 +217,135 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		actions = append(actions, a)
 	}
+	var orphans []string
+	for id := range folders {
+		if !known[id] {
+			orphans = append(orphans, id)
+		}
+	}
+	sort.Strings(orphans)
+	for _, id := range orphans {
+		a := gcAction{RunID: id, Worktree: filepath.Join(root, id), OnDisk: true, Reason: "no run with this id"}
+		if !opts.DryRun {
+			if err := gcOrphan(ctx, a.Worktree, root); err != nil {
+				a.Error = err.Error()
+			} else {
+				a.Done = true
+			}
+		}
+		actions = append(actions, a)
+	}
+	return gcReport(f, opts, actions)
+}
+
+// gcFind fills in what is left of a run: its worktree (a folder, git's
+// registration, what an unfinished add left), its branch unless the run
+// keeps it or does not own it ("" then), and a stale lock on the branch.
+// a.Worktree is cleared when nothing of the worktree is left.
+func gcFind(ctx context.Context, repos gcRepos, a *gcAction, repoDir, branch string, keep bool) error {
+	_, statErr := os.Lstat(a.Worktree)
+	a.OnDisk = statErr == nil
+	var r *gcRepo
+	if repoDir != "" {
+		var err error
+		if r, err = repos.open(ctx, repoDir); err != nil {
+			return err
+		}
+	}
+	if r == nil || r.gone {
+		a.RepositoryGone = r != nil
+		if !a.OnDisk {
+			a.Worktree = ""
+		}
+		return nil
+	}
+	left, err := r.snap.Leftovers(a.Worktree, branch)
+	if err != nil {
+		return err
+	}
+	a.Registered, a.Unfinished = left.Registered, left.Unfinished
+	if !left.Worktree() {
+		a.Worktree = ""
+	}
+	if left.Branch && !keep {
+		a.Branch = branch
+	}
+	a.StaleLock, a.lockOf = left.BranchLock, branch
+	return nil
+}
+
+// gcOne removes what is left of one run, marking an abandoned run aborted
+// first so that nobody resumes into a missing worktree.
+func gcOne(ctx context.Context, st *store.Store, r store.Run, a *gcAction, repo *gcRepo, root string) error {
+	if !r.Status.Finished() && r.Node != flow.End {
+		token := fmt.Sprintf("gc-%d", os.Getpid())
+		if err := st.Acquire(ctx, r.ID, store.Lease{Token: token, PID: os.Getpid()}, time.Minute); err != nil {
+			return err
+		}
+		now := time.Now()
+		err := st.Checkpoint(ctx, store.Checkpoint{RunID: r.ID, Token: token, Node: r.Node, Next: r.Node,
+			Status: store.StatusAborted, Steps: r.Steps, Visits: r.Visits, Error: "abandoned by azero runs gc",
+			Outcome: "aborted", Started: now, Finished: now})
+		st.Release(context.WithoutCancel(ctx), r.ID, token)
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case repo == nil && a.Worktree != "":
+		// A state that names no repository: the worktree knows its own.
+		return gcOrphan(ctx, a.Worktree, root)
+	case repo == nil || repo.gone:
+		// The registration lived in the repository, which is gone.
+		if a.Worktree != "" {
+			return os.RemoveAll(a.Worktree)
+		}
+		return nil
+	}
+	if a.Worktree != "" {
+		if err := removeWorktree(ctx, repo.repo, a.Worktree, root); err != nil {
+			return err
+		}
+	}
+	if a.Branch != "" {
+		// DeleteBranch removes a stale lock of the branch first.
+		return repo.repo.DeleteBranch(ctx, a.Branch, true)
+	}
+	if a.StaleLock {
+		// The branch stays (its run kept it), but not the lock.
+		if _, err := repo.repo.RemoveStaleBranchLock(ctx, a.lockOf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeWorktree removes a worktree and its registration. A folder in
+// azero's own worktrees directory goes even when git no longer knows it.
+func removeWorktree(ctx context.Context, repo gitx.Repo, path, root string) error {
+	err := repo.RemoveWorktree(ctx, path)
+	if err == nil || filepath.Dir(path) != root {
+		return err
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return err
+	}
+	return repo.RemoveWorktree(ctx, path)
+}
+
+// gcOrphan removes a folder of azero's worktrees directory that no run
+// names, with the registration its repository (named by its .git file)
+// keeps of it. Its branch is not azero's to delete: its run is unknown.
+func gcOrphan(ctx context.Context, path, root string) error {
+	if common := gitx.CommonDirOf(path); common != "" {
+		if _, err := os.Stat(common); err == nil {
+			return removeWorktree(ctx, gitx.Repo{Dir: common}, path, root)
+		}
+	}
+	return os.RemoveAll(path)
+}
+
+func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
 	if opts.JSON {
 		if actions == nil {
 			actions = []gcAction{}
@@ -146,10 +362,7 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 	}
 	var failed []string
 	for _, a := range actions {
-		what := a.Worktree
-		if a.Branch != "" {
-			what += " and branch " + a.Branch
-		}
+		what := strings.Join(a.what(), ", ")
 		if a.Error != "" {
 			fmt.Fprintf(f.IO.ErrOut, "%s: could not remove %s: %s\n", a.RunID, what, a.Error)
 			failed = append(failed, a.RunID)
@@ -163,42 +376,29 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 	return nil
 }
 
-// gcOne removes one worktree (and branch), marking an abandoned run
-// aborted first so that nobody resumes into a missing worktree.
-func gcOne(ctx context.Context, st *store.Store, r store.Run, a gcAction, info runBranch) error {
-	if r.ID != "" && !r.Status.Finished() && r.Node != flow.End {
-		token := fmt.Sprintf("gc-%d", os.Getpid())
-		if err := st.Acquire(ctx, r.ID, store.Lease{Token: token, PID: os.Getpid()}, time.Minute); err != nil {
-			return err
-		}
-		now := time.Now()
-		err := st.Checkpoint(ctx, store.Checkpoint{RunID: r.ID, Token: token, Node: r.Node, Next: r.Node,
-			Status: store.StatusAborted, Steps: r.Steps, Visits: r.Visits, Error: "abandoned by azero runs gc",
-			Outcome: "aborted", Started: now, Finished: now})
-		st.Release(context.WithoutCancel(ctx), r.ID, token)
-		if err != nil {
-			return err
-		}
+// what lists what an action removes, in words.
+func (a gcAction) what() []string {
+	var out []string
+	switch {
+	case a.Worktree == "":
+	case a.Unfinished:
+		out = append(out, "half-made worktree "+a.Worktree)
+	case a.OnDisk || a.RepositoryGone:
+		out = append(out, a.Worktree)
+	default:
+		out = append(out, "the registration of "+a.Worktree+" (its folder was deleted)")
 	}
-	repoDir := info.Repo
-	if repoDir == "" {
-		// The worktree knows its repository.
-		out, err := (gitx.Repo{Dir: a.Worktree}).Run(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
-		if err == nil {
-			repoDir = filepath.Dir(strings.TrimSpace(string(out)))
-		}
+	if a.Branch != "" {
+		out = append(out, "branch "+a.Branch)
 	}
-	if repoDir != "" {
-		repo := gitx.Repo{Dir: repoDir}
-		if err := repo.RemoveWorktree(ctx, a.Worktree); err != nil {
-			return err
-		}
-		if a.Branch != "" {
-			if err := repo.DeleteBranch(ctx, a.Branch, true); err != nil {
-				return err
-			}
-		}
+	if a.StaleLock {
+		out = append(out, "a stale lock on the branch")
 	}
-	// What git did not know about (a repository deleted since) goes too.
-	return os.RemoveAll(a.Worktree)
+	if a.RepositoryGone {
+		out = append(out, "(its repository is gone)")
+	}
+	if len(out) == 0 {
+		out = append(out, "nothing")
+	}
+	return out
 }

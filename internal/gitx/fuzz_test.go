@@ -178,3 +178,98 @@ func FuzzScanPatch(f *testing.F) {
 		}
 	})
 }
+
+// formatWorktrees prints list the way `git worktree list --porcelain -z`
+// does.
+func formatWorktrees(list []gitx.Worktree) string {
+	var b strings.Builder
+	for _, w := range list {
+		b.WriteString("worktree " + w.Path + "\x00")
+		if w.Bare {
+			b.WriteString("bare\x00")
+		}
+		if w.Head != "" {
+			b.WriteString("HEAD " + w.Head + "\x00")
+		}
+		if w.Branch != "" {
+			b.WriteString("branch refs/heads/" + w.Branch + "\x00")
+		}
+		if w.Detached {
+			b.WriteString("detached\x00")
+		}
+		if w.Locked {
+			if w.LockReason != "" {
+				b.WriteString("locked " + w.LockReason + "\x00")
+			} else {
+				b.WriteString("locked\x00")
+			}
+		}
+		if w.Prunable {
+			b.WriteString("prunable gitdir file points to non-existent location\x00")
+		}
+		b.WriteString("\x00")
+	}
+	return b.String()
+}
+
+func FuzzParseWorktreeList(f *testing.F) {
+	id := strings.Repeat("cd", 20)
+	f.Add([]byte("worktree /r\x00HEAD "+id+"\x00branch refs/heads/main\x00\x00worktree /w t\x00HEAD "+id+"\x00detached\x00locked initializing\x00\x00"), "/p\nq", "azero/x", "why")
+	f.Add([]byte("worktree /bare\x00bare\x00\x00"), "p", "b", "")
+	f.Add([]byte("worktree /g\x00HEAD "+id+"\x00branch refs/heads/x\x00prunable gitdir file points to non-existent location\x00\x00"), "", "", "")
+	f.Add([]byte("worktree \x00\x00"), "x", "y", "z")
+	f.Fuzz(func(t *testing.T, data []byte, path, branch, reason string) {
+		// Arbitrary bytes: never a panic; what parses reprints the same.
+		list, err := gitx.ParseWorktreeList(data)
+		if err == nil {
+			again, err := gitx.ParseWorktreeList([]byte(formatWorktrees(list)))
+			if err != nil || !reflect.DeepEqual(list, again) && !(len(list) == 0 && len(again) == 0) {
+				t.Fatalf("reprinted list parses differently: %v\n%+v\n%+v", err, list, again)
+			}
+		}
+		// A well-formed record round-trips whatever its names hold.
+		clean := func(s, def string) string {
+			s = strings.ReplaceAll(s, "\x00", "")
+			if s == "" {
+				return def
+			}
+			return s
+		}
+		w := gitx.Worktree{Path: clean(path, "/p"), Head: id, Branch: clean(branch, "b"), Locked: reason != "", LockReason: strings.ReplaceAll(reason, "\x00", "")}
+		got, err := gitx.ParseWorktreeList([]byte(formatWorktrees([]gitx.Worktree{{Path: "/main", Head: id, Branch: "main"}, w})))
+		if err != nil || len(got) != 2 || got[1] != w {
+			t.Fatalf("round trip of %+v gave %+v, %v", w, got, err)
+		}
+	})
+}
+
+func FuzzParseUnmerged(f *testing.F) {
+	id := strings.Repeat("ef", 20)
+	f.Add([]byte("100644 "+id+" 1\ta\x00100644 "+id+" 2\ta\x00"), "with\ttab", uint8(3))
+	f.Add([]byte("120000 "+id+" 3\tlink\x00"), "new\nline", uint8(1))
+	f.Add([]byte("100644 "+id+" 4\ta\x00"), "", uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, path string, stage uint8) {
+		list, err := gitx.ParseUnmerged(data)
+		if err == nil {
+			var b strings.Builder
+			for _, s := range list {
+				if s.Stage < 1 || s.Stage > 3 || s.Path == "" {
+					t.Fatalf("parsed %+v", s)
+				}
+				fmt.Fprintf(&b, "%06o %s %d\t%s\x00", s.Mode, s.ID, s.Stage, s.Path)
+			}
+			if b.String() != string(data) {
+				t.Fatalf("%q reprints as %q", data, b.String())
+			}
+		}
+		path = strings.ReplaceAll(path, "\x00", "")
+		if path == "" {
+			path = "p"
+		}
+		want := gitx.Stage{Mode: 0o100644, ID: id, Stage: int(stage%3) + 1, Path: path}
+		got, err := gitx.ParseUnmerged([]byte(fmt.Sprintf("%06o %s %d\t%s\x00", want.Mode, want.ID, want.Stage, want.Path)))
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Fatalf("round trip of %+v gave %+v, %v", want, got, err)
+		}
+	})
+}

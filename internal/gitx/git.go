@@ -10,7 +10,14 @@
 //   - Objects are requested by id (cat-file --batch), never by path.
 //   - A failed git command is an *Error carrying git's exit code and
 //     standard error; it matches ErrNotRepository, ErrNoCommits and
-//     ErrGitNotFound with errors.Is where those apply.
+//     ErrGitNotFound with errors.Is where those apply. A directory to run
+//     in that is gone is reported as such (fs.ErrNotExist), never as a
+//     missing git.
+//   - Work trees survive a kill at any moment (see AddWorktree): what a
+//     killed `git worktree add` leaves is recognised and made again, a
+//     stale lock of azero's own branch is removed (see RefLockStaleAfter
+//     for how staleness is decided), and git that creates a work tree runs
+//     in a process group of its own, stopped as a whole on cancellation.
 //
 // The package knows git's formats; what the output means for azero (a
 // review, a commit) is decided by the packages that use it.
@@ -22,8 +29,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -70,9 +79,16 @@ func (e *Error) Is(target error) bool {
 	case ErrNotRepository:
 		return strings.Contains(e.Stderr, "not a git repository") || strings.Contains(e.Stderr, "must be run in a work tree")
 	case ErrGitNotFound:
-		return errors.Is(e.Err, exec.ErrNotFound) || errors.Is(e.Err, os.ErrNotExist)
+		return errors.Is(e.Err, exec.ErrNotFound) || errors.Is(e.Err, os.ErrNotExist) && !chdirFailed(e.Err)
 	}
 	return false
+}
+
+// chdirFailed reports an error of os/exec changing into the directory git
+// should run in: the directory is missing, not git.
+func chdirFailed(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "chdir"
 }
 
 // maxStderr bounds what is kept of git's standard error.
@@ -128,6 +144,9 @@ func (r Repo) fail(args []string, err error, stderr *boundedBuffer) error {
 	if stderr != nil {
 		e.Stderr = strings.TrimSpace(stderr.buf.String())
 	}
+	if chdirFailed(err) {
+		return fmt.Errorf("run git in %s: the directory is gone or unreadable (was it moved or deleted?): %w", r.Dir, e)
+	}
 	if errors.Is(e, ErrGitNotFound) {
 		return fmt.Errorf("%w: install git (apt-get install git) and make sure it is on PATH", ErrGitNotFound)
 	}
@@ -137,7 +156,18 @@ func (r Repo) fail(args []string, err error, stderr *boundedBuffer) error {
 // Run runs git with args and returns its standard output. A non-zero exit
 // is an *Error carrying git's standard error.
 func (r Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return r.run(ctx, r.command(ctx, args), args)
+}
+
+// runGroup is Run with git in a process group of its own, stopped as a
+// whole when ctx is cancelled.
+func (r Repo) runGroup(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := r.command(ctx, args)
+	ownGroup(cmd)
+	return r.run(ctx, cmd, args)
+}
+
+func (r Repo) run(ctx context.Context, cmd *exec.Cmd, args []string) ([]byte, error) {
 	var stdout bytes.Buffer
 	stderr := &boundedBuffer{max: maxStderr}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
@@ -227,27 +257,98 @@ func (r Repo) Stream(ctx context.Context, stdin func(ctx context.Context, w io.W
 // TopLevel returns the root of the work tree that contains dir. Outside a
 // repository the error matches ErrNotRepository and says what to do.
 func TopLevel(ctx context.Context, dir string) (string, error) {
-	if fi, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("repository directory: %w", err)
-	} else if !fi.IsDir() {
-		return "", fmt.Errorf("repository directory %s is not a directory", dir)
+	if err := isDir(dir); err != nil {
+		return "", err
 	}
 	out, err := Repo{Dir: dir}.Run(ctx, "rev-parse", "--show-toplevel")
-	var ge *Error
-	switch {
-	case errors.As(err, &ge) && strings.Contains(ge.Stderr, "must be run in a work tree"):
-		return "", fmt.Errorf("%s: %w: it has no work tree (a bare repository or a .git directory); run azero in a checkout", dir, ErrNotRepository)
-	case errors.Is(err, ErrNotRepository):
-		return "", fmt.Errorf("%s: %w: run azero inside a git work tree (or point it at one), or create a repository with git init", dir, ErrNotRepository)
-	case err != nil:
-		return "", err
+	if err != nil {
+		return "", workTreeError(dir, err)
 	}
 	top := strings.TrimSuffix(string(out), "\n")
 	if top == "" {
 		// A bare repository or the inside of .git has no work tree.
-		return "", fmt.Errorf("%s: %w: it has no work tree (bare repository or .git directory); run azero in a checkout", dir, ErrNotRepository)
+		return "", noWorkTree(dir)
 	}
 	return top, nil
+}
+
+func isDir(dir string) error {
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("repository directory: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("repository directory %s is not a directory", dir)
+	}
+	return nil
+}
+
+func noWorkTree(dir string) error {
+	return fmt.Errorf("%s: %w: it has no work tree (a bare repository or a .git directory); run azero in a checkout", dir, ErrNotRepository)
+}
+
+// workTreeError explains a failure to find the work tree holding dir.
+func workTreeError(dir string, err error) error {
+	var ge *Error
+	switch {
+	case errors.As(err, &ge) && strings.Contains(ge.Stderr, "must be run in a work tree"):
+		return noWorkTree(dir)
+	case errors.Is(err, ErrNotRepository):
+		return fmt.Errorf("%s: %w: run azero inside a git work tree (or point it at one), or create a repository with git init", dir, ErrNotRepository)
+	}
+	return err
+}
+
+// Checkout is the work tree holding a directory, as OpenCheckout found it.
+type Checkout struct {
+	Top          string // the root of the work tree
+	Head         string // the commit HEAD names; "" before the first commit
+	ObjectFormat string // the repository's hash function: "sha1" or "sha256"
+}
+
+// Unborn reports a repository whose first commit has not been made.
+func (c Checkout) Unborn() bool { return c.Head == "" }
+
+// EmptyTree returns the id of the tree with nothing in it, which git knows
+// without storing it: what a first commit is compared with.
+func (c Checkout) EmptyTree() string {
+	if c.ObjectFormat == "sha256" {
+		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	}
+	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+}
+
+// OpenCheckout finds the work tree holding dir, its HEAD commit and its
+// object format with one git process. A repository without commits is not
+// an error: its Head is "". Outside a work tree the error matches
+// ErrNotRepository and says what to do.
+func OpenCheckout(ctx context.Context, dir string) (Checkout, error) {
+	if err := isDir(dir); err != nil {
+		return Checkout{}, err
+	}
+	out, err := Repo{Dir: dir}.Run(ctx, "rev-parse", "--show-toplevel", "--show-object-format", "--verify", "--quiet", "HEAD^{commit}")
+	var ge *Error
+	unborn := errors.As(err, &ge) && ge.ExitCode == 1
+	if err != nil && !unborn {
+		return Checkout{}, workTreeError(dir, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := 3
+	if unborn {
+		want = 2
+	}
+	// An older git prints no top level for a bare repository.
+	if len(lines) != want || lines[0] == "" {
+		return Checkout{}, noWorkTree(dir)
+	}
+	c := Checkout{Top: lines[0], ObjectFormat: lines[1]}
+	if c.ObjectFormat != "sha1" && c.ObjectFormat != "sha256" {
+		return Checkout{}, &MalformedError{0, "unknown object format " + strconv.Quote(c.ObjectFormat)}
+	}
+	if !unborn {
+		if c.Head = lines[2]; !isHex(c.Head) {
+			return Checkout{}, &MalformedError{0, "HEAD is not an object id: " + strconv.Quote(c.Head)}
+		}
+	}
+	return c, nil
 }
 
 // HasCommits reports whether HEAD names a commit (false in a repository

@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 		k, v, _ := strings.Cut(kv, "=")
 		os.Setenv(k, v)
 	}
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(helperMain())
+	}
 	os.Exit(m.Run())
 }
 

@@ -44,7 +44,11 @@ func Diffs(ctx context.Context, repoDir string, files []FileAnalysis, opts DiffO
 	return diffs(ctx, repo, files, opts)
 }
 
-func diffs(ctx context.Context, repo gitx.Repo, files []FileAnalysis, opts DiffOptions) (map[string]FileDiff, error) {
+func diffs(ctx context.Context, repo checkout, files []FileAnalysis, opts DiffOptions) (map[string]FileDiff, error) {
+	base, err := repo.base(opts.Staged)
+	if err != nil {
+		return nil, err
+	}
 	max := opts.MaxLines
 	if max <= 0 {
 		max = DefaultMaxDiffLines
@@ -72,7 +76,7 @@ func diffs(ctx context.Context, repo gitx.Repo, files []FileAnalysis, opts DiffO
 		}
 	}
 	// Literal pathspecs: a name like "*.go" or ":(glob)x" means itself.
-	args := append([]string{"-c", "core.quotePath=true", "--literal-pathspecs"}, diffArgs(opts.Staged, append([]string{"-p"}, gitx.PatchArgs...)...)...)
+	args := append([]string{"-c", "core.quotePath=true", "--literal-pathspecs"}, diffArgs(base, opts.Staged, append([]string{"-p"}, gitx.PatchArgs...)...)...)
 	if size <= maxPathspecBytes {
 		args = append(args, paths...)
 	}
@@ -89,7 +93,7 @@ func diffs(ctx context.Context, repo gitx.Repo, files []FileAnalysis, opts DiffO
 		out[path] = d
 		return nil
 	}
-	err := repo.Stream(ctx, nil, func(r io.Reader) error { return gitx.ScanPatch(r, collect) }, args...)
+	err = repo.Stream(ctx, nil, func(r io.Reader) error { return gitx.ScanPatch(r, collect) }, args...)
 	if err != nil {
 		return nil, fmt.Errorf("diff flagged files in %s: %w", repo.Dir, err)
 	}

@@ -4,9 +4,14 @@
 //
 // Analyze reports what a commit would take: tracked changes against HEAD
 // plus untracked, not-ignored files (with Staged, the index against HEAD
-// only). FormatReport renders a `git diff --stat` style summary and, for
-// every flagged file, a WARNING banner with before/after line counts and
-// the file's real diff (capped at 500 lines). Gate.Run shows it and asks.
+// only; before the first commit, the index against the empty tree, so the
+// first commit is reviewed too: every file is NEW). FormatReport renders a
+// `git diff --stat` style summary and, for every flagged file, a WARNING
+// banner with before/after line counts, why it was flagged in the words
+// of what happened (lines replaced or lost, a deletion, only its line
+// endings converted, a symbolic link pointed elsewhere, a submodule moved
+// to another commit) and the file's real diff (capped at 500 lines).
+// Gate.Run shows it and asks.
 //
 // Classification (spec #171, section 2.5; DESIGN.md):
 //   - NEW: the file did not exist at HEAD. Reported, never flagged:
@@ -28,11 +33,19 @@
 //
 // Invariants:
 //   - The analysis uses a constant number of git processes however many
-//     files changed: rev-parse twice, one `git diff --raw --numstat -z`,
-//     one `git ls-files --others -z` and one `git cat-file --batch` stream
-//     fed with blob ids (never paths); the diffs of flagged files come
-//     from one more `git diff`. Untracked files are read from disk.
+//     files changed: one rev-parse (top level, HEAD, object format), one
+//     `git diff --raw --numstat -z`, one `git cat-file --batch` stream fed
+//     with blob ids (never paths) and, comparing the working tree, one
+//     `git ls-files --others -z` and one `git ls-files --unmerged -z`; the
+//     diffs of flagged files come from one more `git diff`. Untracked
+//     files, and the working tree's side of flagged files whose line
+//     endings may be all that changed, are read from disk.
 //   - Fail closed: any error while analysing is an error, never a pass.
+//   - Unresolved merge conflicts in the index fail the analysis in every
+//     mode (ErrConflicts): until they are resolved and added, what a
+//     commit would take is not known. (Comparing the working tree, git's
+//     diff shows a conflicted file as merely modified; the index says
+//     otherwise.)
 //   - There is no way to skip the gate: no option, no field, no
 //     environment variable. Interactive: only a typed "approve" passes.
 //     Non-interactive: nothing flagged passes (NOT_REQUIRED), anything

@@ -66,7 +66,7 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 		for _, f := range files {
 			if f.RequiresReview {
 				b.WriteString("\n")
-				writeBanner(&b, f, cs)
+				writeBanner(&b, f, diffs[f.FilePath], cs)
 				writeDiff(&b, f, diffs, maxLines, opts.Staged, cs)
 			}
 		}
@@ -138,29 +138,8 @@ func plural(n int, one, many string) string {
 // bannerRule frames a warning banner.
 var bannerRule = strings.Repeat("!", 78)
 
-func writeBanner(b *strings.Builder, f FileAnalysis, cs iostreams.ColorScheme) {
-	var why, counts string
-	switch {
-	case f.Binary && f.ChangeType == Deleted:
-		why = "This binary file is deleted."
-	case f.Binary:
-		why = "This binary file changed: its content cannot be shown line by line."
-	case f.ChangeType == Deleted:
-		why = fmt.Sprintf("This file is deleted: all %s are removed.", plural(f.OriginalLines, "line", "lines"))
-	case f.ChangeType == Replaced:
-		why = "More than half of the original lines were deleted and new content written in their place."
-	case float64(f.LinesDeleted) > Threshold*float64(f.OriginalLines):
-		why = fmt.Sprintf("This file lost %d of its %d lines.", f.LinesDeleted, f.OriginalLines)
-	default:
-		why = "More than half of this file changed."
-	}
-	if f.Binary {
-		counts = "binary file: no line counts"
-	} else {
-		counts = fmt.Sprintf("before: %s, after: %s (%d → %d; -%d +%d), %.0f%% changed",
-			plural(f.OriginalLines, "line", "lines"), plural(f.LinesAfter(), "line", "lines"),
-			f.OriginalLines, f.LinesAfter(), f.LinesDeleted, f.LinesAdded, f.ChangeRatio*100)
-	}
+func writeBanner(b *strings.Builder, f FileAnalysis, d FileDiff, cs iostreams.ColorScheme) {
+	why, counts := reason(f, d)
 	fmt.Fprintln(b, cs.Red(bannerRule))
 	warning := fmt.Sprintf("!! WARNING: %s: %s", f.ChangeType, displayPath(f.FilePath))
 	if cs.Enabled() {
@@ -173,6 +152,95 @@ func writeBanner(b *strings.Builder, f FileAnalysis, cs iostreams.ColorScheme) {
 	fmt.Fprintf(b, "!! %s\n", cs.Bold(counts))
 	fmt.Fprintf(b, "!! %s\n", why)
 	fmt.Fprintln(b, cs.Red(bannerRule))
+}
+
+// reason says why a file was flagged, in the words of what happened to
+// it, and its before/after line of the banner.
+func reason(f FileAnalysis, d FileDiff) (why, counts string) {
+	counts = fmt.Sprintf("before: %s, after: %s (%d → %d; -%d +%d), %.0f%% changed",
+		plural(f.OriginalLines, "line", "lines"), plural(f.LinesAfter(), "line", "lines"),
+		f.OriginalLines, f.LinesAfter(), f.LinesDeleted, f.LinesAdded, f.ChangeRatio*100)
+	switch {
+	case f.Kind == Submodule:
+		return submoduleReason(f, d)
+	case f.Kind == Symlink:
+		return linkReason(f)
+	case f.Kind == LineEndings:
+		return fmt.Sprintf("Only the line endings changed (%s → %s): the text is otherwise identical, but every converted line counts as deleted and added.", f.Before, f.After),
+			counts + ", line endings " + f.Before + " → " + f.After
+	case f.Binary && f.ChangeType == Deleted:
+		return "This binary file is deleted.", "binary file: no line counts"
+	case f.Binary:
+		return "This binary file changed: its content cannot be shown line by line.", "binary file: no line counts"
+	case f.ChangeType == Deleted:
+		return fmt.Sprintf("This file is deleted: all %s are removed.", plural(f.OriginalLines, "line", "lines")), counts
+	case f.ChangeType == Replaced:
+		return "More than half of the original lines were deleted and new content written in their place.", counts
+	case float64(f.LinesDeleted) > Threshold*float64(f.OriginalLines):
+		return fmt.Sprintf("This file lost %d of its %d lines.", f.LinesDeleted, f.OriginalLines), counts
+	}
+	return "More than half of this file changed.", counts
+}
+
+func linkReason(f FileAnalysis) (why, counts string) {
+	target := func(t string) string {
+		if t == "" {
+			return "(not a link)"
+		}
+		return "→ " + displayPath(t)
+	}
+	counts = "symbolic link: before " + target(f.Before) + ", after " + target(f.After)
+	if f.ChangeType == Deleted {
+		counts = "symbolic link: before " + target(f.Before) + ", after: deleted"
+	}
+	switch {
+	case f.ChangeType == Deleted:
+		why = fmt.Sprintf("This symbolic link to %s is deleted.", displayPath(f.Before))
+	case f.Before != "" && f.After != "":
+		why = fmt.Sprintf("This symbolic link now points to %s instead of %s: whatever reads it gets another file.", displayPath(f.After), displayPath(f.Before))
+	case f.After != "":
+		why = fmt.Sprintf("This file is replaced by a symbolic link to %s: its content is gone from this path.", displayPath(f.After))
+	case f.Before != "":
+		why = fmt.Sprintf("This symbolic link to %s is replaced by a regular file.", displayPath(f.Before))
+	default:
+		why = "This symbolic link changed."
+	}
+	return why, counts
+}
+
+func submoduleReason(f FileAnalysis, d FileDiff) (why, counts string) {
+	after, dirty := f.After, false
+	if after == "" && f.ChangeType != Deleted {
+		// The working tree's commit is in git's patch of the submodule.
+		for _, l := range d.Lines {
+			if id, ok := strings.CutPrefix(l, "+Subproject commit "); ok {
+				after, dirty = strings.CutSuffix(id, "-dirty")
+			}
+		}
+	}
+	commit := func(id string) string {
+		if id == "" {
+			return "unknown"
+		}
+		return "commit " + id[:min(len(id), 12)]
+	}
+	counts = "submodule: before " + commit(f.Before) + ", after " + commit(after)
+	switch {
+	case f.ChangeType == Deleted:
+		return fmt.Sprintf("This submodule is removed (it was at %s).", commit(f.Before)), "submodule: before " + commit(f.Before) + ", after: removed"
+	case f.Before == "":
+		return fmt.Sprintf("A submodule at %s takes the place of this file.", commit(after)), counts
+	case after == f.Before && dirty:
+		return "This submodule has uncommitted changes in its checkout; the commit it is at did not change (a commit here does not take them).", counts
+	case after == "":
+		return fmt.Sprintf("This submodule moves from %s to another commit: see what changed with git -C %s log.", commit(f.Before), shellQuote(f.FilePath)), counts
+	}
+	why = fmt.Sprintf("This submodule moves from %s to %s: see what changed with git -C %s log --oneline %s..%s.",
+		commit(f.Before), commit(after), shellQuote(f.FilePath), f.Before[:min(len(f.Before), 12)], after[:min(len(after), 12)])
+	if dirty {
+		why += " Its checkout also has uncommitted changes, which a commit here does not take."
+	}
+	return why, counts
 }
 
 func writeDiff(b *strings.Builder, f FileAnalysis, diffs map[string]FileDiff, maxLines int, staged bool, cs iostreams.ColorScheme) {
