@@ -149,6 +149,12 @@ const (
 	nodeKey
 )
 
+// WithRun returns ctx for running node of run runID: what RunID and
+// CurrentNode read. Another engine running a graph's steps uses it.
+func WithRun(ctx context.Context, runID, node string) context.Context {
+	return context.WithValue(context.WithValue(ctx, runIDKey, runID), nodeKey, node)
+}
+
 // RunID returns the id of the run whose node is executing with ctx.
 func RunID(ctx context.Context) string {
 	s, _ := ctx.Value(runIDKey).(string)
@@ -329,7 +335,7 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 
 		started := d.e.now()
 		d.emit(event.NodeStarted, d.node, event.Plain, "", nil)
-		nctx := context.WithValue(context.WithValue(ctx, runIDKey, d.runID), nodeKey, d.node)
+		nctx := WithRun(ctx, d.runID, d.node)
 		var next string
 		if nd.gate() {
 			next, err = d.gate(nctx, nd)

@@ -308,3 +308,35 @@ func (g *Graph[S]) PathAvoiding(target string, avoid ...string) []string {
 	}
 	return nil
 }
+
+// Step is one step of a graph as another engine sees it: a node (Run), or
+// a gate (Ask and Decide).
+type Step[S any] struct {
+	Name      string
+	Run       NodeFunc[S]   // nil for a gate
+	Ask       AskFunc[S]    // nil for a node
+	Decide    DecideFunc[S] // nil for a node
+	Next      []string
+	MaxVisits int // 0: no limit
+}
+
+// Step returns the step called name.
+func (g *Graph[S]) Step(name string) (Step[S], bool) {
+	nd := g.nodes[name]
+	if nd == nil {
+		return Step[S]{}, false
+	}
+	return Step[S]{Name: nd.name, Run: nd.fn, Ask: nd.ask, Decide: nd.decide, Next: slices.Clone(nd.next), MaxVisits: nd.maxVisits}, true
+}
+
+// Limit is how many steps a run of the graph may complete in all.
+func (g *Graph[S]) Limit() int { return g.maxSteps }
+
+// Judge judges a state that reached End, as Finish set it: nil means done,
+// an error wrapping ErrAborted aborted, any other error failed.
+func (g *Graph[S]) Judge(s *S) error {
+	if g.finish == nil {
+		return nil
+	}
+	return g.finish(s)
+}
