@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
@@ -150,12 +151,25 @@ type ctxKey int
 const (
 	runIDKey ctxKey = iota
 	nodeKey
+	attemptKey
 )
 
 // WithRun returns ctx for running node of run runID: what RunID and
 // CurrentNode read. Another engine running a graph's steps uses it.
 func WithRun(ctx context.Context, runID, node string) context.Context {
 	return context.WithValue(context.WithValue(ctx, runIDKey, runID), nodeKey, node)
+}
+
+// WithAttempt marks ctx as one execution of a node: attempt is unique to
+// it (a node run again after a crash is another attempt).
+func WithAttempt(ctx context.Context, attempt string) context.Context {
+	return context.WithValue(ctx, attemptKey, attempt)
+}
+
+// Attempt returns the node execution running with ctx ("" outside one).
+func Attempt(ctx context.Context) string {
+	s, _ := ctx.Value(attemptKey).(string)
+	return s
 }
 
 // RunID returns the id of the run whose node is executing with ctx.
@@ -338,7 +352,8 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 
 		started := d.e.now()
 		d.emit(event.NodeStarted, d.node, event.Plain, "", nil)
-		nctx := WithRun(ctx, d.runID, d.node)
+		attempt := fmt.Sprintf("%s:%d", d.token, d.steps)
+		nctx := WithAttempt(WithRun(ctx, d.runID, d.node), attempt)
 		var next string
 		if nd.gate() {
 			next, err = d.gate(nctx, nd)
@@ -357,7 +372,7 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 		finished := d.e.now()
 		// The node's work is done: record it even if a signal arrived
 		// meanwhile (the loop then stops before the next node).
-		if err := d.checkpoint(d.bg, d.node, next, store.StatusRunning, true, "", "ok", started, finished); err != nil {
+		if err := d.checkpoint(d.bg, d.node, next, store.StatusRunning, true, "", "ok", started, finished, attempt); err != nil {
 			return &d.state, err
 		}
 		_ = d.e.Audit.Event(ctx, "node", d.runID, slog.String("node", d.node), slog.String("next", next),
@@ -549,7 +564,7 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time) error {
+func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time, attempt ...string) error {
 	var raw json.RawMessage
 	if saveState {
 		b, err := json.Marshal(&d.state)
@@ -564,7 +579,7 @@ func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.S
 	}
 	return d.e.Store.Checkpoint(ctx, store.Checkpoint{
 		RunID: d.runID, Token: d.token, Node: ran, Next: next, Status: st, State: raw, Question: q,
-		KeepQuestion: outcome == "started" || outcome == "resumed",
+		KeepQuestion: outcome == "started" || outcome == "resumed", Attempt: strings.Join(attempt, ""),
 		Steps: d.steps, Visits: d.visits, Error: errText, Outcome: outcome, Started: started, Finished: finished,
 	})
 }

@@ -465,6 +465,7 @@ type Checkpoint struct {
 	Visits       map[string]int
 	Error        string
 	Outcome      string // history outcome: ok, waiting, failed, interrupted, aborted, done
+	Attempt      string // the node execution that completed (outcome ok)
 	Started      time.Time
 	Finished     time.Time
 }
@@ -505,9 +506,9 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 	if err := expectOne(res, cp.RunID); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO history (run_id, node, next, outcome, error, started_at, finished_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		cp.RunID, cp.Node, cp.Next, cp.Outcome, cp.Error, cp.Started.UnixNano(), cp.Finished.UnixNano())
+	_, err = tx.ExecContext(ctx, `INSERT INTO history (run_id, node, next, outcome, error, started_at, finished_at, attempt)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		cp.RunID, cp.Node, cp.Next, cp.Outcome, cp.Error, cp.Started.UnixNano(), cp.Finished.UnixNano(), cp.Attempt)
 	if err != nil {
 		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
 	}
