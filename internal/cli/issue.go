@@ -109,6 +109,12 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Brief != "" && opts.Resume != "" {
+				return usagef("--brief starts a new run and --resume continues one: give one of them")
+			}
+			if opts.Resume != "" && (opts.Tracker != "" || opts.Repo != "" || opts.Drafter != "" || opts.Reviewer != "") {
+				return usagef("--resume continues a run with the tracker and models it started with: drop --tracker, --repo, --drafter and --reviewer")
+			}
 			if opts.Brief == "" && opts.Resume == "" {
 				return usagef("--brief FILE is required: the notes to turn into an issue (or --resume SLUG to continue a run)")
 			}

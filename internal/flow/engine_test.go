@@ -708,7 +708,10 @@ func TestAnswerForAChangedQuestionIsNotUsed(t *testing.T) {
 		Gate("ask", func(context.Context, *counter) (human.Question, error) {
 			return human.Question{Kind: human.Word, Prompt: "Go on?", Report: report,
 				Options: []human.Option{{Key: "approve", Decision: "APPROVED"}}}, nil
-		}, func(s *counter, _ human.Question, a human.Answer) (string, error) { s.Answer = a.Key; return flow.End, nil }, flow.End)
+		}, func(s *counter, _ human.Question, a human.Answer) (string, error) {
+			s.Answer = a.Key
+			return flow.End, nil
+		}, flow.End)
 	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
 	if _, err := flow.Drive(t.Context(), e, g, id); !errors.Is(err, flow.ErrWaiting) {
 		t.Fatal(err)
