@@ -376,6 +376,10 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, en
 	return issue.Deps{
 		Writer: w, Events: eng, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
 		Runs: issueRuns{st: st},
+		MaxOutput: map[llm.Role]int{
+			llm.RoleDrafter:  maxOutput(cfg.Roles.Drafter, s.Drafter, env.Prices),
+			llm.RoleReviewer: maxOutput(cfg.Roles.Reviewer, s.Reviewer, env.Prices),
+		},
 		Checks: &issue.Preflight{Editor: p.CheckEditor, Tracker: tr, Root: s.Root, AuditDir: s.AuditDir,
 			Models: []llm.Model{drafter, reviewer}},
 	}, nil
