@@ -360,15 +360,8 @@ func (f *Factory) reportImplement(ctx context.Context, runID string, s *implemen
 		}
 		result = res
 		if driveErr == nil && s.Result == implement.ResultMerged && !asJSON {
-			fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, shortID(s.Commit))
+			fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, gitx.ShortID(s.Commit))
 		}
 	}
 	return f.reportRun(ctx, runID, result, driveErr, asJSON)
-}
-
-func shortID(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
 }

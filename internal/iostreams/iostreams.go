@@ -256,5 +256,21 @@ func (c ColorScheme) Bold(s string) string { return c.render(bold, s) }
 // Faint de-emphasises.
 func (c ColorScheme) Faint(s string) string { return c.render(faint, s) }
 
+// DiffLine colours one line of a unified diff: file headers bold, hunk
+// headers cyan, additions green, deletions red.
+func (c ColorScheme) DiffLine(line string) string {
+	switch {
+	case strings.HasPrefix(line, "diff --git "), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+		return c.Bold(line)
+	case strings.HasPrefix(line, "@@"):
+		return c.Cyan(line)
+	case strings.HasPrefix(line, "+"):
+		return c.Green(line)
+	case strings.HasPrefix(line, "-"):
+		return c.Red(line)
+	}
+	return line
+}
+
 // Alert renders a banner that must not be missed.
 func (c ColorScheme) Alert(s string) string { return c.render(alert, s) }

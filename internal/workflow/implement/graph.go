@@ -32,6 +32,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/shell"
+
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/event"
@@ -599,7 +601,7 @@ func (n *nodes) commit(ctx context.Context, s *State) (string, error) {
 	if s.Commit, err = wt.Head(ctx); err != nil {
 		return "", err
 	}
-	n.say(ctx, event.Plain, "committed %s on %s", short(s.Commit), s.Branch)
+	n.say(ctx, event.Plain, "committed %s on %s", gitx.ShortID(s.Commit), s.Branch)
 	return NodeMerge, nil
 }
 
@@ -613,13 +615,6 @@ func designName(s *State) string {
 	return filepath.Base(s.LLDPath)
 }
 
-func short(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
-}
-
 // merge brings the commit into the branch the user had checked out, only
 // when that cannot touch their uncommitted work; otherwise it fails with
 // the branch kept and the exact command to finish by hand: the run stays
@@ -627,7 +622,7 @@ func short(id string) string {
 // cleaned up, or finds done when they merged by hand).
 func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
 	repo := n.git(s.Repo)
-	s.MergeCommand = fmt.Sprintf("git -C %s merge %s", shellQuote(s.Repo), s.Branch)
+	s.MergeCommand = fmt.Sprintf("git -C %s merge %s", shell.Quote(s.Repo), s.Branch)
 	stop := func(why string) (string, error) {
 		n.say(ctx, event.Warn, "not merged: %s\n  finish by hand with: %s\n  or clear the way and resume the run to merge", why, s.MergeCommand)
 		return "", &MergeStoppedError{Branch: s.Branch, Reason: why, Command: s.MergeCommand, RunID: flow.RunID(ctx)}
@@ -678,15 +673,6 @@ func intersect(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // cleanup removes the worktree and the branch in every ending (a merged

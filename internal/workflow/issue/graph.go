@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/gitx"
+
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
@@ -878,13 +880,6 @@ func (n *nodes) finalise(ctx context.Context, s *State, f *Filed) error {
 		return err
 	}
 	f.Commit = id
-	n.d.say(ctx, event.Plain, "Audit trail moved to %s/ and committed (%s).", done, shortID(id))
+	n.d.say(ctx, event.Plain, "Audit trail moved to %s/ and committed (%s).", done, gitx.ShortID(id))
 	return nil
-}
-
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
