@@ -41,8 +41,10 @@ func NewFactory(version string) (*Factory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
+	io := iostreams.System(os.Getenv)
+	io.SetPager(iostreams.PagerCommand(os.Getenv, exec.LookPath), nil)
 	return &Factory{
-		IO:       iostreams.System(os.Getenv),
+		IO:       io,
 		Getenv:   os.Getenv,
 		Environ:  os.Environ,
 		LookPath: exec.LookPath,

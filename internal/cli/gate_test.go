@@ -509,3 +509,52 @@ func TestGateRefusesUnresolvedConflicts(t *testing.T) {
 		})
 	}
 }
+
+// TestGateQuiet: --quiet shows only the flagged files and the question,
+// passes a change with nothing flagged without a word, and still needs the
+// typed approve for a flagged one; --install-hook --quiet writes a hook
+// that runs it.
+func TestGateQuiet(t *testing.T) {
+	t.Parallel()
+	t.Run("nothing flagged on a terminal", func(t *testing.T) {
+		t.Parallel()
+		state := t.TempDir()
+		small := testenv.NewRepo(t, map[string]string{"a.py": numberedLines("a", 20)})
+		testenv.WriteFiles(t, small, map[string]string{"a.py": numberedLines("a", 21)})
+		screen := startOnTerminal(t, small, azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate", "--quiet")
+		if code := screen.exit(t); code != 0 {
+			t.Fatalf("exit %d\n%s", code, screen.Text())
+		}
+		if text := strings.TrimSpace(strings.ReplaceAll(screen.Text(), "\x1b[K", "")); strings.Contains(text, "a.py") || strings.Contains(text, "approve") {
+			t.Errorf("quiet printed %q", text)
+		}
+		if recs := gateDecisions(t, state); len(recs) != 1 || recs[0]["decision"] != "NOT_REQUIRED" || recs[0]["quiet"] != true {
+			t.Errorf("audit = %v", recs)
+		}
+	})
+	t.Run("flagged on a terminal", func(t *testing.T) {
+		t.Parallel()
+		state := t.TempDir()
+		screen := startOnTerminal(t, replacedRepo(t), azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate", "--quiet")
+		screen.WaitFor(t, "Type 'approve' to proceed", 1)
+		text := screen.Text()
+		if !strings.Contains(text, "WARNING: REPLACED: src/state.py") || strings.Contains(text, "small.py") || strings.Contains(text, "files changed") {
+			t.Errorf("quiet must show the flagged file only:\n%s", text)
+		}
+		screen.Type(t, "reject")
+		if code := screen.exit(t); code != ExitRejected {
+			t.Fatalf("exit %d", code)
+		}
+	})
+	t.Run("the hook", func(t *testing.T) {
+		t.Parallel()
+		repo := testenv.NewRepo(t, map[string]string{"a.py": "a\n"})
+		if res := runAzeroIn(t, t.TempDir(), repo, nil, "gate", "--install-hook", "--quiet"); res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		hook, err := os.ReadFile(filepath.Join(repo, ".git", "hooks", "pre-commit"))
+		if err != nil || !strings.Contains(string(hook), "gate --staged --quiet") {
+			t.Errorf("hook = %s (%v)", hook, err)
+		}
+	})
+}

@@ -116,6 +116,7 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "No runs yet. Try: azero demo")
 		return nil
 	}
+	defer f.IO.StartPager()()
 	cs := f.IO.ColorSchemeOut()
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
@@ -251,6 +252,7 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 	if asJSON {
 		return writeJSON(f.IO.Out, d)
 	}
+	defer f.IO.StartPager()()
 	out := f.IO.Out
 	fmt.Fprintf(out, "Run %s (%s): %s at %s\n", d.Run.ID, d.Run.Workflow, d.Run.Status, d.Run.Node)
 	if d.Run.Key != "" {

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 // runInProcess runs azero's command line in this process, with no
@@ -97,5 +99,33 @@ func TestJSONErrorsAreOneDocument(t *testing.T) {
 				t.Errorf("no error in %s", out)
 			}
 		})
+	}
+}
+
+// TestLongOutputIsPagedOnATerminal: `azero runs show` goes through
+// $AZERO_PAGER on a terminal, never when piped.
+func TestLongOutputIsPagedOnATerminal(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	if res := runAzeroIn(t, state, dir, nil, "selftest", "--dir", dir, "--steps", "1", "--delay", "1ms"); res.code != ExitNeedsHuman {
+		t.Fatalf("selftest: exit %d\n%s", res.code, res.stderr)
+	}
+	id := onlyRun(t, state).ID
+	pager := []string{"AZERO_PAGER=sed 's/^/PAGED: /'", "NO_COLOR=1"}
+	// stdout on the terminal too.
+	screen := testenv.NewTerminal(t)
+	cmd := exec.Command(os.Args[0], "runs", "show", id)
+	cmd.Dir, cmd.Env = dir, azeroEnv(state, pager...)
+	screen.Start(t, cmd)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("runs show: %v\n%s", err, screen.Text())
+	}
+	<-screen.Drained()
+	if !strings.Contains(screen.Text(), "PAGED: Run "+id) || !strings.Contains(screen.Text(), "PAGED: Waiting at approve") {
+		t.Errorf("not paged on a terminal:\n%s", screen.Text())
+	}
+	res := runAzeroIn(t, state, dir, pager, "runs", "show", id)
+	if res.code != 0 || strings.Contains(res.stdout, "PAGED") || !strings.Contains(res.stdout, "Run "+id) {
+		t.Errorf("piped output was paged (or lost): %q", res.stdout)
 	}
 }

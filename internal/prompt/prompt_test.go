@@ -179,6 +179,8 @@ func TestEditorCommandOrder(t *testing.T) {
 		path []string
 		want string
 	}{
+		{"azero's own first", map[string]string{"AZERO_EDITOR": "micro", "GIT_EDITOR": "vim", "VISUAL": "nano", "EDITOR": "ed"}, nil, "micro"},
+		{"git's next", map[string]string{"GIT_EDITOR": "vim -f", "VISUAL": "nano", "EDITOR": "ed"}, nil, "vim -f"},
 		{"visual first", map[string]string{"VISUAL": "nano", "EDITOR": "ed"}, nil, "nano"},
 		{"editor next", map[string]string{"EDITOR": "emacs -nw"}, nil, "emacs -nw"},
 		{"code --wait", nil, []string{"code", "vi"}, "code --wait"},

@@ -27,6 +27,9 @@ type ReportOptions struct {
 	// AllDiffs also shows the diffs of the files nothing flagged, after
 	// the flagged ones.
 	AllDiffs bool
+	// FlaggedOnly shows only the flagged files (their banners and diffs):
+	// no summary, and nothing when nothing is flagged.
+	FlaggedOnly bool
 }
 
 // maxBar is the widest +/- bar of the summary.
@@ -44,17 +47,21 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 		maxLines = DefaultMaxDiffLines
 	}
 	var b strings.Builder
-	if len(files) == 0 {
-		b.WriteString("No changes: nothing to review.\n")
-		return b.String()
-	}
-	writeStat(&b, files, cs)
-
 	flagged := 0
 	for _, f := range files {
 		if f.RequiresReview {
 			flagged++
 		}
+	}
+	if opts.FlaggedOnly && flagged == 0 {
+		return ""
+	}
+	if len(files) == 0 {
+		b.WriteString("No changes: nothing to review.\n")
+		return b.String()
+	}
+	if !opts.FlaggedOnly {
+		writeStat(&b, files, cs)
 	}
 	if flagged == 0 {
 		b.WriteString("\nNo file needs special attention (nothing replaced, deleted or mostly rewritten).\n")

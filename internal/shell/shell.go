@@ -52,3 +52,10 @@ func Quote(p string) string {
 	b.WriteString("'")
 	return b.String()
 }
+
+// QuotePOSIX quotes s for a POSIX sh script (a hook): always in single
+// quotes, which hold any byte but the quote itself. Quote is for command
+// lines shown to people; this one is for files sh runs.
+func QuotePOSIX(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
