@@ -111,7 +111,7 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 	}
 	est := llm.NewEstimator()
 	plan.DesignTokens = est.CountTokens(string(in.Design))
-	plan.Context, err = contextload.Load(top, in.Context, contextload.Options{CountTokens: est.CountTokens, Reserved: plan.DesignTokens})
+	plan.Context, err = contextload.Load(ctx, top, in.Context, contextload.Options{CountTokens: est.CountTokens, Reserved: plan.DesignTokens})
 	if err != nil {
 		return nil, plan, err
 	}
