@@ -132,11 +132,13 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newApplyCommand(f),
 		newGateCommand(f, nil),
 		newWriteCommand(f, nil),
+		newDocsCommand(f),
 		newHookCommand(f),
 		newMCPCommand(f),
 	)
 
 	strictCompletion(root)
+	completeValues(f, root)
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		defaultHelp(c, args)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -82,8 +83,8 @@ func viewOf(st *store.Store, r store.Run, now time.Time) runView {
 }
 
 func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
-	switch s := store.Status(opts.Status); s {
-	case "", store.StatusRunning, store.StatusWaiting, store.StatusInterrupted, store.StatusDone, store.StatusFailed, store.StatusAborted:
+	switch s := store.Status(opts.Status); {
+	case s == "", slices.Contains(statuses, s):
 	default:
 		return usagef("unknown status %q: use running, waiting, interrupted, done, failed or aborted", opts.Status)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +129,58 @@ func TestLongOutputIsPagedOnATerminal(t *testing.T) {
 	res := runAzeroIn(t, state, dir, pager, "runs", "show", id)
 	if res.code != 0 || strings.Contains(res.stdout, "PAGED") || !strings.Contains(res.stdout, "Run "+id) {
 		t.Errorf("piped output was paged (or lost): %q", res.stdout)
+	}
+}
+
+// TestCompletionOfValues: run ids (with what they are), roles, statuses,
+// workflows and runners complete.
+func TestCompletionOfValues(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	if res := runAzeroIn(t, state, dir, nil, "selftest", "--dir", dir, "--steps", "1", "--delay", "1ms"); res.code != ExitNeedsHuman {
+		t.Fatalf("selftest: exit %d", res.code)
+	}
+	id := onlyRun(t, state).ID
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"resume", ""}, []string{id + "\tselftest waiting at approve"}},
+		{[]string{"runs", "show", id[:4]}, []string{id + "\tselftest waiting at approve"}},
+		{[]string{"models", "ping", ""}, []string{"drafter", "reviewer", "coder"}},
+		{[]string{"runs", "--status", "w"}, []string{"waiting"}},
+		{[]string{"runs", "--workflow", ""}, []string{"implement", "issue", "selftest"}},
+		{[]string{"implement", "--runner", "c"}, []string{"cargo"}},
+		{[]string{"implement", "--coder", "mock"}, []string{"mock:scripted"}},
+	} {
+		res := runAzeroIn(t, state, dir, nil, append([]string{"__complete"}, tt.args...)...)
+		lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+		got := lines[:len(lines)-1] // the last line is the directive
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("complete %v = %q, want %q among them", tt.args, got, w)
+			}
+		}
+	}
+}
+
+func TestManPages(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "man1")
+	code, _, errOut := runInProcess(t, t.TempDir(), "docs", "man", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, page := range []string{"azero.1", "azero-implement.1", "azero-runs-show.1", "azero-gate.1"} {
+		b, err := os.ReadFile(filepath.Join(dir, page))
+		if err != nil || !strings.Contains(string(b), ".TH \"AZERO\"") || !strings.Contains(string(b), "azero") {
+			t.Errorf("%s: %v\n%.200s", page, err, b)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "azero-implement.1")); !strings.Contains(string(b), "baseline") {
+		t.Error("the implement page lacks the command's long help")
+	}
+	if code, _, _ := runInProcess(t, t.TempDir(), "docs"); code != ExitUsage {
+		t.Errorf("docs without a kind: exit %d, want 2", code)
 	}
 }
