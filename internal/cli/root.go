@@ -95,6 +95,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newWriteCommand(f, nil),
 		newHookCommand(f),
 		newMCPCommand(f),
+		newServeCommand(f, nil),
 	)
 
 	defaultHelp := root.HelpFunc()
