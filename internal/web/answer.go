@@ -215,13 +215,37 @@ func (s *Server) continueIfIdle(runID string) bool {
 	s.runs.Add(1)
 	go func() {
 		defer s.runs.Done()
-		err := s.opts.Continue(s.ctx, runID)
+		// An answer posted while this server's drive was stopping at the
+		// next gate is taken by driving again.
+		for range maxContinues {
+			err := s.opts.Continue(s.ctx, runID)
+			s.logf("%s", s.outcome(runID, err))
+			if !s.answeredIdle(runID) {
+				break
+			}
+		}
 		s.mu.Lock()
 		delete(s.driving, runID)
 		s.mu.Unlock()
-		s.logf("%s", s.outcome(runID, err))
+		// An answer posted between the check above and now.
+		if s.answeredIdle(runID) {
+			s.continueIfIdle(runID)
+		}
 	}()
 	return true
+}
+
+// maxContinues bounds the drives one answer can start in a row.
+const maxContinues = 100
+
+// answeredIdle reports whether the run has an answer posted for the
+// question it waits at and no live process drives it.
+func (s *Server) answeredIdle(runID string) bool {
+	if s.ctx.Err() != nil {
+		return false
+	}
+	r, err := s.opts.Store.GetRun(s.ctx, runID)
+	return err == nil && !r.Status.Finished() && len(r.Question) > 0 && len(r.Answer) > 0 && !s.opts.Store.LeaseLive(r)
 }
 
 // outcome says in one line where a continued run stands.
@@ -256,7 +280,7 @@ func (s *Server) resumeAnswered() {
 		return
 	}
 	for _, r := range runs {
-		if len(r.Answer) > 0 && len(r.Question) > 0 && !r.Status.Finished() && !s.opts.Store.LeaseLive(r) {
+		if s.answeredIdle(r.ID) {
 			s.logf("run %s has an answer nobody took: continuing it", r.ID)
 			s.continueIfIdle(r.ID)
 		}

@@ -424,3 +424,53 @@ func TestServeContinuesAnsweredRunsAndStops(t *testing.T) {
 		t.Errorf("the server still answers after it stopped")
 	}
 }
+
+// An answer posted while the server's own drive was stopping at the next
+// gate (too late for that drive to see it) is taken by driving again.
+func TestAnAnswerPostedWhileServeStopsIsTaken(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{Draft: "# D\n"})
+	late := false
+	srv, err := web.New(web.Options{Store: f.st, Audit: f.audit, Token: testToken, Poll: 20 * time.Millisecond,
+		Continue: func(ctx context.Context, runID string) error {
+			_, err := flow.Drive(ctx, f.eng, graph(), runID)
+			if r := f.run(runID); !late && r.Status == store.StatusWaiting && r.Node == "edit" {
+				late = true
+				q := question(t, r)
+				a, _ := json.Marshal(human.Answer{Gate: "edit", QuestionID: q.ID, Key: "S", Channel: human.ChannelWeb,
+					Files: map[string]string{"draft.md": "late\n"}})
+				if err := f.st.PostAnswer(ctx, runID, q.ID, a); err != nil {
+					t.Error(err)
+				}
+			}
+			return err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	go srv.Serve(ctx, ln, "127.0.0.1:0")
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", "http://"+ln.Addr().String()+"/api/runs/"+id+"/answer",
+		strings.NewReader(`{"gate":"review","answer":"approve"}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	r := f.waitFor(id, "finished", func(r store.Run) bool { return r.Status == store.StatusDone })
+	var s state
+	_ = json.Unmarshal(r.State, &s)
+	if s.Draft != "late\n" {
+		t.Errorf("draft %q", s.Draft)
+	}
+}

@@ -23,7 +23,10 @@
       if (typing()) {
         document.getElementById("notice").hidden = false;
       } else {
-        window.location.reload();
+        // Shown anew, without the note about an answer already taken.
+        var u = new URL(window.location.href);
+        u.searchParams.delete("answered");
+        window.location.replace(u.toString());
       }
     }, 300);
   }
