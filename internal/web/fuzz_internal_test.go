@@ -136,3 +136,19 @@ func FuzzHostHeader(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkClassifyReport classifies the report of a large change (a
+// diff of 20,000 lines), as a page showing it does.
+func BenchmarkClassifyReport(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(" big.go | 20000 " + strings.Repeat("+", 20) + strings.Repeat("-", 20) + "\n 1 file changed\n\n")
+	sb.WriteString("diff --git a/big.go b/big.go\n@@ -1,10000 +1,10000 @@\n")
+	for i := range 10000 {
+		sb.WriteString("-old line " + strings.Repeat("x", i%60) + "\n+new line\n")
+	}
+	report := sb.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		classifyReport(report, true)
+	}
+}

@@ -59,7 +59,7 @@ func classifyReport(report string, diff bool) []reportLine {
 			out[i] = reportLine{Class: "stat", Spans: []span{{Text: m[1]}, {Class: "add", Text: bar[:plus]}, {Class: "del", Text: bar[plus:]}}}
 		case strings.HasSuffix(l, "flagged for review:") || l == "The change:":
 			out[i] = reportLine{Class: "heading", Spans: plain}
-		case flaggedLine.MatchString(l):
+		case strings.HasPrefix(l, "  ") && flaggedLine.MatchString(l):
 			m := flaggedLine.FindStringSubmatch(l)
 			out[i] = reportLine{Class: "flagged", Spans: []span{{Text: "  "}, {Class: "change", Text: m[1]}, {Text: m[2]}}}
 		case l == bannerRule:
