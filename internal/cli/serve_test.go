@@ -297,8 +297,15 @@ func TestServeDemoApprovedInABrowser(t *testing.T) {
 		if r.Status == store.StatusWaiting && len(r.Answer) == 0 {
 			webtest.Do(t, ctx, chromedp.Navigate(srv.base+"/runs/"+id), chromedp.WaitVisible(chromedp.CSS("#question input[name=answer]")))
 			webtest.Do(t, ctx, chromedp.SendKeys(chromedp.CSS("#question input[name=answer]"), "approve"),
-				chromedp.Submit(chromedp.CSS("#question input[name=answer]")), chromedp.WaitVisible(chromedp.CSS("#flash")))
+				chromedp.Submit(chromedp.CSS("#question input[name=answer]")))
 			approvals++
+			// The answer is taken: posted, or the run moved on.
+			for a := storedRun(t, state, id); a.Status == store.StatusWaiting && a.Node == r.Node && len(a.Answer) == 0; a = storedRun(t, state, id) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the page's answer never reached the run:\n%s", srv.stderr)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -435,13 +435,14 @@ func TestAnAnswerPostedWhileServeStopsIsTaken(t *testing.T) {
 	srv, err := web.New(web.Options{Store: f.st, Audit: f.audit, Token: testToken, Poll: 20 * time.Millisecond,
 		Continue: func(ctx context.Context, runID string) error {
 			_, err := flow.Drive(ctx, f.eng, graph(), runID)
-			if r := f.run(runID); !late && r.Status == store.StatusWaiting && r.Node == "edit" {
+			if r, gerr := f.st.GetRun(ctx, runID); gerr == nil && !late && r.Status == store.StatusWaiting && r.Node == "edit" {
 				late = true
-				q := question(t, r)
+				var q human.Question
+				_ = json.Unmarshal(r.Question, &q)
 				a, _ := json.Marshal(human.Answer{Gate: "edit", QuestionID: q.ID, Key: "S", Channel: human.ChannelWeb,
 					Files: map[string]string{"draft.md": "late\n"}})
-				if err := f.st.PostAnswer(ctx, runID, q.ID, a); err != nil {
-					t.Error(err)
+				if perr := f.st.PostAnswer(ctx, runID, q.ID, a); perr != nil {
+					return perr
 				}
 			}
 			return err
@@ -454,8 +455,13 @@ func TestAnAnswerPostedWhileServeStopsIsTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(t.Context())
-	defer stop()
-	go srv.Serve(ctx, ln, "127.0.0.1:0")
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln, "127.0.0.1:0") }()
+	defer func() {
+		// The server's drives end before the test does.
+		stop()
+		<-served
+	}()
 	req, _ := http.NewRequestWithContext(t.Context(), "POST", "http://"+ln.Addr().String()+"/api/runs/"+id+"/answer",
 		strings.NewReader(`{"gate":"review","answer":"approve"}`))
 	req.Header.Set("Authorization", "Bearer "+testToken)

@@ -82,6 +82,6 @@ func WaitFor(t *testing.T, ctx context.Context, expression string) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	body, _ := chromedp.Run(dctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
+	body, _ := chromedp.Run(dctx, chromedp.Evaluate[string]("document.location.href + '\\n' + (document.body ? document.body.innerText : '')"))
 	t.Fatalf("browser: %s never held (%v); the page:\n%s", expression, last, body)
 }
