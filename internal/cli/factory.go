@@ -33,6 +33,7 @@ type Factory struct {
 	store  *store.Store
 	audit  *audit.Logger
 	prompt *prompt.Prompter
+	notify notifications // the user's [notify] (notify.go)
 }
 
 // NewFactory returns a Factory bound to the real process environment.
@@ -146,6 +147,7 @@ func (f *Factory) Config(repoRoot string) (config.Config, error) {
 
 // Close releases what the Factory opened.
 func (f *Factory) Close() error {
+	f.closeNotifications()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var errs []error

@@ -135,6 +135,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newDocsCommand(f),
 		newHookCommand(f),
 		newMCPCommand(f),
+		newServeCommand(f, nil),
 	)
 
 	strictCompletion(root)

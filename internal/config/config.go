@@ -9,8 +9,8 @@
 // and the file, so a typo never silently disables a setting; a value of
 // the wrong type names the key, the file, the type expected and the value
 // found, in words ("implement.budget must be a number, got a string
-// \"two\""). API keys are
-// refused in the repository's file, which is usually committed.
+// \"two\""). API keys and notification settings are refused in the
+// repository's file, which is usually committed.
 package config
 
 import (
@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,7 @@ type Config struct {
 	Issue     Issue            `toml:"issue"`
 	Mock      Mock             `toml:"mock"`
 	Roles     Roles            `toml:"roles"`
+	Notify    Notify           `toml:"notify"`
 }
 
 // Roles tune each model role.
@@ -97,6 +99,18 @@ type Issue struct {
 // Mock configures the offline scripted model.
 type Mock struct {
 	Script string `toml:"script"` // path to a reply script
+}
+
+// Notify says whom to tell when a run waits for a human, ends or fails.
+// It is the user's setting: a repository's file cannot set it (a
+// webhook's URL is a credential, and a cloned repository must not choose
+// where news of your runs goes).
+type Notify struct {
+	// Command is run with sh -c and the event as JSON on its stdin.
+	Command string `toml:"command"`
+	// Webhook receives a POST of the event as JSON with a "text" field
+	// (what a Slack or Mattermost incoming webhook shows).
+	Webhook string `toml:"webhook"`
 }
 
 // Source is a file that was read.
@@ -173,6 +187,9 @@ func decode(cfg *Config, data []byte, src Source) error {
 				return fmt.Errorf("config %s: providers.%s.api_key: API keys must not be kept in the repository; set the environment variable or use your user config", src.Path, name)
 			}
 		}
+		if one.Notify != (Notify{}) {
+			return fmt.Errorf("config %s: notify: notifications are set in your user config (~/.config/azero/config.toml), not in a repository's (a webhook URL is a credential)", src.Path)
+		}
 	}
 	if err := one.validate(); err != nil {
 		return fmt.Errorf("config %s: %w", src.Path, err)
@@ -221,6 +238,13 @@ func (c Config) validate() error {
 		// silently disables the budget. No budget is 0 or no key.
 		return fmt.Errorf("implement.budget %v: must be a finite number of USD (0 or no key means no budget)", *b)
 	}
+	if w := c.Notify.Webhook; w != "" {
+		u, err := url.Parse(w)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			// The URL may hold a token: it is not repeated.
+			return errors.New("notify.webhook: must be an http:// or https:// URL")
+		}
+	}
 	for name, p := range c.Prices {
 		if p.Input < 0 || p.Output < 0 {
 			return fmt.Errorf("prices.%q: prices must not be negative", name)
@@ -267,4 +291,6 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Issue.AuditDir, src.Issue.AuditDir)
 	set(&dst.Issue.IssuesDir, src.Issue.IssuesDir)
 	set(&dst.Mock.Script, src.Mock.Script)
+	set(&dst.Notify.Command, src.Notify.Command)
+	set(&dst.Notify.Webhook, src.Notify.Webhook)
 }
