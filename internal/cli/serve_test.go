@@ -202,7 +202,7 @@ func withoutAge(t *testing.T, raw []byte) string {
 	walk = func(v any) {
 		switch x := v.(type) {
 		case map[string]any:
-			delete(x, "age_seconds")
+			delete(x, "age_ms")
 			for _, e := range x {
 				walk(e)
 			}

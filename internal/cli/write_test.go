@@ -269,7 +269,7 @@ func TestWriteCommandJSON(t *testing.T) {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, e.out)
 	}
 	want := map[string]any{"written": true, "root": e.root, "path": "state.py", "strategy": "replace", "created": false,
-		"old_lines": 150.0, "new_lines": 56.0, "approval_required": true, "approval": "forced",
+		"original_lines": 150.0, "lines_after": 56.0, "approval_required": true, "approval": "forced",
 		"old_sha256": sha256Hex(old), "new_sha256": sha256Hex(numberedLines("new", 56))}
 	for k, v := range want {
 		if doc[k] != v {
@@ -536,7 +536,7 @@ func TestWriteIdenticalContentIsUnchanged(t *testing.T) {
 				t.Fatalf("stdout: %v\n%s", err, e.out)
 			}
 			want := map[string]any{"written": false, "unchanged": true, "approval_required": false, "approval": "not_required",
-				"old_lines": 150.0, "new_lines": 150.0, "added_lines": 0.0, "deleted_lines": 0.0}
+				"original_lines": 150.0, "lines_after": 150.0, "lines_added": 0.0, "lines_deleted": 0.0}
 			for k, v := range want {
 				if doc[k] != v {
 					t.Errorf("%s = %v, want %v", k, doc[k], v)

@@ -158,7 +158,7 @@ type Answer struct {
 	Files      map[string]string `json:"files,omitempty"`   // an Editor question's files as saved
 	Channel    string            `json:"channel"`
 	By         string            `json:"by,omitempty"` // where it came from: a remote address and user agent, a worker
-	At         time.Time         `json:"at,omitzero"`
+	At         time.Time         `json:"answered_at,omitzero"`
 }
 
 // Fingerprint identifies q by its content: the same gate, report,

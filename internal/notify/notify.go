@@ -53,7 +53,7 @@ type Message struct {
 	Error   string   `json:"error,omitempty"`
 	// Resume is the command that continues the run from a terminal.
 	Resume string    `json:"resume,omitempty"`
-	At     time.Time `json:"at"`
+	At     time.Time `json:"occurred_at"`
 }
 
 // FromEvent makes the message for ev, an event of run r, and reports

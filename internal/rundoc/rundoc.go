@@ -30,7 +30,7 @@ type View struct {
 	Error     string            `json:"error,omitempty"`
 	CreatedAt time.Time         `json:"created_at"`
 	UpdatedAt time.Time         `json:"updated_at"`
-	AgeSecs   int64             `json:"age_seconds"`
+	AgeMS     int64             `json:"age_ms"`
 	Meta      map[string]string `json:"meta,omitempty"`
 }
 
@@ -47,7 +47,7 @@ func Status(st *store.Store, r store.Run) store.Status {
 func ViewOf(st *store.Store, r store.Run, now time.Time) View {
 	return View{ID: r.ID, Workflow: r.Workflow, Key: r.Key, Status: Status(st, r), Node: r.Node,
 		Steps: r.Steps, Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		AgeSecs: int64(now.Sub(r.CreatedAt).Seconds()), Meta: r.Meta}
+		AgeMS: now.Sub(r.CreatedAt).Milliseconds(), Meta: r.Meta}
 }
 
 // Filter selects the runs of a list; zero fields match everything.

@@ -53,10 +53,10 @@ type Result struct {
 	Line             int      `json:"line,omitempty"`
 	Created          bool     `json:"created"`
 	Unchanged        bool     `json:"unchanged"` // the content was already there; nothing was written
-	OldLines         int      `json:"old_lines"`
-	NewLines         int      `json:"new_lines"`
-	AddedLines       int      `json:"added_lines"`
-	DeletedLines     int      `json:"deleted_lines"`
+	OldLines         int      `json:"original_lines"`
+	NewLines         int      `json:"lines_after"`
+	AddedLines       int      `json:"lines_added"`
+	DeletedLines     int      `json:"lines_deleted"`
 	OldSHA256        string   `json:"old_sha256,omitempty"`
 	NewSHA256        string   `json:"new_sha256"`
 	Bytes            int      `json:"bytes"`

@@ -16,10 +16,11 @@ type Call struct {
 	InputTokens  int           `json:"input_tokens"`
 	OutputTokens int           `json:"output_tokens"`
 	CostUSD      float64       `json:"cost_usd"`
-	Latency      time.Duration `json:"latency_ns"`
+	Latency      time.Duration `json:"-"`
+	LatencyMS    int64         `json:"latency_ms"`
 	Stop         string        `json:"stop,omitempty"`
 	Error        string        `json:"error,omitempty"`
-	At           time.Time     `json:"at"`
+	At           time.Time     `json:"called_at"`
 	// Attempt names the node execution that made the call (flow.Attempt).
 	Attempt string `json:"-"`
 }
@@ -55,7 +56,7 @@ func (s *Store) Calls(ctx context.Context, runID string) ([]Call, error) {
 			&latency, &c.Stop, &c.Error, &at); err != nil {
 			return nil, err
 		}
-		c.Latency = time.Duration(latency) * time.Millisecond
+		c.Latency, c.LatencyMS = time.Duration(latency)*time.Millisecond, latency
 		c.At = time.Unix(0, at)
 		out = append(out, c)
 	}

@@ -617,13 +617,14 @@ func (s *Store) UpdateMeta(ctx context.Context, runID string, meta map[string]st
 
 // Step is one history row.
 type Step struct {
-	Node     string        `json:"node"`
-	Next     string        `json:"next,omitempty"`
-	Outcome  string        `json:"outcome"`
-	Error    string        `json:"error,omitempty"`
-	Started  time.Time     `json:"started_at"`
-	Finished time.Time     `json:"finished_at"`
-	Duration time.Duration `json:"duration_ns"`
+	Node       string        `json:"node"`
+	Next       string        `json:"next,omitempty"`
+	Outcome    string        `json:"outcome"`
+	Error      string        `json:"error,omitempty"`
+	Started    time.Time     `json:"started_at"`
+	Finished   time.Time     `json:"finished_at"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
 }
 
 // History returns the run's history, oldest first.
@@ -643,6 +644,7 @@ func (s *Store) History(ctx context.Context, runID string) ([]Step, error) {
 		}
 		st.Started, st.Finished = time.Unix(0, started), time.Unix(0, finished)
 		st.Duration = st.Finished.Sub(st.Started)
+		st.DurationMS = st.Duration.Milliseconds()
 		out = append(out, st)
 	}
 	return out, rows.Err()

@@ -103,7 +103,7 @@ func (v verdict) result(runner string, argv []string, x execResult, out *display
 		Passed: v.passed, Failed: v.failed, Errored: v.errored, Skipped: v.skipped,
 		FailedTests: append(append([]string(nil), v.failedNames...), v.erroredNames...),
 		Failures:    v.failures, Errors: v.errors,
-		TimedOut: x.timedOut, Duration: x.duration,
+		TimedOut: x.timedOut, Duration: x.duration, DurationMS: x.duration.Milliseconds(),
 	}
 	r.Output = out.String()
 	if digest := v.digest(r.Outcome); digest != "" && (out.dropped() > 0 || strings.Count(r.Output, "\n") > digestAfterLines) {

@@ -129,9 +129,10 @@ type Result struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Errors are the runner's own error lines when tests could not run:
 	// compiler errors, import or collection errors, usage errors.
-	Errors   []string      `json:"errors,omitempty"`
-	TimedOut bool          `json:"timed_out,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
+	Errors     []string      `json:"errors,omitempty"`
+	TimedOut   bool          `json:"timed_out,omitempty"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
 	// Output is the runner's output as shown to a human or a model: its
 	// first and last parts when it is long, followed by a digest of the
 	// failures and errors when they may have fallen out of it.

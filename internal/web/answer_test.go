@@ -309,7 +309,7 @@ func TestAPIDocumentsAreTheCLIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameShape(t, got, map[string]any{"runs": views}, "age_seconds")
+	sameShape(t, got, map[string]any{"runs": views}, "age_ms")
 
 	code, got = f.api("GET", "/api/runs/"+id, "")
 	if code != http.StatusOK {
@@ -319,7 +319,7 @@ func TestAPIDocumentsAreTheCLIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameShape(t, got, d, "age_seconds")
+	sameShape(t, got, d, "age_ms")
 	q, _ := got["question"].(map[string]any)
 	if q["gate"] != "review" || q["prompt"] != "Merge this change?" {
 		t.Errorf("the pending question: %v", q)
