@@ -48,6 +48,12 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	// A report left by an earlier run must not speak for this one.
 	before, _ := os.Stat(path)
+	if before == nil && inside(dir, path) {
+		// A report this run writes into the project is read, then removed:
+		// it is a product of the run, not a change to the project, and
+		// would otherwise show up in a diff review and be committed.
+		defer os.Remove(path)
+	}
 	out := &display{}
 	errs := newLineWriter(nil)
 	var t tally
@@ -72,6 +78,12 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		}
 	}
 	return v.result(r.Name(), argv, x, out), nil
+}
+
+// inside reports whether path lies in the directory dir.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // readFreshJUnit tallies the report at path when this run wrote it, and

@@ -179,6 +179,8 @@ var missingSigns = []string{
 	"cannot find function", "cannot find value", "cannot find type", "cannot find struct",
 	"unresolved import", "no function or associated item named", "no method named",
 	"error[E0425]", "error[E0432]", "error[E0433]", "error[E0412]", "error[E0599]",
+	// Compilers of projects run through a JUnit report: javac, kotlinc, C#
+	"cannot find symbol", "Unresolved reference", "does not exist in the current context", "could not be found (are you missing",
 }
 
 // FailedError reports tests that had to pass and did not; its TestsFailed
@@ -210,7 +212,8 @@ type Options struct {
 	// relative to the project: "junit:build/test-results.xml". With a
 	// report, the report decides the outcome (the kind still chooses the
 	// lint step). The file must be written by the run: a report left from
-	// an earlier run is not read.
+	// an earlier run is not read. A report the run creates inside the
+	// project is removed once read, so it never becomes part of a change.
 	Report   string
 	Timeout  time.Duration
 	Environ  []string // the environment to start from; os.Environ() by default

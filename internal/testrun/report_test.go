@@ -1,0 +1,86 @@
+package testrun_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/testrun"
+)
+
+// A report the run writes into the project is read and then removed, so
+// that it never shows up as a change; a report that was there before the
+// run, or one written outside the project, is left alone.
+func TestReportIsNotLeftInTheProject(t *testing.T) {
+	t.Parallel()
+	const report = `<testsuites><testsuite name="calc"><testcase classname="calc" name="adds"/></testsuite></testsuites>`
+	outside := filepath.Join(t.TempDir(), "report.xml")
+	tests := []struct {
+		name   string
+		path   string // as given in --report
+		before bool   // a report is there before the run
+		kept   bool
+		want   testrun.Outcome
+	}{
+		{"written by the run inside the project", "build/report.xml", false, false, testrun.Pass},
+		{"left from before the run", "build/report.xml", true, true, testrun.Error},
+		{"outside the project", outside, false, true, testrun.Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := tt.path
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(dir, path)
+			}
+			testenv.WriteFiles(t, dir, map[string]string{"build/.keep": ""})
+			if tt.before {
+				testenv.WriteFiles(t, dir, map[string]string{tt.path: report})
+			}
+			cmd := "cat > '" + path + "' <<'EOF'\n" + report + "\nEOF\n"
+			if tt.before {
+				cmd = "true"
+			}
+			r, err := testrun.New(testrun.KindJUnit, testrun.Options{TestCmd: cmd, Report: "junit:" + tt.path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want {
+				t.Fatalf("outcome %s (%s), want %s", res.Outcome, res.Summary, tt.want)
+			}
+			_, err = os.Stat(path)
+			if kept := err == nil; kept != tt.kept {
+				t.Errorf("report kept = %v, want %v", kept, tt.kept)
+			}
+		})
+	}
+}
+
+// A build that fails because what the tests use does not exist yet asks
+// for stubs in the languages run through a JUnit report too.
+func TestMissingCodeOfReportedLanguages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  string
+		want bool
+	}{
+		{"javac", "[ERROR] /p/src/test/java/GreetTest.java:[7,9] cannot find symbol", true},
+		{"kotlinc", "e: file:///p/src/test/kotlin/GreetTest.kt:5:9 Unresolved reference: greet", true},
+		{"csharp name", "GreetTests.cs(9,13): error CS0103: The name 'Greet' does not exist in the current context", true},
+		{"csharp type", "GreetTests.cs(3,7): error CS0246: The type or namespace name 'Greeter' could not be found (are you missing a using directive or an assembly reference?)", true},
+		{"javac syntax error", "[ERROR] /p/src/test/java/GreetTest.java:[7,9] ';' expected", false},
+	}
+	for _, tt := range tests {
+		r := testrun.Result{Outcome: testrun.Broken, Errors: []string{tt.err}}
+		if got := r.MissingCode(); got != tt.want {
+			t.Errorf("%s: MissingCode() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
