@@ -68,7 +68,7 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		return Result{}, err
 	}
 	errs.Close()
-	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
+	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut, quiet: true}
 	problem := readFreshJUnit(path, before, x.start, &v.tally, junitName, dir)
 	if problem != "" {
 		noReport(&v, problem, t.errors, out)

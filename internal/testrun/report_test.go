@@ -3,6 +3,7 @@ package testrun_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/testenv"
@@ -81,6 +82,32 @@ func TestMissingCodeOfReportedLanguages(t *testing.T) {
 		r := testrun.Result{Outcome: testrun.Broken, Errors: []string{tt.err}}
 		if got := r.MissingCode(); got != tt.want {
 			t.Errorf("%s: MissingCode() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A command whose console is silent (the report says everything) still
+// gives a human and the coder what failed: the output ends with it.
+func TestQuietCommandOutputShowsTheReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"run.sh": "cat > report.xml <<'EOF'\n" +
+		`<testsuite name="calc"><testcase classname="CalcTest" name="adds"/><testcase classname="CalcTest" name="subtracts"><failure message="expected 1 but was 5">at CalcTest.java:9</failure></testcase></testsuite>` +
+		"\nEOF\nexit 1\n"})
+	r, err := testrun.New(testrun.KindJUnit, testrun.Options{TestCmd: "sh run.sh", Report: "junit:report.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != testrun.Fail {
+		t.Fatalf("outcome %s (%s)", res.Outcome, res.Summary)
+	}
+	for _, want := range []string{"FAIL CalcTest > subtracts", "expected 1 but was 5", "at CalcTest.java:9"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output)
 		}
 	}
 }

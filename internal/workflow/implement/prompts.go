@@ -98,7 +98,13 @@ func implementText(s *State, path string, current []CurrentFile) string {
 		fmt.Fprintf(&b, "\nThe human reviewer read your change and sent it back with this request; do what it asks while keeping the tests green:\n\n%s\n", fence(s.Feedback))
 	}
 	if s.TestOutput != "" {
-		fmt.Fprintf(&b, "\nThe last test run failed:\n\n%s\n", fence(tail(s.TestOutput, 80)))
+		why := ""
+		if s.Green != nil && s.Green.Outcome != testrun.Pass {
+			// The runner's own log may look fine (zero tests, a test
+			// binary that stopped early): say what azero saw.
+			why = " (" + s.Green.Summary + ")"
+		}
+		fmt.Fprintf(&b, "\nThe last test run failed%s:\n\n%s\n", why, fence(tail(s.TestOutput, 80)))
 	}
 	if s.Lint != nil && !s.Lint.Passed {
 		fmt.Fprintf(&b, "\nThe static checks reported:\n\n%s\n", fence(tail(s.Lint.Output, 40)))

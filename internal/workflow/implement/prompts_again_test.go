@@ -42,3 +42,20 @@ func TestScaffoldAgainSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// The implementation prompt after a green that was not says what azero
+// saw, which the runner's log may not show (zero tests, a stopped binary).
+func TestImplementAgainSaysWhatTheRunnerSaw(t *testing.T) {
+	t.Parallel()
+	s := &State{Worktree: t.TempDir(), Runner: testrun.KindNode, TestOutput: "ℹ tests 1\nℹ pass 1",
+		Green: &testrun.Result{Outcome: testrun.NoTests, Summary: "node exited 0 (no_tests): no tests ran"},
+		Files: []FileSpec{{Path: "calc.js", Change: "Add"}, {Path: "calc.test.js", Change: "Add", Test: true}}}
+	text := implementText(s, "calc.js", nil)
+	if !strings.Contains(text, "The last test run failed (node exited 0 (no_tests): no tests ran):") || !strings.Contains(text, "ℹ pass 1") {
+		t.Errorf("the prompt does not say what azero saw:\n%s", text)
+	}
+	s.Green = nil // the first implementation: the output is the red's
+	if text := implementText(s, "calc.js", nil); !strings.Contains(text, "The last test run failed:\n") {
+		t.Errorf("the first implementation prompt:\n%s", text)
+	}
+}
