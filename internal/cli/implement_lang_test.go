@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -111,12 +112,15 @@ func langRuns() []langRun {
 				fenced("ts", "import { it } from 'vitest'\n\nit.todo('slugifies a title')\n"),
 				fenced("ts", "import { describe, it, expect } from 'vitest'\nimport { slugify } from './slug'\n\ndescribe('slugify', () => {\n  it('joins lower-case words with dashes', () => {\n    expect(slugify('Hello World')).toBe('hello-world')\n  })\n})\n"),
 				fenced("ts", "export function slugify(title: string): string {\n  throw new Error('not implemented: ' + title)\n}\n"),
+				// Code that ends the test process: vitest stops it, a broken run.
+				fenced("ts", "process.exit(0)\n\nexport function slugify(title: string): string {\n  return title.toLowerCase().split(' ').join('-')\n}\n"),
 				fenced("ts", "export function slugify(title: string): string {\n  return title.toLowerCase().split(' ').join('-')\n}\n"),
 			},
-			tests: "baseline:no_tests red:no_tests red:broken red:fail green:pass",
+			tests: "baseline:no_tests red:no_tests red:broken red:fail green:broken green:pass",
 			prompts: []promptWant{
 				{"scaffold", 2, "No test ran"},
 				{"stub", 1, "Cannot find module './slug'"},
+				{"implement", 2, "process.exit unexpectedly called"},
 			},
 			lint: "tsc --noEmit", commit: "A\tsrc/slug.test.ts\nA\tsrc/slug.ts",
 		},
@@ -210,9 +214,9 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 			state := t.TempDir()
 			args := append([]string{"implement", "--lld", "docs/design.md"}, tt.args...)
 			screen := startAzero(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), args...)
-			screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
+			waitWhileRunning(t, screen, "Nothing is committed unless you type approve")
 			screen.Type(t, "approve")
-			screen.WaitFor(t, "Merge this change?", 1)
+			waitWhileRunning(t, screen, "Merge this change?")
 			screen.Type(t, "approve")
 			if code := screen.exit(t); code != 0 {
 				t.Fatalf("exit %d, want 0\n%s", code, screen.Text())
@@ -277,6 +281,30 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 				t.Errorf("the tests left files in the checkout:\n%s\n---\n%s", statusBefore, after)
 			}
 		})
+	}
+}
+
+// waitWhileRunning waits until the screen shows text, and fails the test
+// at once if the process ends first (a run that went another way).
+func waitWhileRunning(t *testing.T, s *session, text string) {
+	t.Helper()
+	deadline := time.Now().Add(testenv.Patience)
+	for !strings.Contains(s.Text(), text) {
+		select {
+		case <-s.done:
+			select { // everything it wrote, read
+			case <-s.Drained():
+			case <-time.After(5 * time.Second):
+			}
+			if strings.Contains(s.Text(), text) {
+				return
+			}
+			t.Fatalf("azero exited %d before showing %q; screen:\n%s", s.code, text, s.Text())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen never showed %q; screen:\n%s", text, s.Text())
+		}
 	}
 }
 

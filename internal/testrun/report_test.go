@@ -3,8 +3,10 @@ package testrun_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/testrun"
@@ -109,5 +111,69 @@ func TestQuietCommandOutputShowsTheReport(t *testing.T) {
 		if !strings.Contains(res.Output, want) {
 			t.Errorf("output lacks %q:\n%s", want, res.Output)
 		}
+	}
+}
+
+// A directory of reports (Maven's and Gradle's, one per test class): every
+// report the run writes there is read, one left from before is not, and
+// the new ones are removed once read.
+func TestReportDirectory(t *testing.T) {
+	t.Parallel()
+	suite := func(class, cases string) string {
+		return `<testsuite name="` + class + `">` + cases + `</testsuite>`
+	}
+	write := func(name, xml string) string {
+		return "cat > target/surefire-reports/" + name + " <<'EOF'\n" + xml + "\nEOF\n"
+	}
+	stale := suite("OldTest", `<testcase classname="OldTest" name="gone"><failure message="old"/></testcase>`)
+	tests := []struct {
+		name   string
+		report string // --report junit:REPORT
+		script string
+		want   testrun.Outcome
+		passed int
+		failed []string
+		errs   string
+	}{
+		{"two classes", "target/surefire-reports/",
+			"mkdir -p target/surefire-reports\n" + write("TEST-AddTest.xml", suite("AddTest", `<testcase classname="AddTest" name="adds"/>`)) +
+				write("TEST-SubTest.xml", suite("SubTest", `<testcase classname="SubTest" name="subtracts"><failure message="expected 1 but was 5"/></testcase>`)) +
+				"echo 'Tests run: 2, Failures: 1' > target/surefire-reports/SubTest.txt\nexit 1\n",
+			testrun.Fail, 1, []string{"SubTest > subtracts"}, ""},
+		{"an existing directory without the slash", "target/surefire-reports",
+			write("TEST-AddTest.xml", suite("AddTest", `<testcase classname="AddTest" name="adds"/>`)), testrun.Pass, 1, nil, ""},
+		{"nothing written", "target/surefire-reports/", "exit 0\n", testrun.Error, 0, nil, "no report in"},
+		{"a compile error before any report", "target/surefire-reports/",
+			"echo '[ERROR] /p/src/test/java/SubTest.java:[7,9] cannot find symbol' >&2\nexit 1\n", testrun.Broken, 0, nil, "cannot find symbol"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			old := filepath.Join(dir, "target/surefire-reports/TEST-OldTest.xml")
+			testenv.WriteFiles(t, dir, map[string]string{"run.sh": tt.script, "target/surefire-reports/TEST-OldTest.xml": stale})
+			past := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(old, past, past); err != nil {
+				t.Fatal(err)
+			}
+			r, err := testrun.New(testrun.KindJUnit, testrun.Options{TestCmd: "sh run.sh", Report: "junit:" + tt.report})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want || res.Passed != tt.passed || !slices.Equal(res.FailedTests, tt.failed) {
+				t.Fatalf("outcome %s passed %d failed %q (%s), want %s %d %q", res.Outcome, res.Passed, res.FailedTests, res.Summary, tt.want, tt.passed, tt.failed)
+			}
+			if tt.errs != "" && !containsLine(res.Errors, tt.errs) {
+				t.Errorf("errors %q lack %q", res.Errors, tt.errs)
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, "target/surefire-reports/*.xml"))
+			if len(left) != 1 || left[0] != old {
+				t.Errorf("reports left: %v, want only the old one", left)
+			}
+		})
 	}
 }

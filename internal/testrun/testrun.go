@@ -212,8 +212,11 @@ type Options struct {
 	// relative to the project: "junit:build/test-results.xml". With a
 	// report, the report decides the outcome (the kind still chooses the
 	// lint step). The file must be written by the run: a report left from
-	// an earlier run is not read. A report the run creates inside the
-	// project is removed once read, so it never becomes part of a change.
+	// an earlier run is not read. PATH may be a directory (ending in "/",
+	// or one that exists): every *.xml report the run writes there is read,
+	// as Maven and Gradle write one per test class. A report the run creates
+	// inside the project is removed once read, so it never becomes part of
+	// a change.
 	Report   string
 	Timeout  time.Duration
 	Environ  []string // the environment to start from; os.Environ() by default
