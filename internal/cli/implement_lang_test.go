@@ -408,3 +408,41 @@ func flagValue(args []string, flag string) string {
 	}
 	return ""
 }
+
+// Code that ends a test process in the middle of a test makes node count
+// the rest as a pass (the test file "passed" with no tests); the green
+// gate sees that fewer tests ran than at the red gate and sends the code
+// back. Without a terminal the run then stops at the diff review (exit 3).
+func TestImplementTestsThatStopRunningAreNotGreen(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "node")
+	calc := "export function add(a, b) {\n  return a + b\n}\n"
+	header := "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport * as calc from './calc.js'\n\n"
+	repo := testenv.NewRepo(t, map[string]string{
+		"package.json":   `{"name": "calc", "type": "module", "scripts": {"test": "node --test"}}` + "\n",
+		"calc.js":        calc,
+		"add.test.js":    header + "test('adds', () => { assert.equal(calc.add(2, 3), 5) })\n",
+		"docs/design.md": design("36 - Feature: multiply", "multiply.test.js|Add", "calc.js|Modify"),
+	})
+	state := t.TempDir()
+	script := coderScript(t,
+		fenced("js", header+"test('multiplies', () => { assert.equal(calc.multiply(3, 4), 12) })\n"),
+		fenced("js", calc+"\nexport function multiply(a, b) {\n  process.exit(0)\n}\n"),
+		fenced("js", calc+"\nexport function multiply(a, b) {\n  return a * b\n}\n"))
+	res := runAzeroIn(t, state, repo, implementEnv(state, script), "implement", "--lld", "docs/design.md", "--json")
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
+	}
+	r, hist := runOf(t, state)
+	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:waiting"
+	if got := nodePath(hist); got != want {
+		t.Errorf("path:\n got %s\nwant %s", got, want)
+	}
+	if results, _ := reported(t, state, repo, r.ID); results != "baseline:pass red:fail green:broken green:pass" {
+		t.Errorf("test results: %s", results)
+	}
+	checkPrompts(t, state, r.ID, testrun.KindNode, []promptWant{{"implement", 2, "only 1 of the 2 tests that ran at the red gate ran"}})
+	if r.Status != store.StatusWaiting {
+		t.Errorf("status %s, want waiting", r.Status)
+	}
+}

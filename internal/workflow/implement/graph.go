@@ -374,6 +374,9 @@ func (n *nodes) green(ctx context.Context, s *State) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if why := missingTests(s.Red, res); why != "" {
+		res = notAllRan(res, why)
+	}
 	s.Green = &res
 	next := RouteGreen(res.Outcome, s.Implementations)
 	switch next {
