@@ -196,8 +196,8 @@ func TestGateNonInteractiveOutcomes(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", res.code, tt.code, res.stderr)
 			}
 			if tt.decision == "" {
-				if res.stdout != "" {
-					t.Errorf("stdout = %q, want nothing", res.stdout)
+				if tt.code != ExitUsage && !strings.Contains(res.stdout, `"error"`) || strings.Contains(res.stdout, `"decision"`) {
+					t.Errorf("stdout = %q, want only the error document", res.stdout)
 				}
 			} else if doc := decode(t, res.stdout); doc.Decision != tt.decision {
 				t.Errorf("decision %s, want %s", doc.Decision, tt.decision)
@@ -495,8 +495,8 @@ func TestGateRefusesUnresolvedConflicts(t *testing.T) {
 			t.Parallel()
 			state := t.TempDir()
 			res := runAzeroIn(t, state, repo, nil, args...)
-			if res.code != ExitError || res.stdout != "" {
-				t.Fatalf("exit %d, stdout %q; want 1 and no decision\n%s", res.code, res.stdout, res.stderr)
+			if res.code != ExitError || strings.Contains(res.stdout, `"decision"`) || !strings.Contains(res.stdout, "unresolved merge conflicts") {
+				t.Fatalf("exit %d, stdout %q; want 1, the error document and no decision\n%s", res.code, res.stdout, res.stderr)
 			}
 			for _, want := range []string{"app.py", "unresolved merge conflicts", "resolve the conflicts"} {
 				if !strings.Contains(res.stderr, want) {

@@ -75,6 +75,7 @@ type runBranch struct {
 	Branch   string `json:"branch"`
 	Worktree string `json:"worktree"`
 	Result   string `json:"result"`
+	Commit   string `json:"commit"`
 }
 
 // branchOf reads where an implementation run works. A state that does
@@ -89,10 +90,10 @@ func branchOf(r store.Run) runBranch {
 	return info
 }
 
-// keepsBranch reports whether a run's result leaves its branch for the
-// user: an approved commit that was merged, or that could not be.
+// keepsBranch reports whether a run leaves its branch for the user: it
+// holds an approved commit (merged, or waiting to be merged).
 func (i runBranch) keepsBranch() bool {
-	return i.Result == "merge_stopped" || i.Result == "merged"
+	return i.Result == "merge_stopped" || i.Result == "merged" || i.Commit != ""
 }
 
 // gcRepo is one repository as gc found it, read once for all its runs.

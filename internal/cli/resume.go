@@ -67,6 +67,9 @@ func newResumeCommand(f *Factory) *cobra.Command {
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if budget < 0 {
+				return usagef("--budget must not be negative (got %g)", budget)
+			}
 			st, err := f.Store(ctx)
 			if err != nil {
 				return err
@@ -83,9 +86,6 @@ func newResumeCommand(f *Factory) *cobra.Command {
 				return fmt.Errorf("run %s belongs to workflow %q, which this azero cannot run", r.ID, r.Workflow)
 			}
 			if cmd.Flags().Changed("budget") {
-				if budget < 0 {
-					return usagef("--budget must not be negative")
-				}
 				if wf.budget == nil {
 					return usagef("runs of the %s workflow have no budget: --budget applies to implement runs", r.Workflow)
 				}

@@ -200,6 +200,8 @@ func TestEveryKeyExplainsItsType(t *testing.T) {
 			leaves = append(leaves, leaf{prefix, "a string"})
 		case reflect.Float64:
 			leaves = append(leaves, leaf{prefix, "a number"})
+		case reflect.Int:
+			leaves = append(leaves, leaf{prefix, "a whole number"})
 		default:
 			t.Fatalf("%s: no test value for %s", prefix, typ)
 		}

@@ -20,6 +20,10 @@ const (
 	EventMove    = "file_move"
 	EventRemove  = "file_remove"
 	EventRefused = "file_write_refused"
+	// EventApproval records the decision on a write that needed approval,
+	// before the write is made: a decision the log cannot take is not
+	// acted on.
+	EventApproval = "file_write_approval"
 )
 
 // Approval says how a write was allowed.
@@ -128,6 +132,10 @@ func (w *Writer) write(ctx context.Context, req Request) (Result, *Proposal, err
 				}
 			}
 			approval = ApprovalApproved
+		}
+		if err := w.Audit.Event(ctx, EventApproval, req.RunID, slog.String("path", p.Rel), slog.String("actor", req.Actor),
+			slog.String("approval", string(approval)), slog.Int("old_lines", p.ExistingLines), slog.Int("new_lines", p.NewLines)); err != nil {
+			return Result{}, &p, fmt.Errorf("write %s: the approval could not be recorded in the audit log, so nothing was written (%w); free disk space or fix the log's permissions and try again", p.Rel, err)
 		}
 	}
 

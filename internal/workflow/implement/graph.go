@@ -638,15 +638,16 @@ func short(id string) string {
 }
 
 // merge brings the commit into the branch the user had checked out, only
-// when that cannot touch their uncommitted work; otherwise it stops with
-// the branch kept and the exact command to finish by hand.
+// when that cannot touch their uncommitted work; otherwise it fails with
+// the branch kept and the exact command to finish by hand: the run stays
+// resumable at the merge, which a resume tries again (after the user
+// cleaned up, or finds done when they merged by hand).
 func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
 	repo := n.git(s.Repo)
 	s.MergeCommand = fmt.Sprintf("git -C %s merge %s", shellQuote(s.Repo), s.Branch)
 	stop := func(why string) (string, error) {
-		s.Result, s.MergeNote = ResultMergeStopped, why
-		n.say(ctx, event.Warn, "not merged: %s\n  finish by hand with: %s", why, s.MergeCommand)
-		return NodeCleanup, nil
+		n.say(ctx, event.Warn, "not merged: %s\n  finish by hand with: %s\n  or clear the way and resume the run to merge", why, s.MergeCommand)
+		return "", &MergeStoppedError{Branch: s.Branch, Reason: why, Command: s.MergeCommand, RunID: flow.RunID(ctx)}
 	}
 	if merged, err := repo.IsAncestor(ctx, s.Commit, "HEAD"); err == nil && merged {
 		s.Result = ResultMerged
@@ -705,11 +706,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// cleanup removes the worktree in every ending; the branch goes too unless
-// it holds an approved commit that is not merged yet.
+// cleanup removes the worktree and the branch in every ending (a merged
+// branch only when git agrees it is merged).
 func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
 	repo := n.git(s.Repo)
-	if s.Result != ResultMerged && s.Result != ResultMergeStopped && s.Patch == "" {
+	if s.Result != ResultMerged && s.Patch == "" {
 		if err := n.savePatch(ctx, s); err != nil {
 			n.say(ctx, event.Warn, "could not save the attempt: %v", err)
 		}
@@ -718,8 +719,6 @@ func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
 		return "", fmt.Errorf("remove worktree: %w", err)
 	}
 	switch s.Result {
-	case ResultMergeStopped:
-		// The approved commit stays on its branch for the user to merge.
 	case ResultMerged:
 		if err := repo.DeleteBranch(ctx, s.Branch, false); err != nil {
 			n.say(ctx, event.Warn, "branch %s kept: %v", s.Branch, err)
@@ -762,11 +761,12 @@ func (n *nodes) savePatch(ctx context.Context, s *State) error {
 }
 
 // MergeStoppedError reports an approved change that could not be merged
-// automatically.
-type MergeStoppedError struct{ Branch, Reason, Command string }
+// automatically; the run waits at its merge for a resume.
+type MergeStoppedError struct{ Branch, Reason, Command, RunID string }
 
 func (e *MergeStoppedError) Error() string {
-	return fmt.Sprintf("approved and committed on %s, but not merged: %s; finish with: %s", e.Branch, e.Reason, e.Command)
+	return fmt.Sprintf("approved and committed on %s, but not merged: %s; finish with: %s, or clear the way and run: azero resume %s",
+		e.Branch, e.Reason, e.Command, e.RunID)
 }
 
 // BaselineError ends a run whose project's tests could not run before any
@@ -786,8 +786,6 @@ func finish(s *State) error {
 	switch s.Result {
 	case ResultMerged:
 		return nil
-	case ResultMergeStopped:
-		return &MergeStoppedError{Branch: s.Branch, Reason: s.MergeNote, Command: s.MergeCommand}
 	case ResultBaselineBroken:
 		return &BaselineError{Problem: s.BaselineProblem}
 	case ResultTestsFailed:
