@@ -112,15 +112,12 @@ func langRuns() []langRun {
 				fenced("ts", "import { it } from 'vitest'\n\nit.todo('slugifies a title')\n"),
 				fenced("ts", "import { describe, it, expect } from 'vitest'\nimport { slugify } from './slug'\n\ndescribe('slugify', () => {\n  it('joins lower-case words with dashes', () => {\n    expect(slugify('Hello World')).toBe('hello-world')\n  })\n})\n"),
 				fenced("ts", "export function slugify(title: string): string {\n  throw new Error('not implemented: ' + title)\n}\n"),
-				// Code that ends the test process: vitest stops it, a broken run.
-				fenced("ts", "process.exit(0)\n\nexport function slugify(title: string): string {\n  return title.toLowerCase().split(' ').join('-')\n}\n"),
 				fenced("ts", "export function slugify(title: string): string {\n  return title.toLowerCase().split(' ').join('-')\n}\n"),
 			},
-			tests: "baseline:no_tests red:no_tests red:broken red:fail green:broken green:pass",
+			tests: "baseline:no_tests red:no_tests red:broken red:fail green:pass",
 			prompts: []promptWant{
 				{"scaffold", 2, "No test ran"},
 				{"stub", 1, "Cannot find module './slug'"},
-				{"implement", 2, "process.exit unexpectedly called"},
 			},
 			lint: "tsc --noEmit", commit: "A\tsrc/slug.test.ts\nA\tsrc/slug.ts",
 		},
@@ -159,15 +156,12 @@ func langRuns() []langRun {
 				fenced("rust", "#[test]\n#[ignore = \"multiply is not written yet\"]\nfn multiplies() {}\n"),
 				fenced("rust", "#[test]\nfn multiplies() {\n    assert_eq!(calc::multiply(3, 4), 12);\n}\n"),
 				fenced("rust", rustAdd+"\npub fn multiply(_a: i32, _b: i32) -> i32 {\n    0\n}\n"),
-				// Code that ends the test binary before it reports.
-				fenced("rust", rustAdd+"\npub fn multiply(a: i32, b: i32) -> i32 {\n    if a != b {\n        std::process::exit(0);\n    }\n    a * b\n}\n"),
 				fenced("rust", rustAdd+"\npub fn multiply(a: i32, b: i32) -> i32 {\n    a * b\n}\n"),
 			},
-			tests: "baseline:no_tests red:no_tests red:broken red:fail green:broken green:pass",
+			tests: "baseline:no_tests red:no_tests red:broken red:fail green:pass",
 			prompts: []promptWant{
 				{"scaffold", 2, "No test ran"},
 				{"stub", 1, "cannot find function `multiply` in crate `calc`"},
-				{"implement", 2, "the test binary stopped before its summary"},
 			},
 			lint: "cargo", commit: "M\tsrc/lib.rs\nA\ttests/multiply.rs",
 		},
