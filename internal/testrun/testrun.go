@@ -50,7 +50,9 @@
 // on timeout or cancellation the whole group is killed. Credentials in the
 // environment (names ending in _KEY, _TOKEN, _SECRET, _PASSWORD) are not
 // passed to the tests, which may have been written by a model. Reports and
-// build products go to temporary directories, never into the project.
+// build products go to temporary directories, never into the project; the
+// reports a custom command writes into the project (Options.Report) are
+// removed once read.
 package testrun
 
 import (
