@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -82,7 +83,7 @@ type Price struct {
 
 // Implement configures `azero implement`.
 type Implement struct {
-	Runner  string   `toml:"runner"`   // "pytest" or "go"
+	Runner  string   `toml:"runner"`   // one of runners; "" detects
 	TestCmd string   `toml:"test_cmd"` // overrides the runner's command
 	Report  string   `toml:"report"`   // FORMAT:PATH of the report test_cmd writes (junit:build/report.xml)
 	Budget  *float64 `toml:"budget"`   // USD per run; nil or 0 means no budget
@@ -219,11 +220,13 @@ func describe(err error, path string, data []byte) error {
 	return fmt.Errorf("config %s: %w", path, err)
 }
 
+// runners are the test runner kinds implement.runner may name (testrun's
+// kinds, which this package cannot import), "" for detection.
+var runners = []string{"", "go", "pytest", "node", "vitest", "jest", "cargo", "junit"}
+
 func (c Config) validate() error {
-	switch c.Implement.Runner {
-	case "", "pytest", "go":
-	default:
-		return fmt.Errorf("implement.runner %q: must be \"pytest\" or \"go\"", c.Implement.Runner)
+	if !slices.Contains(runners, c.Implement.Runner) {
+		return fmt.Errorf("implement.runner %q: must be one of %s (or unset: detected from the project)", c.Implement.Runner, strings.Join(runners[1:], ", "))
 	}
 	switch c.Issue.Tracker {
 	case "", "github", "local":

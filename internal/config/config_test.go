@@ -76,7 +76,7 @@ func TestStrictErrors(t *testing.T) {
 		{"unknown table", "[modles]\ncoder = \"x\"\n", false, []string{"unknown key modles"}},
 		{"bad syntax", "[models\n", false, []string{"config.toml:1"}},
 		{"wrong type", "[implement]\nbudget = \"lots\"\n", false, []string{"config.toml"}},
-		{"bad runner", "[implement]\nrunner = \"jest\"\n", false, []string{"implement.runner", "pytest"}},
+		{"bad runner", "[implement]\nrunner = \"mocha\"\n", false, []string{"implement.runner", "pytest", "vitest"}},
 		{"negative budget", "[implement]\nbudget = -1.0\n", false, []string{"must not be negative"}},
 		{"nan budget", "[implement]\nbudget = nan\n", false, []string{"implement.budget NaN", "finite"}},
 		{"infinite budget", "[implement]\nbudget = inf\n", false, []string{"implement.budget +Inf", "finite"}},

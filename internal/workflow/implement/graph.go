@@ -128,6 +128,14 @@ func (n *nodes) worktree(ctx context.Context, s *State) (string, error) {
 		return "", fmt.Errorf("create worktree: %w", err)
 	}
 	n.say(ctx, event.Plain, "worktree %s on branch %s", s.Worktree, s.Branch)
+	switch linked, err := linkNodeModules(ctx, s.Repo, s.Worktree); {
+	case err != nil:
+		return "", err
+	case linked == depsLinked:
+		n.say(ctx, event.Plain, "the packages installed in your checkout (node_modules) are linked into the worktree")
+	case linked == depsNotIgnored:
+		n.say(ctx, event.Warn, "node_modules is not ignored by git, so the packages installed in your checkout are not linked into the worktree: add node_modules/ to .gitignore")
+	}
 	return NodeBaseline, nil
 }
 
@@ -368,6 +376,9 @@ func (n *nodes) green(ctx context.Context, s *State) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if why := missingTests(s.Red, res); why != "" {
+		res = notAllRan(res, why)
+	}
 	s.Green = &res
 	next := RouteGreen(res.Outcome, s.Implementations)
 	switch next {
@@ -405,9 +416,15 @@ func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
 		return "", err
 	}
 	s.Lint = &res
-	if res.Passed {
+	for _, note := range res.Notes {
+		n.say(ctx, event.Warn, "lint: %s", note) // a check that could not run
+	}
+	switch {
+	case res.Passed && len(res.Tools) == 0:
+		n.say(ctx, event.Warn, "lint: no static check ran")
+	case res.Passed:
 		n.say(ctx, event.Plain, "lint clean (%s)", strings.Join(res.Tools, ", "))
-	} else {
+	default:
 		n.say(ctx, event.Warn, "lint findings:\n%s", tail(res.Output, 20))
 	}
 	return RouteLint(res.Passed, s.Implementations), nil

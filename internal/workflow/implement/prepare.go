@@ -97,7 +97,12 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 	}
 	if runner == "" {
 		if runner, err = testrun.Detect(top); err != nil {
-			return nil, plan, err
+			if in.Report == "" {
+				return nil, plan, err
+			}
+			// A command with its JUnit report needs no runner of azero's
+			// (a Maven or Gradle project, say): the report decides.
+			runner = testrun.KindJUnit
 		}
 	}
 	if in.Report != "" && in.TestCmd == "" {
