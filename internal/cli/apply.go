@@ -84,21 +84,21 @@ func newApplyCommand(f *Factory) *cobra.Command {
 // Each result says how its block matched, its own status and, for a loose
 // match, what was overlooked ("loose").
 type applyReport struct {
-	File    string        `json:"file"`
-	Status  string        `json:"status"`
-	Applied bool          `json:"applied"`
-	DryRun  bool          `json:"dry_run"`
-	Blocks  int           `json:"blocks"`
+	File    string `json:"file"`
+	Status  string `json:"status"`
+	Applied bool   `json:"applied"`
+	DryRun  bool   `json:"dry_run"`
+	Blocks  int    `json:"blocks"`
 	// Line counts of the file, named as the gate and `azero write` name
 	// them; set once the blocks applied.
-	OriginalLines int `json:"original_lines,omitempty"`
-	LinesAfter    int `json:"lines_after,omitempty"`
-	LinesAdded    int `json:"lines_added,omitempty"`
-	LinesDeleted  int `json:"lines_deleted,omitempty"`
-	Results []edit.Result `json:"results"`
-	Diff    string        `json:"diff,omitempty"`
-	Error   string        `json:"error,omitempty"`
-	Detail  any           `json:"error_detail,omitempty"`
+	OriginalLines int           `json:"original_lines,omitempty"`
+	LinesAfter    int           `json:"lines_after,omitempty"`
+	LinesAdded    int           `json:"lines_added,omitempty"`
+	LinesDeleted  int           `json:"lines_deleted,omitempty"`
+	Results       []edit.Result `json:"results"`
+	Diff          string        `json:"diff,omitempty"`
+	Error         string        `json:"error,omitempty"`
+	Detail        any           `json:"error_detail,omitempty"`
 }
 
 const (
