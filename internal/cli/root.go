@@ -111,7 +111,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
   (default $XDG_STATE_HOME/azero, or ~/.local/state/azero).`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       f.Version,
+		Version:       buildVersion(f.Version).Version,
 	}
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
