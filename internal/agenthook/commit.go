@@ -3,9 +3,9 @@ package agenthook
 import (
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/lazyre"
 	"github.com/azero-dev/azero/internal/shell"
 
 	"mvdan.cc/sh/v3/expand"
@@ -106,19 +106,19 @@ func (st *shellState) ran(what string) {
 	}
 }
 
-var mentionsCommit = regexp.MustCompile(`\bgit\b[\s\S]*\bcommit\b`)
+var mentionsCommit = lazyre.New(`\bgit\b[\s\S]*\bcommit\b`)
 
 // script parses and walks src.
 func (s *scan) script(src string, st *shellState, depth int) {
 	if depth > maxDepth {
-		if mentionsCommit.MatchString(src) {
+		if mentionsCommit().MatchString(src) {
 			s.uncertain(st, src, "the command nests shells too deeply for azero to follow")
 		}
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		if mentionsCommit.MatchString(src) {
+		if mentionsCommit().MatchString(src) {
 			s.uncertain(st, src, "azero cannot parse this shell command, and it may run git commit")
 		}
 		return
@@ -747,7 +747,7 @@ func (w walker) shell(args []word, st *shellState, text string) {
 		return
 	}
 	// A script file or stdin: its content is not in the command.
-	if strings.Contains(text, "commit") && mentionsCommit.MatchString(text) {
+	if strings.Contains(text, "commit") && mentionsCommit().MatchString(text) {
 		w.s.uncertain(st, text, "the shell runs a script azero cannot see, and the command mentions git commit")
 	}
 	st.ran(text)

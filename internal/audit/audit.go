@@ -21,9 +21,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // FileName is the log's name inside the state directory.
@@ -95,12 +96,12 @@ func (l *Logger) Event(ctx context.Context, event, runID string, attrs ...slog.A
 	return nil
 }
 
-var secretKey = regexp.MustCompile(`(?i)(api_?key|token|secret|password|passwd|authorization|credential)`)
+var secretKey = lazyre.New(`(?i)(api_?key|token|secret|password|passwd|authorization|credential)`)
 
 // Key shapes of the providers azero talks to: Anthropic and OpenAI (sk-...),
 // Google (AIza...), GitHub (ghp_, gho_, ghs_, ghu_, github_pat_) and bearer
 // headers.
-var secretShape = regexp.MustCompile(`sk-[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{30,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?i:bearer\s+)[A-Za-z0-9._\-]{16,}`)
+var secretShape = lazyre.New(`sk-[A-Za-z0-9_\-]{16,}|AIza[0-9A-Za-z_\-]{30,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?i:bearer\s+)[A-Za-z0-9._\-]{16,}`)
 
 func (l *Logger) replace(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 {
@@ -112,7 +113,7 @@ func (l *Logger) replace(groups []string, a slog.Attr) slog.Attr {
 			return slog.Attr{}
 		}
 	}
-	if secretKey.MatchString(a.Key) && a.Value.Kind() != slog.KindGroup {
+	if secretKey().MatchString(a.Key) && a.Value.Kind() != slog.KindGroup {
 		return slog.String(a.Key, Redacted)
 	}
 	switch a.Value.Kind() {
@@ -141,7 +142,7 @@ func (l *Logger) Scrub(s string) string {
 	for _, secret := range l.secrets {
 		s = strings.ReplaceAll(s, secret, Redacted)
 	}
-	return secretShape.ReplaceAllString(s, Redacted)
+	return secretShape().ReplaceAllString(s, Redacted)
 }
 
 // SecretsFromEnv returns the values of environment variables that hold

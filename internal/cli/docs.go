@@ -3,10 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 )
 
 func newDocsCommand(f *Factory) *cobra.Command {
@@ -34,14 +32,11 @@ func newDocsCommand(f *Factory) *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("create %s: %w", dir, err)
 			}
-			root := cmd.Root()
-			root.DisableAutoGenTag = true
-			header := &doc.GenManHeader{Title: "AZERO", Section: "1", Source: "azero " + f.Version, Manual: "azero manual"}
-			if err := doc.GenManTree(root, header, dir); err != nil {
+			n, err := writeManPages(cmd.Root(), f.Version, dir)
+			if err != nil {
 				return fmt.Errorf("write man pages into %s: %w", dir, err)
 			}
-			pages, _ := filepath.Glob(filepath.Join(dir, "azero*.1"))
-			fmt.Fprintf(f.IO.ErrOut, "Wrote %d man pages into %s\n", len(pages), dir)
+			fmt.Fprintf(f.IO.ErrOut, "Wrote %d man pages into %s\n", n, dir)
 			return nil
 		},
 	}

@@ -164,6 +164,19 @@ func TestCompletionOfValues(t *testing.T) {
 	}
 }
 
+func TestRoffText(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`a\b`:           `a\eb`,
+		".TH x\nok\n'q": "\\&.TH x\nok\n\\&'q",
+		"mid.dot 'q'":   "mid.dot 'q'",
+	} {
+		if got := roffText(in); got != want {
+			t.Errorf("roffText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestManPages(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "man1")
@@ -173,12 +186,20 @@ func TestManPages(t *testing.T) {
 	}
 	for _, page := range []string{"azero.1", "azero-implement.1", "azero-runs-show.1", "azero-gate.1"} {
 		b, err := os.ReadFile(filepath.Join(dir, page))
-		if err != nil || !strings.Contains(string(b), ".TH \"AZERO\"") || !strings.Contains(string(b), "azero") {
+		title := ".TH \"" + strings.ToUpper(strings.TrimSuffix(page, ".1")) + "\" \"1\""
+		if err != nil || !strings.HasPrefix(string(b), title) || !strings.Contains(string(b), "\n.SH NAME\n") {
 			t.Errorf("%s: %v\n%.200s", page, err, b)
 		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "azero-implement.1")); !strings.Contains(string(b), "baseline") {
 		t.Error("the implement page lacks the command's long help")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "azero-runs.1")); !strings.Contains(string(b), "\\fBazero-runs-show\\fP(1)") ||
+		!strings.Contains(string(b), "\\fB\\-\\-status\\fP \\fIstring\\fP") {
+		t.Errorf("the runs page lacks its subcommands or flags:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "azero-help.1")); err == nil {
+		t.Error("a page for the help command")
 	}
 	if code, _, _ := runInProcess(t, t.TempDir(), "docs"); code != ExitUsage {
 		t.Errorf("docs without a kind: exit %d, want 2", code)

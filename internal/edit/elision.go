@@ -1,8 +1,9 @@
 package edit
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // CheckElision refuses blocks whose REPLACE WITH introduces a placeholder
@@ -76,10 +77,10 @@ func isPlaceholder(line string) bool {
 		return dotted
 	}
 	lower := strings.ToLower(words)
-	if startsWithEllipsis(body) && elisionWordRE.MatchString(lower) {
+	if startsWithEllipsis(body) && elisionWordRE().MatchString(lower) {
 		return true
 	}
-	return placeholderRE.MatchString(lower)
+	return placeholderRE().MatchString(lower)
 }
 
 // commentBody returns the text of a whole-line comment without its
@@ -114,13 +115,13 @@ func startsWithEllipsis(s string) bool {
 
 // elisionWordRE finds a word that, after a leading ellipsis, marks
 // omitted code: "// ... existing code ...", "# ...rest of the class".
-var elisionWordRE = regexp.MustCompile(`\b(rest|remaining|remainder|existing|unchanged|other|others|previous|same|omitted|omit|more|etc|code|here|before|original|snip|snipped|truncated|elided|remains?|as is|keep|kept)\b`)
+var elisionWordRE = lazyre.New(`\b(rest|remaining|remainder|existing|unchanged|other|others|previous|same|omitted|omit|more|etc|code|here|before|original|snip|snipped|truncated|elided|remains?|as is|keep|kept)\b`)
 
 // placeholderRE matches, as the whole comment, the phrases models use for
 // omitted code even without an ellipsis. Each phrase needs a word such as
 // "unchanged" or "omitted", so an ordinary section comment like
 // "# rest of the tests" or "// other helpers" is not caught.
-var placeholderRE = regexp.MustCompile(`^(?:` + strings.Join([]string{
+var placeholderRE = lazyre.New(`^(?:` + strings.Join([]string{
 	// "rest of the file unchanged", "the rest of the class remains the same"
 	`(?:the )?(?:rest|remainder) of (?:the )?(?:\w+ ){0,2}?\w+ (?:is |are |remains? |stays? |goes |kept )?(?:unchanged|the same|as before|as is|omitted|unmodified|not shown|here)`,
 	// "existing code", "existing code here", "previous implementation unchanged"

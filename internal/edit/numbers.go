@@ -1,21 +1,22 @@
 package edit
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // lineNumberRE matches the line-number prefix of a numbered view of a
 // file, as models copy it into FIND: "12 | code", "12| code", "  12 |code",
 // "12→code". One space after the bar is the view's separator; more is the
 // line's own indentation.
-var lineNumberRE = regexp.MustCompile(`^[ \t]*([0-9]{1,7})[ \t]*(?:\||→)( ?)`)
+var lineNumberRE = lazyre.New(`^[ \t]*([0-9]{1,7})[ \t]*(?:\||→)( ?)`)
 
 // numberPrefix returns the length of line's line-number prefix and its
 // number. "1 || x" is code (a logical or), not a numbered line.
 func numberPrefix(line string) (size, n int, ok bool) {
-	m := lineNumberRE.FindStringSubmatchIndex(line)
+	m := lineNumberRE().FindStringSubmatchIndex(line)
 	if m == nil {
 		return 0, 0, false
 	}

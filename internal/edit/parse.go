@@ -3,9 +3,10 @@ package edit
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // Block is one edit: replace the whole lines Find with the whole lines
@@ -72,7 +73,7 @@ const noBlocksReason = "no edit blocks found; write each change as " +
 // headingRE matches "### CHANGE 2: description" and bold "**Change 2 -
 // description**". A heading needs a "#" or "**" so that prose such as
 // "Change 3 of these calls" is not taken for one.
-var headingRE = regexp.MustCompile(`(?i)^[ \t]*(?:#{1,6}[ \t]*(?:\*\*)?|\*\*)[ \t]*change[ \t]*#?[ \t]*(\d{1,9})[ \t]*(?:\*\*)?[ \t]*[:.)\-–—]?(.*)$`)
+var headingRE = lazyre.New(`(?i)^[ \t]*(?:#{1,6}[ \t]*(?:\*\*)?|\*\*)[ \t]*change[ \t]*#?[ \t]*(\d{1,9})[ \t]*(?:\*\*)?[ \t]*[:.)\-–—]?(.*)$`)
 
 // Parse reads a model's reply into edit blocks, in reply order. It accepts
 // the spec's format
@@ -141,7 +142,7 @@ func (p *parser) run() error {
 			return p.errorf(p.i, ">>>>>>> REPLACE has no <<<<<<< SEARCH before it")
 		case isLongMarker(line):
 			return p.markerError(p.i)
-		case headingRE.MatchString(line):
+		case headingRE().MatchString(line):
 			err = p.startHeading(line)
 		default:
 			p.i++
@@ -165,7 +166,7 @@ func (p *parser) startHeading(line string) error {
 	if err := p.dropHeading(); err != nil {
 		return err
 	}
-	m := headingRE.FindStringSubmatch(line)
+	m := headingRE().FindStringSubmatch(line)
 	num, _ := strconv.Atoi(m[1])
 	desc := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), "**"))
 	p.heading = &pendingHeading{line: p.i, num: num, desc: desc}
@@ -233,7 +234,7 @@ func (p *parser) seekReplaceLabel(labelAt int, find []string) error {
 		if isReplaceLabel(line) {
 			return nil
 		}
-		if isFindLabel(line) || isSearchMarker(line) || headingRE.MatchString(line) {
+		if isFindLabel(line) || isSearchMarker(line) || headingRE().MatchString(line) {
 			break
 		}
 	}

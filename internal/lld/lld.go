@@ -15,11 +15,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/azero-dev/azero/internal/edit"
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // FileChange is one row of the Files Changed table.
@@ -114,9 +114,9 @@ type Doc struct {
 var ErrNoFilesTable = errors.New(`the design document has no "Files Changed" table: add a section "Files Changed" with a table | File | Change Type | Description | listing every file to add, modify or delete`)
 
 var (
-	headingRe = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
-	issueRe   = regexp.MustCompile(`(?i)(?:issue[:*\s]*#|^#\s*)(\d+)\b`)
-	tickRe    = regexp.MustCompile("`([^`]+)`")
+	headingRe = lazyre.New(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	issueRe   = lazyre.New(`(?i)(?:issue[:*\s]*#|^#\s*)(\d+)\b`)
+	tickRe    = lazyre.New("`([^`]+)`")
 )
 
 // Parse reads the document's title, issue number and Files Changed table.
@@ -125,7 +125,7 @@ func Parse(text string) (Doc, error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	tableAt := -1
 	for i, l := range lines {
-		m := headingRe.FindStringSubmatch(l)
+		m := headingRe().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -137,7 +137,7 @@ func Parse(text string) (Doc, error) {
 		}
 	}
 	for _, l := range lines[:min(len(lines), 40)] {
-		if m := issueRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+		if m := issueRe().FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			doc.Issue = m[1]
 			break
 		}
@@ -159,7 +159,7 @@ func parseTable(lines []string, start int) ([]FileChange, error) {
 	i := start
 	for ; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
-		if headingRe.MatchString(t) && !strings.HasPrefix(t, "####") {
+		if headingRe().MatchString(t) && !strings.HasPrefix(t, "####") {
 			return nil, ErrNoFilesTable
 		}
 		if strings.HasPrefix(t, "|") {
@@ -277,7 +277,7 @@ func isDelimiterRow(cells []string) bool {
 // there is one (verbatim: `__tests__/a.js` and `__init__.py` keep their
 // underscores), else the cell without the markdown emphasis around it.
 func cleanPath(cell string) string {
-	if m := tickRe.FindStringSubmatch(cell); m != nil {
+	if m := tickRe().FindStringSubmatch(cell); m != nil {
 		cell = strings.TrimSpace(m[1])
 	} else {
 		cell = unemphasize(strings.TrimSpace(cell))

@@ -370,6 +370,18 @@ func TestReportColour(t *testing.T) {
 	if strings.Contains(plain, "\x1b") {
 		t.Error("report to a pipe contains escape sequences")
 	}
+	// A plain report read back (a stored run, a question) is coloured the
+	// same way, and classifying it loses nothing.
+	if again := review.ColorizeReport(plain, tty.ColorScheme()); again != coloured {
+		t.Errorf("ColorizeReport of the plain report differs from the coloured report:\n%q\n%q", again, coloured)
+	}
+	var back []string
+	for _, l := range review.ClassifyReport(plain) {
+		back = append(back, l.Text())
+	}
+	if strings.Join(back, "\n") != plain {
+		t.Error("ClassifyReport lost text")
+	}
 	noColor, _, _, _ := iostreams.Test()
 	noColor.SetTTY(true, true, true)
 	noColor.SetColor(false) // what NO_COLOR does

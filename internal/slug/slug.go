@@ -9,8 +9,9 @@
 package slug
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // Make returns the slug of s, at most maxLen characters (0: no limit). It
@@ -49,12 +50,12 @@ func Cut(slug string, maxLen int) string {
 }
 
 var (
-	issuePrefix = regexp.MustCompile(`^\s*#?\d+\s*[-:.]\s*`)                                   // "87 - ", "#87: "
-	kindPrefix  = regexp.MustCompile(`(?i)^(feature|feat|bug|fix|chore|refactor|docs)\s*:\s*`) // "Feature: "
+	issuePrefix = lazyre.New(`^\s*#?\d+\s*[-:.]\s*`)                                   // "87 - ", "#87: "
+	kindPrefix  = lazyre.New(`(?i)^(feature|feat|bug|fix|chore|refactor|docs)\s*:\s*`) // "Feature: "
 )
 
 // Title is a title without a leading issue number and kind: "87 - Feature:
 // Add X" is "Add X".
 func Title(title string) string {
-	return strings.TrimSpace(kindPrefix.ReplaceAllString(issuePrefix.ReplaceAllString(title, ""), ""))
+	return strings.TrimSpace(kindPrefix().ReplaceAllString(issuePrefix().ReplaceAllString(title, ""), ""))
 }

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // cargo runs `cargo test` and reads libtest's output line by line, or
@@ -102,14 +103,14 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 }
 
 var (
-	libtestLine   = regexp.MustCompile(`^test (.+?) \.\.\. (ok|FAILED|ignored\b.*|bench:.*)$`)
-	libtestOutput = regexp.MustCompile(`^---- (.+?) std(out|err) ----$`)
-	cargoRunning  = regexp.MustCompile(`^\s*Running (?:unittests )?(\S+)`)
-	cargoDoc      = regexp.MustCompile(`^\s*Doc-tests (\S+)`)
-	rustError     = regexp.MustCompile(`^error(\[E\d+\])?: (.*)$`)
-	rustLocation  = regexp.MustCompile(`^\s*--> (\S+:\d+:\d+)\s*$`)
-	testFailedMsg = regexp.MustCompile(`^(test failed, to rerun pass|doctest failed|\d+ targets? failed)`)
-	libtestRun    = regexp.MustCompile(`^running (\d+) tests?$`)
+	libtestLine   = lazyre.New(`^test (.+?) \.\.\. (ok|FAILED|ignored\b.*|bench:.*)$`)
+	libtestOutput = lazyre.New(`^---- (.+?) std(out|err) ----$`)
+	cargoRunning  = lazyre.New(`^\s*Running (?:unittests )?(\S+)`)
+	cargoDoc      = lazyre.New(`^\s*Doc-tests (\S+)`)
+	rustError     = lazyre.New(`^error(\[E\d+\])?: (.*)$`)
+	rustLocation  = lazyre.New(`^\s*--> (\S+:\d+:\d+)\s*$`)
+	testFailedMsg = lazyre.New(`^(test failed, to rerun pass|doctest failed|\d+ targets? failed)`)
+	libtestRun    = lazyre.New(`^running (\d+) tests?$`)
 )
 
 // libtest reads the merged output of `cargo test`: cargo's progress and
@@ -139,9 +140,9 @@ func (l *libtest) line(s string) {
 		switch {
 		case strings.HasPrefix(s, "test result: "):
 			l.inReport, l.section, l.open = false, -1, false
-		case libtestOutput.MatchString(s):
+		case libtestOutput().MatchString(s):
 			l.section = -1
-			if i, ok := l.messages[l.name(libtestOutput.FindStringSubmatch(s)[1])]; ok {
+			if i, ok := l.messages[l.name(libtestOutput().FindStringSubmatch(s)[1])]; ok {
 				l.section = i
 			}
 		case s == "failures:":
@@ -156,13 +157,13 @@ func (l *libtest) line(s string) {
 		l.inReport, l.section = true, -1
 	case strings.HasPrefix(s, "test result: "):
 		l.open = false
-	case libtestRun.MatchString(s):
+	case libtestRun().MatchString(s):
 		l.closeBinary()
-		l.announced, _ = strconv.Atoi(libtestRun.FindStringSubmatch(s)[1])
+		l.announced, _ = strconv.Atoi(libtestRun().FindStringSubmatch(s)[1])
 		l.reported, l.open = 0, true
-	case libtestLine.MatchString(s):
+	case libtestLine().MatchString(s):
 		l.reported++
-		m := libtestLine.FindStringSubmatch(s)
+		m := libtestLine().FindStringSubmatch(s)
 		name := l.name(strings.TrimSuffix(m[1], " - should panic"))
 		switch {
 		case m[2] == "ok", strings.HasPrefix(m[2], "bench:"):
@@ -175,16 +176,16 @@ func (l *libtest) line(s string) {
 		default:
 			l.t.record(name, skipped, "")
 		}
-	case cargoRunning.MatchString(s):
+	case cargoRunning().MatchString(s):
 		l.flush()
-		l.target = cargoRunning.FindStringSubmatch(s)[1]
-	case cargoDoc.MatchString(s):
+		l.target = cargoRunning().FindStringSubmatch(s)[1]
+	case cargoDoc().MatchString(s):
 		l.flush()
-		l.target = "doc " + cargoDoc.FindStringSubmatch(s)[1]
-	case rustError.MatchString(s):
+		l.target = "doc " + cargoDoc().FindStringSubmatch(s)[1]
+	case rustError().MatchString(s):
 		l.flush()
-		msg := rustError.FindStringSubmatch(s)[2]
-		if testFailedMsg.MatchString(msg) {
+		msg := rustError().FindStringSubmatch(s)[2]
+		if testFailedMsg().MatchString(msg) {
 			return // cargo's word that tests failed, not a build error
 		}
 		l.t.broken = true
@@ -193,8 +194,8 @@ func (l *libtest) line(s string) {
 			return
 		}
 		l.pending = s
-	case rustLocation.MatchString(s) && l.pending != "":
-		l.t.errorLine(rustLocation.FindStringSubmatch(s)[1] + ": " + l.pending)
+	case rustLocation().MatchString(s) && l.pending != "":
+		l.t.errorLine(rustLocation().FindStringSubmatch(s)[1] + ": " + l.pending)
 		l.pending = ""
 	}
 }

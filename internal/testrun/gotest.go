@@ -5,8 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"regexp"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 type goTest struct{ opts Options }
@@ -75,9 +76,9 @@ func newGoStream(text io.Writer) *goStream {
 }
 
 var (
-	textFailRe  = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
-	textPassRe  = regexp.MustCompile(`^\s*--- PASS: `)
-	compileLine = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: `)
+	textFailRe  = lazyre.New(`^\s*--- FAIL: (\S+)`)
+	textPassRe  = lazyre.New(`^\s*--- PASS: `)
+	compileLine = lazyre.New(`^\S+\.go:\d+(:\d+)?: `)
 )
 
 func (g *goStream) line(line []byte) {
@@ -133,12 +134,12 @@ func (g *goStream) line(line []byte) {
 // textLine reads go's plain output, for a custom command without -json.
 func (g *goStream) textLine(l string) {
 	switch {
-	case textFailRe.MatchString(l):
+	case textFailRe().MatchString(l):
 		g.textFail = true
 		if g.events == 0 {
-			g.t.record(textFailRe.FindStringSubmatch(l)[1], failed, "")
+			g.t.record(textFailRe().FindStringSubmatch(l)[1], failed, "")
 		}
-	case textPassRe.MatchString(l):
+	case textPassRe().MatchString(l):
 		if g.events == 0 {
 			g.t.record("", passed, "")
 		}
@@ -146,7 +147,7 @@ func (g *goStream) textLine(l string) {
 		g.textBuild = true
 	case strings.HasPrefix(l, "ok  \t"):
 		g.textOK = true
-	case compileLine.MatchString(l):
+	case compileLine().MatchString(l):
 		g.t.errorLine(l)
 	}
 }

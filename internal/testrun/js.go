@@ -9,9 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // jsRunner runs node's test runner, vitest or jest with a machine-readable
@@ -171,13 +172,13 @@ func (p packageJSON) depends(name string) bool {
 	return a || b
 }
 
-var scriptSep = regexp.MustCompile(`&&|\|\||;|\|`)
+var scriptSep = lazyre.New(`&&|\|\||;|\|`)
 
 // scriptRunner names the test runner a package.json script calls (vitest,
 // jest or node for `node --test`) and whether that is its last command,
 // the one `npm test -- ARGS` passes ARGS to.
 func scriptRunner(script string) (runner string, last bool) {
-	parts := scriptSep.Split(script, -1)
+	parts := scriptSep().Split(script, -1)
 	for i := len(parts) - 1; i >= 0; i-- {
 		if r := commandRunner(parts[i]); r != "" {
 			return r, i == len(parts)-1
@@ -342,10 +343,10 @@ func jsErrorLine(msg string) string {
 }
 
 var (
-	nodeCountRe   = regexp.MustCompile(`(?m)^[ℹ#] (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$`)
-	vitestTestsRe = regexp.MustCompile(`(?m)^\s*Tests\s+(.*)$`)
-	jestTestsRe   = regexp.MustCompile(`(?m)^Tests:\s+(.*)$`)
-	countWordRe   = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|pending)`)
+	nodeCountRe   = lazyre.New(`(?m)^[ℹ#] (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$`)
+	vitestTestsRe = lazyre.New(`(?m)^\s*Tests\s+(.*)$`)
+	jestTestsRe   = lazyre.New(`(?m)^Tests:\s+(.*)$`)
+	countWordRe   = lazyre.New(`(\d+) (passed|failed|skipped|todo|pending)`)
 )
 
 // jsText reads a JavaScript runner's console summary, for a custom command
@@ -354,7 +355,7 @@ func jsText(kind, out string) tally {
 	var t tally
 	switch kind {
 	case KindNode:
-		for _, m := range nodeCountRe.FindAllStringSubmatch(out, -1) {
+		for _, m := range nodeCountRe().FindAllStringSubmatch(out, -1) {
 			n, _ := strconv.Atoi(m[2])
 			switch m[1] {
 			case "pass":
@@ -370,8 +371,8 @@ func jsText(kind, out string) tally {
 		if kind == KindJest {
 			re = jestTestsRe
 		}
-		if m := re.FindAllStringSubmatch(out, -1); len(m) > 0 {
-			for _, c := range countWordRe.FindAllStringSubmatch(m[len(m)-1][1], -1) {
+		if m := re().FindAllStringSubmatch(out, -1); len(m) > 0 {
+			for _, c := range countWordRe().FindAllStringSubmatch(m[len(m)-1][1], -1) {
 				n, _ := strconv.Atoi(c[1])
 				switch c[2] {
 				case "passed":

@@ -7,10 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 type pytest struct{ opts Options }
@@ -67,7 +68,7 @@ func (p *pytest) Run(ctx context.Context, dir string) (Result, error) {
 	case 2:
 		// Interrupted, or errors while collecting (then the report or the
 		// text has errored tests).
-		if v.errored == 0 && !collectionErrors.MatchString(text.String()) {
+		if v.errored == 0 && !collectionErrors().MatchString(text.String()) {
 			v.crashed = true
 		} else if v.errored == 0 {
 			v.unusable = true
@@ -109,11 +110,11 @@ func pytestNodeID(c junitCase) string {
 }
 
 var (
-	collectionErrors = regexp.MustCompile(`(?m)(\d+ errors? during collection|^ERROR collecting |^E\s+(SyntaxError|IndentationError|ImportError|ModuleNotFoundError))`)
-	countRe          = regexp.MustCompile(`(\d+) (passed|failed|error|errors|skipped)\b`)
-	failedLine       = regexp.MustCompile(`(?m)^(FAILED|ERROR) (\S+)`)
-	summaryLine      = regexp.MustCompile(`(?m)^=+ (.*(passed|failed|error|errors|no tests ran|deselected|skipped).*) =+\s*$`)
-	eLine            = regexp.MustCompile(`(?m)^E\s+\S.*$`)
+	collectionErrors = lazyre.New(`(?m)(\d+ errors? during collection|^ERROR collecting |^E\s+(SyntaxError|IndentationError|ImportError|ModuleNotFoundError))`)
+	countRe          = lazyre.New(`(\d+) (passed|failed|error|errors|skipped)\b`)
+	failedLine       = lazyre.New(`(?m)^(FAILED|ERROR) (\S+)`)
+	summaryLine      = lazyre.New(`(?m)^=+ (.*(passed|failed|error|errors|no tests ran|deselected|skipped).*) =+\s*$`)
+	eLine            = lazyre.New(`(?m)^E\s+\S.*$`)
 )
 
 // pytestText reads pytest's console output, for a custom command without
@@ -121,8 +122,8 @@ var (
 // summary, and its "E" lines when something errored.
 func pytestText(out string) tally {
 	var t tally
-	if m := summaryLine.FindAllStringSubmatch(out, -1); len(m) > 0 {
-		for _, c := range countRe.FindAllStringSubmatch(m[len(m)-1][1], -1) {
+	if m := summaryLine().FindAllStringSubmatch(out, -1); len(m) > 0 {
+		for _, c := range countRe().FindAllStringSubmatch(m[len(m)-1][1], -1) {
 			n, _ := strconv.Atoi(c[1])
 			switch c[2] {
 			case "passed":
@@ -137,7 +138,7 @@ func pytestText(out string) tally {
 		}
 	}
 	seen := map[string]bool{}
-	for _, m := range failedLine.FindAllStringSubmatch(out, -1) {
+	for _, m := range failedLine().FindAllStringSubmatch(out, -1) {
 		if seen[m[2]] {
 			continue
 		}
@@ -150,8 +151,8 @@ func pytestText(out string) tally {
 			t.failures = append(t.failures, Failure{Test: m[2], Error: true})
 		}
 	}
-	if t.errored > 0 || collectionErrors.MatchString(out) {
-		for _, l := range eLine.FindAllString(out, maxErrorLines) {
+	if t.errored > 0 || collectionErrors().MatchString(out) {
+		for _, l := range eLine().FindAllString(out, maxErrorLines) {
 			t.errorLine(l)
 		}
 	}

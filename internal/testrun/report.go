@@ -185,5 +185,5 @@ func looksLikeError(l string) bool {
 			return true
 		}
 	}
-	return strings.Contains(t, "Error: ") || strings.Contains(t, ": error") || compileLine.MatchString(t)
+	return strings.Contains(t, "Error: ") || strings.Contains(t, ": error") || compileLine().MatchString(t)
 }

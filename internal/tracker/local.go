@@ -6,12 +6,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/azero-dev/azero/internal/filelock"
+	"github.com/azero-dev/azero/internal/lazyre"
 	"github.com/azero-dev/azero/internal/slug"
 
 	"github.com/azero-dev/azero/internal/safewrite"
@@ -42,7 +42,7 @@ func (l *Local) Check(ctx context.Context) error {
 	return nil
 }
 
-var issueFile = regexp.MustCompile(`^(\d+)-.*\.md$`)
+var issueFile = lazyre.New(`^(\d+)-.*\.md$`)
 
 func (l *Local) abs() string { return filepath.Join(l.Root, filepath.FromSlash(l.Dir)) }
 
@@ -57,7 +57,7 @@ func (l *Local) files() (map[int]string, error) {
 	}
 	out := map[int]string{}
 	for _, e := range entries {
-		if m := issueFile.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
+		if m := issueFile().FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
 			n, _ := strconv.Atoi(m[1])
 			out[n] = e.Name()
 		}

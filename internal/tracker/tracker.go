@@ -10,8 +10,9 @@ package tracker
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // Issue is an issue to file, or one filed.
@@ -45,14 +46,14 @@ func Marker(runID string) string {
 }
 
 var (
-	labelsLine = regexp.MustCompile(`(?mi)^\s*\*\*Labels:?\*\*:?\s*(.*)$`)
-	titleLine  = regexp.MustCompile(`(?m)^#\s+(.+?)\s*#*\s*$`)
+	labelsLine = lazyre.New(`(?mi)^\s*\*\*Labels:?\*\*:?\s*(.*)$`)
+	titleLine  = lazyre.New(`(?m)^#\s+(.+?)\s*#*\s*$`)
 )
 
 // ParseLabels reads the labels from a draft's "**Labels:**" line: names
 // separated by commas, optionally in backticks.
 func ParseLabels(draft string) []string {
-	m := labelsLine.FindStringSubmatch(draft)
+	m := labelsLine().FindStringSubmatch(draft)
 	if m == nil {
 		return nil
 	}
@@ -71,7 +72,7 @@ func ParseLabels(draft string) []string {
 // ParseTitle returns the draft's first level-1 heading, without a leading
 // "Issue:" style prefix, or "" when it has none.
 func ParseTitle(draft string) string {
-	m := titleLine.FindStringSubmatch(draft)
+	m := titleLine().FindStringSubmatch(draft)
 	if m == nil {
 		return ""
 	}

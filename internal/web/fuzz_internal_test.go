@@ -5,10 +5,12 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/azero-dev/azero/internal/review"
 )
 
 // joined is the report a classification gives back.
-func joined(lines []reportLine) string {
+func joined(lines []review.ReportLine) string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		var b strings.Builder
@@ -19,6 +21,9 @@ func joined(lines []reportLine) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// bannerRule frames a warning banner in review's reports.
+var bannerRule = strings.Repeat("!", 78)
 
 func TestClassifyReport(t *testing.T) {
 	t.Parallel()

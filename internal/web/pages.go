@@ -20,6 +20,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/rundoc"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testrun"
@@ -237,7 +238,7 @@ type formValues struct {
 type questionView struct {
 	RunID  string
 	Q      human.Question
-	Report []reportLine
+	Report []review.ReportLine
 	Values formValues
 	// Choose: the options are a menu (a menu, or an editor's options);
 	// otherwise the word is typed in full (or the text, for a text
@@ -511,7 +512,7 @@ type fileData struct {
 	Name    string
 	Where   string // what the file belongs to: "lineage", "trail"
 	Content string
-	Lines   []reportLine
+	Lines   []review.ReportLine
 	Note    string
 }
 
@@ -596,7 +597,7 @@ func (s *Server) trailPage(w http.ResponseWriter, r *http.Request) {
 type diffData struct {
 	RunID  string
 	Source string // where the diff comes from
-	Lines  []reportLine
+	Lines  []review.ReportLine
 	Empty  string
 }
 

@@ -2,9 +2,9 @@ package implement
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/lazyre"
 	"github.com/azero-dev/azero/internal/testrun"
 )
 
@@ -146,7 +146,7 @@ func currentSection(files []CurrentFile) string {
 // declaration matches the lines that declare something a caller needs:
 // Go, Python, JavaScript/TypeScript and Rust top-level and member
 // declarations.
-var declaration = regexp.MustCompile(`^(\s*)(func |type |var |const |package |import |def |async def |class |@|export |function |interface |enum |pub |fn |struct |impl |trait |mod |use )`)
+var declaration = lazyre.New(`^(\s*)(func |type |var |const |package |import |def |async def |class |@|export |function |interface |enum |pub |fn |struct |impl |trait |mod |use )`)
 
 // outline keeps a large file's declarations (and the lines that open
 // them), with "..." where lines were left out, so a model sees the API
@@ -156,7 +156,7 @@ func outline(content string) string {
 	var b strings.Builder
 	skipped := false
 	for _, l := range lines {
-		if declaration.MatchString(l) {
+		if declaration().MatchString(l) {
 			if skipped {
 				b.WriteString("...\n")
 				skipped = false

@@ -5,11 +5,11 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/azero-dev/azero/internal/lazyre"
 	"github.com/azero-dev/azero/internal/llm"
 )
 
@@ -115,12 +115,12 @@ func reviewRequest(s *State) llm.Request {
 	}
 }
 
-var verdictLine = regexp.MustCompile(`(?mi)^\W*verdict\W*:?\W*\s*([a-z_]+)`)
+var verdictLine = lazyre.New(`(?mi)^\W*verdict\W*:?\W*\s*([a-z_]+)`)
 
 // VerdictWord returns the decision a verdict states on its "Verdict:"
 // line, upper-cased (APPROVED, BLOCK, ...), or "" when it states none.
 func VerdictWord(verdict string) string {
-	m := verdictLine.FindStringSubmatch(verdict)
+	m := verdictLine().FindStringSubmatch(verdict)
 	if m == nil {
 		return ""
 	}

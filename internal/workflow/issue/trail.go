@@ -9,10 +9,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 
+	"github.com/azero-dev/azero/internal/lazyre"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
@@ -40,13 +40,13 @@ type Entry struct {
 	Name string `json:"name"` // file name, "002-draft.md"
 }
 
-var entryName = regexp.MustCompile(`^([0-9]{3,9})-([a-z]+(?:-[a-z]+)*)\.(md|txt|json)$`)
+var entryName = lazyre.New(`^([0-9]{3,9})-([a-z]+(?:-[a-z]+)*)\.(md|txt|json)$`)
 
 // ParseEntry recognises a trail file name: at least three digits, a
 // hyphen, a known kind and that kind's extension. Anything else (a
 // README, an editor's backup file) is not part of the trail.
 func ParseEntry(name string) (Entry, bool) {
-	m := entryName.FindStringSubmatch(name)
+	m := entryName().FindStringSubmatch(name)
 	if m == nil {
 		return Entry{}, false
 	}
