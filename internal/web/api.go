@@ -66,22 +66,32 @@ func filterOf(r *http.Request) (rundoc.Filter, error) {
 
 // apiRuns is GET /api/runs: the document of `azero runs --json`.
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
+	_, views, ok := s.runsOf(w, r)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": views})
+}
+
+// runsOf lists the runs the request's query selects, or answers the
+// request with what was wrong (a bad filter is the client's mistake).
+func (s *Server) runsOf(w http.ResponseWriter, r *http.Request) (rundoc.Filter, []rundoc.View, bool) {
 	f, err := filterOf(r)
 	if err != nil {
 		s.failErr(w, r, err)
-		return
+		return f, nil, false
 	}
 	views, err := rundoc.List(r.Context(), s.opts.Store, f, s.opts.Now())
 	var bad *rundoc.ErrStatus
 	if errors.As(err, &bad) {
 		s.fail(w, r, http.StatusBadRequest, err.Error())
-		return
+		return f, nil, false
 	}
 	if err != nil {
 		s.failErr(w, r, err)
-		return
+		return f, nil, false
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": views})
+	return f, views, true
 }
 
 // detail builds the document of `azero runs show RUN --json`.

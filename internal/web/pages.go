@@ -161,19 +161,8 @@ func (d runsData) title() string  { return "Runs" }
 func (d runsData) stream() string { return "/events?since=" + d.Fingerprint }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
-	f, err := filterOf(r)
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	views, err := rundoc.List(r.Context(), s.opts.Store, f, s.opts.Now())
-	var bad *rundoc.ErrStatus
-	if errors.As(err, &bad) {
-		s.fail(w, r, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err != nil {
-		s.failErr(w, r, err)
+	f, views, ok := s.runsOf(w, r)
+	if !ok {
 		return
 	}
 	d := runsData{Filter: f}
