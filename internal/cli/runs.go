@@ -83,7 +83,7 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
 	for _, v := range views {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, age(now.Sub(v.CreatedAt)), v.Key)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, rundoc.Age(now.Sub(v.CreatedAt)), v.Key)
 	}
 	return tw.Flush()
 }
@@ -98,20 +98,6 @@ func colorStatus(cs iostreams.ColorScheme, s store.Status) string {
 		return cs.Yellow(string(s))
 	}
 	return cs.Cyan(string(s))
-}
-
-// age renders a duration the way people say it: 45s, 12m, 3h, 2d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
 }
 
 func newRunsShowCommand(f *Factory) *cobra.Command {

@@ -64,18 +64,29 @@ func (e *ErrStatus) Error() string {
 	return fmt.Sprintf("unknown status %q: use running, waiting, interrupted, done, failed or aborted", e.Status)
 }
 
+// Validate says whether f names a status that exists.
+func (f Filter) Validate() error {
+	switch s := store.Status(f.Status); s {
+	case "", store.StatusRunning, store.StatusWaiting, store.StatusInterrupted, store.StatusDone, store.StatusFailed, store.StatusAborted:
+		return nil
+	}
+	return &ErrStatus{Status: f.Status}
+}
+
 // List returns the runs f selects, newest first. The document of
 // `azero runs --json` is {"runs": List(...)}.
 func List(ctx context.Context, st *store.Store, f Filter, now time.Time) ([]View, error) {
-	switch s := store.Status(f.Status); s {
-	case "", store.StatusRunning, store.StatusWaiting, store.StatusInterrupted, store.StatusDone, store.StatusFailed, store.StatusAborted:
-	default:
-		return nil, &ErrStatus{Status: f.Status}
+	if err := f.Validate(); err != nil {
+		return nil, err
 	}
 	filter := store.Filter{Workflow: f.Workflow, Limit: f.Limit}
 	// Interrupted runs are stored as running with a dead driver, so those
-	// two are told apart after reading.
-	if s := store.Status(f.Status); s != "" && s != store.StatusInterrupted && s != store.StatusRunning {
+	// two are told apart after reading, and the limit counts after that.
+	switch s := store.Status(f.Status); s {
+	case store.StatusInterrupted, store.StatusRunning:
+		filter.Limit = 0
+	case "":
+	default:
 		filter.Status = s
 	}
 	runs, err := st.ListRuns(ctx, filter)
@@ -89,8 +100,25 @@ func List(ctx context.Context, st *store.Store, f Filter, now time.Time) ([]View
 			continue
 		}
 		views = append(views, v)
+		if len(views) == f.Limit {
+			break
+		}
 	}
 	return views, nil
+}
+
+// Age renders a duration the way people say it: 45s, 12m, 3h, 2d.
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
 }
 
 // NodeCost sums the model calls made by one node.

@@ -56,6 +56,11 @@ func TestListSaysWhoRuns(t *testing.T) {
 		{"interrupted", rundoc.Filter{Status: "interrupted"}, map[string]store.Status{"r-dead": "interrupted"}},
 		{"a workflow", rundoc.Filter{Workflow: "issue"}, map[string]store.Status{"r-wait": "waiting"}},
 		{"limited", rundoc.Filter{Limit: 1, Workflow: "issue"}, map[string]store.Status{"r-wait": "waiting"}},
+		// The limit counts the runs of the status asked for, not the
+		// runs read before a dead lease is told from a live one.
+		{"interrupted, limited", rundoc.Filter{Status: "interrupted", Limit: 1}, map[string]store.Status{"r-dead": "interrupted"}},
+		{"running, limited", rundoc.Filter{Status: "running", Limit: 1}, map[string]store.Status{"r-live": "running"}},
+		{"all, limited", rundoc.Filter{Limit: 2}, map[string]store.Status{"r-wait": "waiting", "r-dead": "interrupted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -106,20 +106,6 @@ func (s *Server) countWaiting(ctx context.Context) int {
 	return len(runs)
 }
 
-// age renders a duration the way people say it: 45s, 12m, 3h, 2d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-}
-
 // issueOf names the issue a run works on: the design's issue number of an
 // implementation, the filed issue or the slug of a governance run.
 func issueOf(r store.Run) string {
@@ -168,7 +154,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	d := runsData{Filter: f}
 	now := s.opts.Now()
 	for _, v := range views {
-		row := runRow{View: v, Age: age(now.Sub(v.CreatedAt))}
+		row := runRow{View: v, Age: rundoc.Age(now.Sub(v.CreatedAt))}
 		if run, err := s.opts.Store.GetRun(r.Context(), v.ID); err == nil {
 			row.Issue = issueOf(run)
 			if q, _ := rundoc.Question(run); q != nil {
