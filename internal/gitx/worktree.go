@@ -36,12 +36,8 @@ func (r Repo) CurrentBranch(ctx context.Context) (string, error) {
 
 // BranchExists reports whether refs/heads/name exists.
 func (r Repo) BranchExists(ctx context.Context, name string) (bool, error) {
-	_, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+name)
-	var ge *Error
-	if errors.As(err, &ge) && ge.ExitCode == 1 {
-		return false, nil
-	}
-	return err == nil, err
+	tip, err := r.branchTip(ctx, name)
+	return tip != "", err
 }
 
 // Worktree is one entry of `git worktree list`.
