@@ -98,7 +98,7 @@ func newImplementCommand(f *Factory) *cobra.Command {
   error = "rate_limit" (a failing call).`),
 		Example: "  azero implement --lld docs/lld/42-slugify.md --context pkg/util.go\n" +
 			"  azero implement --lld design.md --runner pytest --coder openai:qwen2.5-coder --budget 1.50\n" +
-			"  azero implement --lld design.md --test-cmd 'mvn -q test' --report junit:target/surefire-reports/TEST-all.xml\n" +
+			"  azero implement --lld design.md --test-cmd 'mvn -q test' --report junit:target/surefire-reports/\n" +
 			"  AZERO_MOCK_LLM=1 AZERO_MOCK_SCRIPT=replies.toml azero implement --lld design.md",
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),

@@ -35,7 +35,7 @@
 //
 // Nodes get their dependencies from the closure that built the graph, never
 // from globals, so the same graph can run on another engine. The package
-// is about 900 lines: graph.go (definition, validation, path proofs, Ask
+// is about 1,000 lines: graph.go (definition, validation, path proofs, Ask
 // and Decide for tests and other engines) and engine.go (driving a run
 // against the store: leases, checkpoints, gates, events, audit).
 package flow
