@@ -285,7 +285,7 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 		return roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
 			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
 	})
-	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report})
+	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report, Checkout: s.Repo})
 	if err != nil {
 		return implement.Deps{}, err
 	}

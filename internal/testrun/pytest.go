@@ -169,8 +169,8 @@ type python struct {
 var pythonCache sync.Map // interpreter path -> python
 
 // findPython chooses the one interpreter that runs a Python project's tests
-// and lint: the project's virtual environment (.venv, venv, or
-// $VIRTUAL_ENV), else the interpreter of the pytest on PATH, else python3
+// and lint: the project's virtual environment (.venv or venv in dir, then
+// in the checkout a worktree dir was made from, or $VIRTUAL_ENV), else the interpreter of the pytest on PATH, else python3
 // or python on PATH; the first that can import pytest, else the first
 // that exists. A pytest script and a python3 on PATH can belong to
 // different interpreters (a pyenv shim and /usr/bin), which is why the
@@ -183,8 +183,12 @@ func findPython(ctx context.Context, dir string, opts Options) (python, error) {
 			candidates = append(candidates, p)
 		}
 	}
-	add(filepath.Join(dir, ".venv", "bin", "python"))
-	add(filepath.Join(dir, "venv", "bin", "python"))
+	for _, root := range []string{dir, opts.Checkout} {
+		if root != "" {
+			add(filepath.Join(root, ".venv", "bin", "python"))
+			add(filepath.Join(root, "venv", "bin", "python"))
+		}
+	}
 	if venv := getenv(opts.Environ, "VIRTUAL_ENV"); venv != "" {
 		add(filepath.Join(venv, "bin", "python"))
 	}

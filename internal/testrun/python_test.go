@@ -51,13 +51,25 @@ func TestOneInterpreterForTestsAndLint(t *testing.T) {
 	}
 	files := map[string]string{"calc.py": "import os\n\ndef add(a, b):\n    return a + b\n",
 		"test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"}
+	// checkout is where a worktree was made from: git left its ignored
+	// .venv out of the worktree.
+	checkout := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(checkout, ".venv", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(checkout, ".venv", "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		name string
-		venv bool
-		want func(dir string) string
+		name     string
+		venv     bool
+		checkout string
+		want     func(dir string) string
 	}{
-		{"the interpreter that has pytest", false, func(string) string { return real }},
-		{"the project's virtual environment first", true, func(dir string) string { return filepath.Join(dir, ".venv", "bin", "python") }},
+		{"the interpreter that has pytest", false, "", func(string) string { return real }},
+		{"the project's virtual environment first", true, "", func(dir string) string { return filepath.Join(dir, ".venv", "bin", "python") }},
+		{"the checkout's virtual environment in a worktree", false, checkout, func(string) string { return filepath.Join(checkout, ".venv", "bin", "python") }},
+		{"the worktree's own virtual environment before the checkout's", true, checkout, func(dir string) string { return filepath.Join(dir, ".venv", "bin", "python") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,7 +85,7 @@ func TestOneInterpreterForTestsAndLint(t *testing.T) {
 				}
 			}
 			want := tt.want(dir)
-			opts := testrun.Options{LookPath: lookPath}
+			opts := testrun.Options{LookPath: lookPath, Checkout: tt.checkout}
 			r, _ := testrun.New("pytest", opts)
 			res, err := r.Run(t.Context(), dir)
 			if err != nil {

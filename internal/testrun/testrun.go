@@ -220,8 +220,13 @@ type Options struct {
 	// as Maven and Gradle write one per test class. A report the run creates
 	// inside the project is removed once read, so it never becomes part of
 	// a change.
-	Report   string
-	Timeout  time.Duration
+	Report  string
+	Timeout time.Duration
+	// Checkout is the user's checkout when the tests run in a worktree made
+	// from it: a virtual environment there (.venv, venv), which git leaves
+	// out of the worktree as an ignored directory, runs the worktree's
+	// Python tests and lint when the worktree has none of its own.
+	Checkout string
 	Environ  []string // the environment to start from; os.Environ() by default
 	LookPath func(string) (string, error)
 }

@@ -68,7 +68,7 @@ type Deps struct {
 	// (the model's maximum or the configured max_output_tokens); 0 lets it
 	// double.
 	MaxOutput int
-	Lint      func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error)
+	Lint      func(ctx context.Context, dir, kind string, files []string, opts testrun.Options) (testrun.LintResult, error) // default testrun.Lint
 }
 
 // Graph builds the implementation workflow over d.
@@ -80,9 +80,7 @@ func Graph(d Deps) *flow.Graph[State] {
 		d.MaxTokens = min(d.MaxTokens, d.MaxOutput)
 	}
 	if d.Lint == nil {
-		d.Lint = func(ctx context.Context, dir, kind string, files []string) (testrun.LintResult, error) {
-			return testrun.Lint(ctx, dir, kind, files, testrun.Options{})
-		}
+		d.Lint = testrun.Lint
 	}
 	if d.Events == nil {
 		d.Events = event.Discard
@@ -411,7 +409,7 @@ func (n *nodes) changedFiles(s *State) []string {
 // lint runs the static checks; findings go back to the coder while
 // attempts remain, then to the human with the diff.
 func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
-	res, err := n.d.Lint(ctx, s.Worktree, s.Runner, n.changedFiles(s))
+	res, err := n.d.Lint(ctx, s.Worktree, s.Runner, n.changedFiles(s), testrun.Options{Checkout: s.Repo})
 	if err != nil {
 		return "", err
 	}
