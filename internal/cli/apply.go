@@ -89,16 +89,22 @@ type applyReport struct {
 	Applied bool   `json:"applied"`
 	DryRun  bool   `json:"dry_run"`
 	Blocks  int    `json:"blocks"`
-	// Line counts of the file, named as the gate and `azero write` name
-	// them; set once the blocks applied.
-	OriginalLines int           `json:"original_lines,omitempty"`
-	LinesAfter    int           `json:"lines_after,omitempty"`
-	LinesAdded    int           `json:"lines_added,omitempty"`
-	LinesDeleted  int           `json:"lines_deleted,omitempty"`
-	Results       []edit.Result `json:"results"`
-	Diff          string        `json:"diff,omitempty"`
-	Error         string        `json:"error,omitempty"`
-	Detail        any           `json:"error_detail,omitempty"`
+	// Line counts of the file once the blocks applied (absent when they
+	// did not), named as the gate and `azero write` name them.
+	*LineCounts
+	Results []edit.Result `json:"results"`
+	Diff    string        `json:"diff,omitempty"`
+	Error   string        `json:"error,omitempty"`
+	Detail  any           `json:"error_detail,omitempty"`
+}
+
+// LineCounts are a file's line counts before and after a change, in the
+// JSON vocabulary every command shares.
+type LineCounts struct {
+	OriginalLines int `json:"original_lines"`
+	LinesAfter    int `json:"lines_after"`
+	LinesAdded    int `json:"lines_added"`
+	LinesDeleted  int `json:"lines_deleted"`
 }
 
 const (
@@ -192,7 +198,7 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	rep.OriginalLines, rep.LinesAfter, rep.LinesAdded, rep.LinesDeleted = p.ExistingLines, p.NewLines, p.Added, p.Deleted
+	rep.LineCounts = &LineCounts{OriginalLines: p.ExistingLines, LinesAfter: p.NewLines, LinesAdded: p.Added, LinesDeleted: p.Deleted}
 	if opts.DryRun {
 		rep.Status, rep.Diff = applyStatusDryRun, p.Diff
 		if opts.JSON {

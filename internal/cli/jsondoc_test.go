@@ -111,6 +111,14 @@ func TestJSONVocabulary(t *testing.T) {
 	// An error is a document too.
 	record("error", runAzeroIn(t, state, base, nil, "runs", "show", "nosuch", "--json"), 1, ExitUsage)
 
+	// The line counts have the same names in each document that has them.
+	for _, name := range []string{"write", "apply", "gate"} {
+		for _, key := range []string{`"original_lines"`, `"lines_after"`, `"lines_added"`, `"lines_deleted"`} {
+			if !strings.Contains(docs[name], key) {
+				t.Errorf("%s: no %s\n%s", name, key, docs[name])
+			}
+		}
+	}
 	for name, out := range docs {
 		var doc any
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
