@@ -81,7 +81,7 @@ type Carry struct {
 	Node    string         `json:"node"`
 	Steps   int            `json:"steps"`
 	Visits  map[string]int `json:"visits"`
-	Holder  WorkerRef         `json:"holder"`
+	Holder  WorkerRef      `json:"holder"`
 	Moves   int            `json:"moves"`
 	Calls   []store.Call   `json:"calls,omitempty"`
 	History []Step         `json:"history,omitempty"`
@@ -117,7 +117,7 @@ type Status struct {
 	Steps    int               `json:"steps"`
 	Question *human.Question   `json:"question,omitempty"`
 	Error    string            `json:"error,omitempty"`
-	Holder   WorkerRef            `json:"holder"`
+	Holder   WorkerRef         `json:"holder"`
 	Moves    int               `json:"moves"`
 	Meta     map[string]string `json:"meta,omitempty"`
 	Started  time.Time         `json:"started"`
@@ -135,7 +135,7 @@ type nodeInput struct {
 	Workflow string          `json:"workflow"`
 	Node     string          `json:"node"`
 	State    json.RawMessage `json:"state"`
-	Calls    []store.Call    `json:"calls,omitempty"` // every call the run made so far
+	Calls    []store.Call    `json:"calls,omitempty"`  // every call the run made so far
 	Status   store.Status    `json:"status,omitempty"` // finish: how the run ended
 	Error    string          `json:"error,omitempty"`
 	// Moved says the run has no holder: the worker taking this activity
@@ -145,7 +145,7 @@ type nodeInput struct {
 
 // nodeOutput is what those activities return.
 type nodeOutput struct {
-	Worker   WorkerRef          `json:"worker"`
+	Worker   WorkerRef       `json:"worker"`
 	Next     string          `json:"next,omitempty"`
 	State    json.RawMessage `json:"state"`
 	Calls    []store.Call    `json:"calls,omitempty"` // calls made by this activity
