@@ -67,6 +67,15 @@ func newResumeCommand(f *Factory) *cobra.Command {
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
+				return err
+			} else if te != nil {
+				defer te.Close()
+				if cmd.Flags().Changed("budget") {
+					return usagef("--budget is not supported for runs on Temporal yet")
+				}
+				return resumeTemporal(ctx, f, te, args[0], asJSON)
+			}
 			st, err := f.Store(ctx)
 			if err != nil {
 				return err
@@ -107,5 +116,6 @@ func newResumeCommand(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON")
 	cmd.Flags().Float64Var(&budget, "budget", 0, "set the run's budget in USD anew (for a run stopped by its budget); 0 removes it")
+	addEngineFlags(cmd, f)
 	return cmd
 }

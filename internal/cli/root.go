@@ -95,6 +95,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newWriteCommand(f, nil),
 		newHookCommand(f),
 		newMCPCommand(f),
+		newWorkerCommand(f),
 	)
 
 	defaultHelp := root.HelpFunc()

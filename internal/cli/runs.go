@@ -47,6 +47,7 @@ func newRunsCommand(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Status, "status", "", "only runs with this status")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 50, "at most this many runs (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	addEngineFlags(cmd, f)
 	cmd.AddCommand(newRunsShowCommand(f), newRunsGCCommand(f))
 	return cmd
 }
@@ -86,6 +87,12 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 	case "", store.StatusRunning, store.StatusWaiting, store.StatusInterrupted, store.StatusDone, store.StatusFailed, store.StatusAborted:
 	default:
 		return usagef("unknown status %q: use running, waiting, interrupted, done, failed or aborted", opts.Status)
+	}
+	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
+		return err
+	} else if te != nil {
+		defer te.Close()
+		return runsTemporal(ctx, f, te, opts)
 	}
 	st, err := f.Store(ctx)
 	if err != nil {
@@ -170,6 +177,7 @@ func newRunsShowCommand(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&events, "events", false, "also show every event the run reported")
+	addEngineFlags(cmd, f)
 	return cmd
 }
 
@@ -197,6 +205,12 @@ type runDetail struct {
 }
 
 func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents bool) error {
+	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
+		return err
+	} else if te != nil {
+		defer te.Close()
+		return runsShowTemporal(ctx, f, te, ref, asJSON)
+	}
 	st, err := f.Store(ctx)
 	if err != nil {
 		return err

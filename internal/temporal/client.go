@@ -166,7 +166,7 @@ func (c *Client) Status(ctx context.Context, runID string) (Status, error) {
 		return res, nil
 	default:
 		// Terminated, cancelled, timed out or failed by Temporal itself.
-		st := Status{RunID: runID, Workflow: info.GetType().GetName(), Status: store.StatusFailed,
+		st := Status{RunID: runID, Workflow: info.GetType().GetName(), Status: store.StatusFailed, Ended: true,
 			Error: "the Temporal workflow is " + info.GetStatus().String()}
 		if t := info.GetStartTime(); t != nil {
 			st.Started = t.AsTime()
@@ -175,16 +175,9 @@ func (c *Client) Status(ctx context.Context, runID string) (Status, error) {
 	}
 }
 
-// Summary is a run as a list shows it.
-type Summary struct {
-	Status
-	// Closed says the workflow execution ended.
-	Closed bool `json:"closed"`
-}
-
 // List lists runs, newest first, with where each stands (limit 0: all).
-func (c *Client) List(ctx context.Context, limit int) ([]Summary, error) {
-	var out []Summary
+func (c *Client) List(ctx context.Context, limit int) ([]Status, error) {
+	var out []Status
 	var token []byte
 	for {
 		resp, err := c.C.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
@@ -204,7 +197,7 @@ func (c *Client) List(ctx context.Context, limit int) ([]Summary, error) {
 				st.Started = e.GetStartTime().AsTime()
 			}
 			st.State, st.History, st.Calls = nil, nil, nil
-			out = append(out, Summary{Status: st, Closed: e.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING})
+			out = append(out, st)
 			if limit > 0 && len(out) >= limit {
 				return out, nil
 			}

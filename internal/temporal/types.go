@@ -110,9 +110,12 @@ const historyKept = 200
 
 // Status is where a run stands, as the "status" query reports it.
 type Status struct {
-	RunID    string            `json:"run_id"`
-	Workflow string            `json:"workflow"`
-	Status   store.Status      `json:"status"`
+	RunID    string       `json:"run_id"`
+	Workflow string       `json:"workflow"`
+	Status   store.Status `json:"status"`
+	// Ended says the run is over (its workflow returned): a failed run
+	// that has not ended waits to be resumed.
+	Ended    bool              `json:"ended"`
 	Node     string            `json:"node"`
 	Steps    int               `json:"steps"`
 	Question *human.Question   `json:"question,omitempty"`

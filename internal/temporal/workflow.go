@@ -43,6 +43,7 @@ type driver struct {
 	executed int // steps taken in this execution
 
 	status   store.Status
+	ended    bool
 	question *human.Question
 	errText  string
 
@@ -67,7 +68,7 @@ func workflowFunc(d def) func(workflow.Context, Input) (Result, error) {
 }
 
 func (dr *driver) snapshot(withState bool) Status {
-	s := Status{RunID: dr.in.RunID, Workflow: dr.d.name(), Status: dr.status, Node: dr.node, Steps: dr.steps,
+	s := Status{RunID: dr.in.RunID, Workflow: dr.d.name(), Status: dr.status, Ended: dr.ended, Node: dr.node, Steps: dr.steps,
 		Question: dr.question, Error: dr.errText, Holder: dr.holder, Moves: dr.moves, Meta: dr.in.Meta,
 		Started: dr.started, History: dr.history, Calls: dr.calls}
 	if withState {
@@ -432,7 +433,7 @@ func (dr *driver) end(ctx workflow.Context, status store.Status, errText string)
 	if err := dr.exec(ctx, activityFinish, false, func(bool) any { return in }, &out); err != nil {
 		return Result{}, err
 	}
-	dr.status, dr.errText = status, errText
+	dr.status, dr.errText, dr.ended = status, errText, true
 	// Let an Update in flight get its reply before the run closes.
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return Result{}, err

@@ -486,3 +486,51 @@ func TestLongRunContinuesAsNew(t *testing.T) {
 		t.Errorf("every work step should have run once across executions, got %q", got)
 	}
 }
+
+// failing is a writer that fails until it is told to work.
+type failing struct {
+	works bool
+	buf   strings.Builder
+}
+
+func (f *failing) Write(p []byte) (int, error) {
+	if !f.works {
+		return 0, errors.New("disk full")
+	}
+	return f.buf.Write(p)
+}
+
+func TestDecisionNotRecordedIsNotActedOn(t *testing.T) {
+	te := newToyEnv(t, 0)
+	w := &failing{}
+	te.w.acts.audit = audit.New(w, nil)
+	var first, second *outcome
+	var after Status
+	var effectsThen []string
+	te.env.RegisterDelayedCallback(func() {
+		first = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal})
+	}, time.Minute)
+	te.env.RegisterDelayedCallback(func() {
+		after = te.status(t)
+		effectsThen = effects(t, te.dir)
+		w.works = true
+		second = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal})
+	}, time.Hour)
+	te.start(t, toy{}, Options{})
+	if first == nil || !first.accepted || first.failed == nil || !strings.Contains(first.failed.Error(), "could not be recorded in the audit log") {
+		t.Fatalf("the first answer should fail because its decision could not be audited, got %+v", first)
+	}
+	if after.Status != store.StatusWaiting || after.Question == nil || after.Question.Gate != "check" {
+		t.Fatalf("the question should still be pending after the failed record, got %s (%v)", after.Status, after.Question)
+	}
+	if len(effectsThen) != 1 {
+		t.Fatalf("nothing after the gate may run before its decision is recorded, effects %q", effectsThen)
+	}
+	second.ok(t, "approve again")
+	if res := te.result(t); res.Status != store.StatusDone {
+		t.Fatalf("want done, got %s", res.Status)
+	}
+	if n := strings.Count(w.buf.String(), `"gate_decision"`); n != 1 {
+		t.Errorf("want one recorded decision, got %d", n)
+	}
+}

@@ -1,0 +1,371 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/workflow/implement"
+)
+
+// startTemporal starts a run on Temporal and follows it from this
+// terminal, as the local engine drives one: it asks the run's questions
+// here when there is a terminal, and stops with exit 3 at the first
+// question when there is none (the run keeps waiting on Temporal).
+func (f *Factory) startTemporal(ctx context.Context, te *temporalEngine, workflow, runID string, state any, meta map[string]string) (temporal.Status, error) {
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return temporal.Status{}, fmt.Errorf("encode state of %s: %w", workflow, err)
+	}
+	if err := te.client.Start(ctx, temporal.Input{RunID: runID, Workflow: workflow, State: raw, Meta: meta, Options: te.opts}); err != nil {
+		return temporal.Status{}, err
+	}
+	if a, err := f.Audit(); err == nil {
+		_ = a.Event(ctx, "run_created", runID, slog.String("workflow", workflow), slog.String("engine", "temporal"),
+			slog.String("address", te.conn.Address))
+	}
+	cs := f.IO.ColorScheme()
+	fmt.Fprintf(f.IO.ErrOut, "%s run %s started on Temporal at %s (task queue %s)\n", cs.Faint("azero:"), cs.Bold(runID), te.conn.Address, te.client.TaskQueue)
+	return f.followTemporal(ctx, te, runID, 0)
+}
+
+// followTemporal shows a Temporal run's steps as they complete and answers
+// its questions at this terminal until it ends or stops. The error maps
+// to the exit code as the local engine's would.
+func (f *Factory) followTemporal(ctx context.Context, te *temporalEngine, runID string, shown int) (temporal.Status, error) {
+	cs := f.IO.ColorScheme()
+	show := func(st temporal.Status) {
+		// History is the last steps only; count from where it begins.
+		first := st.Steps + countNotOK(st.History) - len(st.History)
+		for i, h := range st.History {
+			if first+i < shown {
+				continue
+			}
+			switch h.Outcome {
+			case "ok":
+				fmt.Fprintf(f.IO.ErrOut, "%s %s %s\n", cs.Green("✓"), h.Node, cs.Faint(fmt.Sprintf("(%s on %s)", h.Finished.Sub(h.Started).Round(time.Millisecond), h.Worker)))
+			case "moved":
+				fmt.Fprintf(f.IO.ErrOut, "%s %s: %s; the run moves to another worker\n", cs.Yellow("⇄"), h.Node, h.Error)
+			default:
+				fmt.Fprintf(f.IO.ErrOut, "%s %s %s: %s\n", cs.Red("✗"), h.Node, h.Outcome, h.Error)
+			}
+		}
+		shown = first + len(st.History)
+	}
+	for {
+		st, err := te.client.Follow(ctx, runID, show)
+		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(f.IO.ErrOut, "azero: stopped following run %s; it goes on on Temporal (see azero runs --engine temporal)\n", runID)
+				return st, &flow.InterruptedError{RunID: runID, Node: st.Node}
+			}
+			return st, err
+		}
+		switch {
+		case st.Question != nil:
+			if !f.IO.CanPrompt() {
+				fmt.Fprint(f.IO.ErrOut, renderQuestion(*st.Question, cs))
+				return st, &flow.WaitingError{RunID: runID, Node: st.Node, Cause: human.ErrNoTerminal}
+			}
+			if err := f.answerTemporal(ctx, te, runID, *st.Question); err != nil {
+				return st, err
+			}
+		case st.Status == store.StatusWaiting:
+			return st, &flow.WaitingError{RunID: runID, Node: st.Node, Cause: &human.NobodyError{Reason: st.Error}}
+		case st.Status == store.StatusFailed && !st.Ended:
+			return st, &flow.NodeError{RunID: runID, Node: st.Node, Err: errors.New(st.Error)}
+		case st.Status == store.StatusFailed && st.Node != flow.End:
+			return st, fmt.Errorf("run %s failed at %s: %s", runID, st.Node, st.Error)
+		case st.Status == store.StatusAborted && st.Node != flow.End:
+			return st, fmt.Errorf("run %s aborted at %s: %s: %w", runID, st.Node, st.Error, flow.ErrAborted)
+		default:
+			return st, nil
+		}
+	}
+}
+
+func countNotOK(h []temporal.Step) int {
+	n := 0
+	for _, s := range h {
+		if s.Outcome != "ok" {
+			n++
+		}
+	}
+	return n
+}
+
+// answerTemporal asks q at this terminal and sends the answer to the run
+// as an Update. A refused answer (the workflow's validator, or an audit
+// log that could not record it) is shown and the question asked again.
+func (f *Factory) answerTemporal(ctx context.Context, te *temporalEngine, runID string, q human.Question) error {
+	cs := f.IO.ColorScheme()
+	fmt.Fprint(f.IO.ErrOut, renderQuestion(q, cs))
+	local, cleanup, err := localFiles(q)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	a, err := f.Prompter().Answer(ctx, local)
+	if err != nil {
+		return err
+	}
+	a.Gate = q.Gate
+	a.Channel = human.ChannelTemporal
+	a.By = answerer()
+	a.At = f.Now().UTC()
+	if _, err := human.Validate(q, a); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "%s %v\n", cs.Red("refused:"), err)
+		return nil
+	}
+	reply, err := te.client.Answer(ctx, runID, a)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "%s %v\n", cs.Red("refused:"), err)
+		return nil
+	}
+	fmt.Fprintf(f.IO.ErrOut, "%s %s: %s\n", cs.Green("✓"), reply.Gate, reply.Decision)
+	return nil
+}
+
+// answerer names who answers from this terminal, for the audit log.
+func answerer() string {
+	name := "someone"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	return "terminal of " + name + "@" + host
+}
+
+// localFiles gives an editor question's files working copies on this
+// machine: the run's working copies are on the worker that asked.
+func localFiles(q human.Question) (human.Question, func(), error) {
+	if len(q.Files) == 0 {
+		return q, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "azero-answer-")
+	if err != nil {
+		return q, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	files := make([]human.File, len(q.Files))
+	for i, fl := range q.Files {
+		p := filepath.Join(dir, fmt.Sprintf("%d-%s", i, filepath.Base(fl.Name)))
+		if err := os.WriteFile(p, []byte(fl.Content), 0o600); err != nil {
+			cleanup()
+			return q, nil, err
+		}
+		fl.Path = p
+		files[i] = fl
+	}
+	q.Files = files
+	return q, cleanup, nil
+}
+
+// temporalOutcome is the --json report of a Temporal run, shaped like the
+// local engine's.
+func (f *Factory) reportTemporal(st temporal.Status, result any, driveErr error, asJSON bool) error {
+	if !asJSON {
+		return driveErr
+	}
+	out := runOutcome{RunID: st.RunID, Workflow: st.Workflow, Status: st.Status, Node: st.Node, Error: st.Error, Result: result}
+	if !st.Status.Finished() && st.Status != store.StatusRunning || st.Question != nil {
+		out.Resume = "azero resume --engine temporal " + st.RunID
+		if out.Status == store.StatusRunning {
+			out.Status = store.StatusWaiting
+		}
+	}
+	if err := writeJSON(f.IO.Out, out); err != nil {
+		return errors.Join(driveErr, err)
+	}
+	return driveErr
+}
+
+// judged gives a finished Temporal run the error its graph's Finish
+// function gives it, so exit codes match the local engine's.
+func judged(st temporal.Status, err error, judge func() error) error {
+	if err != nil || st.Node != flow.End {
+		return err
+	}
+	return judge()
+}
+
+// implementTemporal starts an implementation run on Temporal.
+func implementTemporal(ctx context.Context, f *Factory, te *temporalEngine, runID string, state *implement.State, asJSON bool) error {
+	meta := map[string]string{"repo": state.Repo, "lld": state.LLDPath, "branch": state.Branch, "coder": state.Coder, "runner": state.Runner}
+	st, err := f.startTemporal(ctx, te, implement.Name, runID, state, meta)
+	return f.reportImplementTemporal(st, err, asJSON)
+}
+
+func (f *Factory) reportImplementTemporal(st temporal.Status, err error, asJSON bool) error {
+	var s implement.State
+	if len(st.State) == 0 || json.Unmarshal(st.State, &s) != nil {
+		return f.reportTemporal(st, nil, err, asJSON)
+	}
+	err = judged(st, err, func() error { return implement.Graph(implement.Deps{}).Judge(&s) })
+	res := implementResult{Result: s.Result, Branch: s.Branch, Commit: s.Commit, Scaffolds: s.Scaffolds,
+		Attempts: s.Implementations, Flagged: s.Flagged, GateDecision: s.GateDecision, Patch: s.Patch}
+	for _, fs := range s.Files {
+		res.Files = append(res.Files, fs.Path)
+	}
+	if s.Result == implement.ResultMergeStopped {
+		res.MergeCommand = s.MergeCommand
+	}
+	if err == nil && s.Result == implement.ResultMerged && !asJSON {
+		fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, shortID(s.Commit))
+	}
+	return f.reportTemporal(st, res, err, asJSON)
+}
+
+// resumeTemporal continues a Temporal run from this terminal: it answers
+// the question the run waits for, or retries the node a failed run
+// stopped at, then follows the run.
+func resumeTemporal(ctx context.Context, f *Factory, te *temporalEngine, runID string, asJSON bool) error {
+	st, err := te.client.Status(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if st.Ended {
+		return fmt.Errorf("run %s is already %s; nothing to resume", runID, st.Status)
+	}
+	if st.Question == nil && (st.Status == store.StatusFailed || st.Status == store.StatusWaiting) {
+		if err := te.client.Resume(ctx, runID); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Resuming run %s at %s on Temporal.\n", runID, st.Node)
+	}
+	shown := st.Steps + countNotOK(st.History)
+	final, err := f.followTemporal(ctx, te, runID, shown)
+	if final.Workflow == implement.Name {
+		return f.reportImplementTemporal(final, err, asJSON)
+	}
+	return f.reportTemporal(final, nil, err, asJSON)
+}
+
+// runsTemporal lists the runs on Temporal with where each stands and the
+// question it waits for.
+func runsTemporal(ctx context.Context, f *Factory, te *temporalEngine, opts *RunsOptions) error {
+	list, err := te.client.List(ctx, 0)
+	if err != nil {
+		return err
+	}
+	now := f.Now()
+	type view struct {
+		ID       string            `json:"id"`
+		Workflow string            `json:"workflow"`
+		Status   store.Status      `json:"status"`
+		Node     string            `json:"node"`
+		Steps    int               `json:"steps"`
+		Error    string            `json:"error,omitempty"`
+		Holder   string            `json:"worker,omitempty"`
+		Question *human.Question   `json:"question,omitempty"`
+		Created  time.Time         `json:"created_at"`
+		AgeSecs  int64             `json:"age_seconds"`
+		Meta     map[string]string `json:"meta,omitempty"`
+	}
+	views := []view{}
+	for _, s := range list {
+		v := view{ID: s.RunID, Workflow: s.Workflow, Status: s.Status, Node: s.Node, Steps: s.Steps, Error: s.Error,
+			Holder: s.Holder.Identity, Question: s.Question, Created: s.Started, AgeSecs: int64(now.Sub(s.Started).Seconds()), Meta: s.Meta}
+		if v.Question != nil {
+			v.Status = store.StatusWaiting
+		}
+		if opts.Workflow != "" && v.Workflow != opts.Workflow || opts.Status != "" && string(v.Status) != opts.Status {
+			continue
+		}
+		views = append(views, v)
+		if opts.Limit > 0 && len(views) >= opts.Limit {
+			break
+		}
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, map[string]any{"engine": engineTemporal, "runs": views})
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No runs on Temporal yet. Try: azero demo --engine temporal")
+		return nil
+	}
+	cs := f.IO.ColorSchemeOut()
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tWORKER\tQUESTION")
+	for _, v := range views {
+		q := ""
+		if v.Question != nil {
+			q = v.Question.Prompt + " (" + answerList(*v.Question) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, age(now.Sub(v.Created)), v.Holder, firstLine(q))
+	}
+	return tw.Flush()
+}
+
+// runsShowTemporal shows one Temporal run: where it stands, its question
+// in full, its steps with the worker of each, and its model calls.
+func runsShowTemporal(ctx context.Context, f *Factory, te *temporalEngine, runID string, asJSON bool) error {
+	st, err := te.client.Status(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		st.State = nil
+		return writeJSON(f.IO.Out, st)
+	}
+	out := f.IO.Out
+	status := st.Status
+	if st.Question != nil {
+		status = store.StatusWaiting
+	}
+	fmt.Fprintf(out, "Run %s (%s, on Temporal): %s at %s\n", st.RunID, st.Workflow, status, st.Node)
+	if !st.Started.IsZero() {
+		fmt.Fprintf(out, "Started:  %s\n", st.Started.Format(time.RFC3339))
+	}
+	if st.Holder.Identity != "" {
+		fmt.Fprintf(out, "Worker:   %s (moved %d times)\n", st.Holder.Identity, st.Moves)
+	}
+	for _, k := range sortedMetaKeys(st.Meta) {
+		fmt.Fprintf(out, "%-9s %s\n", k+":", st.Meta[k])
+	}
+	if st.Error != "" {
+		fmt.Fprintf(out, "Error:    %s\n", st.Error)
+	}
+	if q := st.Question; q != nil {
+		fmt.Fprintf(out, "\nWaiting at %s for an answer:\n", q.Gate)
+		fmt.Fprint(out, renderQuestion(*q, f.IO.ColorSchemeOut()))
+		fmt.Fprintf(out, "%s\n  answers: %s\n", q.Prompt, answerList(*q))
+		fmt.Fprintf(out, "  answer it from a terminal with: azero resume --engine temporal %s\n", st.RunID)
+	}
+	fmt.Fprintln(out, "\nHistory:")
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\tNODE\tOUTCOME\tDURATION\tNEXT\tWORKER\tERROR")
+	for i, h := range st.History {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, h.Node, h.Outcome, h.Finished.Sub(h.Started).Round(time.Millisecond), h.Next, h.Worker, firstLine(h.Error))
+	}
+	tw.Flush()
+	if len(st.Calls) > 0 {
+		total := 0.0
+		for _, c := range st.Calls {
+			total += c.CostUSD
+		}
+		fmt.Fprintf(out, "\nModel calls: %d, %.4f USD\n", len(st.Calls), total)
+	}
+	return nil
+}
+
+func sortedMetaKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

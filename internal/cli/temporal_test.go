@@ -1,0 +1,303 @@
+//go:build temporalserver
+
+package cli
+
+// End-to-end tests of the Temporal engine: a real Temporal server started
+// in this process (go.temporal.io/server/temporaltest), two azero workers
+// with state directories of their own (two machines, as far as azero can
+// tell), the real azero command as a separate process starting and
+// answering runs, real git and go test on the demo project.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+// cluster is a Temporal server with azero workers on it.
+type cluster struct {
+	srv     *temporaltest.TestServer
+	ns      string
+	addr    string
+	client  *temporal.Client
+	workers map[string]*testWorker
+}
+
+type testWorker struct {
+	w     *temporal.Worker
+	state string
+	f     *Factory
+	log   *strings.Builder
+	stop  func()
+}
+
+func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	srv := temporaltest.NewServer(temporaltest.WithT(t))
+	c := &cluster{srv: srv, ns: srv.GetDefaultNamespace(), addr: srv.GetFrontendHostPort(), workers: map[string]*testWorker{}}
+	c.client = &temporal.Client{C: srv.NewClientWithOptions(client.Options{Logger: quietLogger{}}), Poll: 100 * time.Millisecond}
+	return c
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}
+
+// config writes an azero config choosing this cluster, into the config
+// directory azeroEnv gives a process with state dir state.
+func (c *cluster) config(t *testing.T, state string) {
+	t.Helper()
+	testenv.WriteFiles(t, filepath.Join(state, "config", "azero"), map[string]string{"config.toml": fmt.Sprintf(
+		"[engine]\nkind = \"temporal\"\naddress = %q\nnamespace = %q\nmove_after = \"4s\"\n", c.addr, c.ns)})
+}
+
+// startWorker starts a worker in this process with its own state
+// directory.
+func (c *cluster) startWorker(t *testing.T, name string) *testWorker {
+	t.Helper()
+	state := t.TempDir()
+	io, _, _, errOut := iostreams.Test()
+	env := map[string]string{"AZERO_STATE_DIR": state, "XDG_CONFIG_HOME": filepath.Join(state, "config"), "HOME": state}
+	f := &Factory{IO: io, Getenv: func(k string) string { return env[k] }, Environ: os.Environ, LookPath: exec.LookPath,
+		WorkDir: state, Now: time.Now, Version: "test"}
+	w, err := newTemporalWorker(t.Context(), f, c.client.C, temporal.DefaultTaskQueue, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tw := &testWorker{w: w, state: state, f: f}
+	stopped := false
+	tw.stop = func() {
+		if !stopped {
+			stopped = true
+			w.Stop()
+			f.Close()
+		}
+	}
+	t.Cleanup(tw.stop)
+	_ = errOut
+	c.workers[name] = tw
+	return tw
+}
+
+func (c *cluster) status(t *testing.T, runID string) temporal.Status {
+	t.Helper()
+	st, err := c.client.Status(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// waitFor polls the run until cond holds.
+func (c *cluster) waitFor(t *testing.T, runID, what string, cond func(temporal.Status) bool) temporal.Status {
+	t.Helper()
+	deadline := time.Now().Add(testenv.Patience)
+	for {
+		st, err := c.client.Status(t.Context(), runID)
+		if err == nil && cond(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s: %s did not happen; last status %+v (%v)", runID, what, st, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func auditOf(t *testing.T, state, event string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["event"] == event {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// The acceptance scenario: a demo run on Temporal reaches its first gate
+// on one worker; that worker is stopped; the approval, sent from anywhere,
+// moves the run to the other worker, which recreates the worktree from the
+// run's branch and snapshot; the final approval is typed at a terminal
+// with `azero resume`; the change is merged exactly once.
+func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
+	testenv.RequireTool(t, "git")
+	testenv.RequireTool(t, "go")
+	c := newCluster(t)
+	a := c.startWorker(t, "worker-a")
+	b := c.startWorker(t, "worker-b")
+
+	state := t.TempDir()
+	c.config(t, state)
+	demoDir := t.TempDir()
+
+	// No terminal: the run stops at its first question, exit 3.
+	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json")
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("demo exit %d, want 3\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	var out runOutcome
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("demo --json: %v\n%s", err, res.stdout)
+	}
+	if out.Status != store.StatusWaiting || out.Node != "diff_review" || !strings.Contains(out.Resume, "azero resume") {
+		t.Fatalf("the run should wait at diff_review with a resume command, got %+v\nstderr:\n%s", out, res.stderr)
+	}
+	runID := out.RunID
+
+	// `azero runs` lists it with its question; `runs show` has it in full.
+	list := runAzeroIn(t, state, demoDir, nil, "runs", "--json")
+	if list.code != 0 || !strings.Contains(list.stdout, runID) || !strings.Contains(list.stdout, `"gate": "diff_review"`) {
+		t.Fatalf("azero runs on Temporal (exit %d) should list %s waiting at diff_review:\n%s\n%s", list.code, runID, list.stdout, list.stderr)
+	}
+	show := runAzeroIn(t, state, demoDir, nil, "runs", "show", runID)
+	if show.code != 0 || !strings.Contains(show.stdout, "Waiting at diff_review") || !strings.Contains(show.stdout, "approve") {
+		t.Fatalf("azero runs show (exit %d) should show the question:\n%s\n%s", show.code, show.stdout, show.stderr)
+	}
+	// Without a terminal, resume refuses to answer: exit 3.
+	if r := runAzeroIn(t, state, demoDir, nil, "resume", runID); r.code != ExitNeedsHuman {
+		t.Fatalf("resume without a terminal: exit %d, want 3\n%s", r.code, r.stderr)
+	}
+
+	st := c.status(t, runID)
+	holder, other := a, b
+	if st.Holder.Identity == "worker-b" {
+		holder, other = b, a
+	}
+	if st.Holder.Identity != "worker-a" && st.Holder.Identity != "worker-b" {
+		t.Fatalf("the run is held by %q", st.Holder.Identity)
+	}
+	oldWorktree := filepath.Join(holder.state, "worktrees", runID)
+	if _, err := os.Stat(oldWorktree); err != nil {
+		t.Fatalf("the holder should have the worktree in its state directory: %v", err)
+	}
+	holder.stop()
+
+	// A wrong word is refused by the validator, before anything happens.
+	if _, err := c.client.Answer(t.Context(), runID, human.Answer{Gate: "diff_review", Key: "aprove", Channel: human.ChannelTemporal}); err == nil {
+		t.Fatal("a misspelt approval was accepted")
+	}
+	// The approval moves the run: the stopped worker never takes the step.
+	reply, err := c.client.Answer(t.Context(), runID, human.Answer{Gate: "diff_review", Key: "approve", Channel: human.ChannelTemporal, By: "test"})
+	if err != nil {
+		t.Fatalf("approve the diff review: %v", err)
+	}
+	if reply.Decision != "APPROVED" || reply.Next != "human_review" {
+		t.Errorf("reply = %+v", reply)
+	}
+	st = c.waitFor(t, runID, "the final review question", func(s temporal.Status) bool {
+		return s.Question != nil && s.Question.Gate == "human_review"
+	})
+	if st.Holder.Identity != other.w.Identity() || st.Moves != 1 {
+		t.Fatalf("the run should have moved once to %s, got holder %s after %d moves", other.w.Identity(), st.Holder.Identity, st.Moves)
+	}
+	newWorktree := filepath.Join(other.state, "worktrees", runID)
+	data, err := os.ReadFile(filepath.Join(newWorktree, "textkit", "text.go"))
+	if err != nil || !strings.Contains(string(data), "strings.Builder") {
+		t.Fatalf("the new worktree should hold the implementation the run made on the old worker (%v):\n%s", err, data)
+	}
+	if _, err := os.Stat(oldWorktree); !os.IsNotExist(err) {
+		t.Errorf("the stopped worker's worktree should be gone after the move: %v", err)
+	}
+
+	// The final approval, typed at a terminal.
+	s := startAzero(t, state, demoDir, nil, "resume", runID, "--json")
+	s.WaitFor(t, "Merge this change?", 1)
+	s.Type(t, "approve")
+	if code := s.exit(t); code != 0 {
+		t.Fatalf("resume exit %d, screen:\n%s", code, s.Text())
+	}
+	var final runOutcome
+	if err := json.Unmarshal(s.stdout.Bytes(), &final); err != nil {
+		t.Fatalf("resume --json: %v\n%s", err, s.stdout.String())
+	}
+	result, _ := json.Marshal(final.Result)
+	if final.Status != store.StatusDone || !strings.Contains(string(result), `"result":"merged"`) {
+		t.Fatalf("the run should be done and merged, got %+v %s\nscreen:\n%s", final, result, s.Text())
+	}
+
+	// Merged exactly once into the demo repository.
+	repo := filepath.Join(demoDir, "textkit")
+	log := testenv.Git(t, repo, "log", "--format=%s", "main")
+	var commits []string
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
+		if l != "textkit: initial import" {
+			commits = append(commits, l)
+		}
+	}
+	if len(commits) == 0 {
+		t.Fatalf("nothing was merged:\n%s", log)
+	}
+	merged := testenv.Git(t, repo, "log", "--format=%H", "main", "--", "textkit/slug_test.go")
+	if n := len(strings.Fields(merged)); n != 1 {
+		t.Errorf("the tests should have been added by exactly one commit on main, got %d:\n%s", n, log)
+	}
+	if text, err := os.ReadFile(filepath.Join(repo, "textkit", "text.go")); err != nil || !strings.Contains(string(text), "strings.Builder") {
+		t.Errorf("the implementation should be merged into the checkout (%v)", err)
+	}
+	if refs := testenv.Git(t, repo, "for-each-ref", "refs/azero/"); strings.TrimSpace(refs) != "" {
+		t.Errorf("the run's snapshot should be forgotten when it ends, got %s", refs)
+	}
+
+	// The decisions were recorded by the worker that acted on them.
+	recs := auditOf(t, other.state, "gate_decision")
+	if len(recs) != 2 {
+		t.Fatalf("want 2 gate decisions in %s's audit log, got %d", other.w.Identity(), len(recs))
+	}
+	for i, gate := range []string{"diff_review", "human_review"} {
+		r := recs[i]
+		if r["gate"] != gate || r["channel"] != human.ChannelTemporal || r["worker"] != other.w.Identity() || r["run_id"] != runID {
+			t.Errorf("decision %d = %v", i, r)
+		}
+	}
+	if r := auditOf(t, holder.state, "gate_decision"); len(r) != 0 {
+		t.Errorf("the stopped worker recorded decisions: %v", r)
+	}
+	if r := auditOf(t, holder.state, "node"); len(r) == 0 {
+		t.Error("the first worker's audit log should record the nodes it ran")
+	}
+	hist := c.status(t, runID).History
+	moved, merges := 0, 0
+	for _, h := range hist {
+		if h.Outcome == "moved" {
+			moved++
+		}
+		if h.Node == "merge" && h.Outcome == "ok" {
+			merges++
+			if h.Worker != other.w.Identity() {
+				t.Errorf("merge ran on %s", h.Worker)
+			}
+		}
+	}
+	if moved != 1 || merges != 1 {
+		t.Errorf("want one move and one merge in the history, got %d and %d", moved, merges)
+	}
+}
