@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -177,12 +178,20 @@ func (c *Client) Status(ctx context.Context, runID string) (Status, error) {
 
 // List lists runs, newest first, with where each stands (limit 0: all).
 func (c *Client) List(ctx context.Context, limit int) ([]Status, error) {
+	out, err := c.list(ctx, limit)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
+	return out, err
+}
+
+func (c *Client) list(ctx context.Context, limit int) ([]Status, error) {
 	var out []Status
 	var token []byte
 	for {
 		resp, err := c.C.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			PageSize: 100, NextPageToken: token,
-			Query: fmt.Sprintf("TaskQueue = %q ORDER BY StartTime DESC", c.queue()),
+			// Not every visibility store can ORDER BY: they list newest
+			// first anyway, and the list is sorted below.
+			Query: fmt.Sprintf("TaskQueue = %q", c.queue()),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("list Temporal runs: %w", err)

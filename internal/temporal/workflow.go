@@ -318,8 +318,12 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 	if err := checkQuestion(q); err != nil {
 		return "", temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, nil)
 	}
-	dr.question = &q
-	defer func() { dr.question = nil }()
+	// Only a question that waits for a human is pending: one with an
+	// unattended answer is decided at once, and nobody may answer it.
+	if q.Unattended == nil {
+		dr.question = &q
+		defer func() { dr.question = nil }()
+	}
 	for {
 		var a human.Answer
 		update := ""
