@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/shell"
+
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -617,7 +619,7 @@ func (w walker) env(args []word, env map[string]string, st *shellState, text str
 				line, more = args[1].val, args[2:]
 			}
 			for _, r := range more {
-				line += " " + shellQuote(r.val)
+				line += " " + shell.Quote(r.val)
 			}
 			w.s.script(line, &cp, w.depth+1)
 			st.absorb(cp)
@@ -757,11 +759,6 @@ func copyEnv(env map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// shellQuote quotes s as one shell word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func shorten(s string) string {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/azero-dev/azero/internal/shell"
 )
 
 func FuzzParsePayload(f *testing.F) {
@@ -105,7 +107,7 @@ func FuzzCommitArgs(f *testing.F) {
 		}
 		var quoted []string
 		for _, a := range strings.Split(joined, "\x00") {
-			quoted = append(quoted, shellQuote(a))
+			quoted = append(quoted, shell.Quote(a))
 		}
 		rest := strings.Join(quoted, " ")
 		for _, tc := range []struct {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/shell"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -198,7 +200,7 @@ func (w walker) alias(name string, rest []word, env map[string]string, st *shell
 	if script, ok := strings.CutPrefix(value, "!"); ok {
 		// A shell alias runs SCRIPT "$@" from the top of the work tree.
 		for _, r := range rest {
-			script += " " + shellQuote(r.val)
+			script += " " + shell.Quote(r.val)
 		}
 		w.s.script(script, st, w.depth+1)
 		return

@@ -84,15 +84,21 @@ func newApplyCommand(f *Factory) *cobra.Command {
 // Each result says how its block matched, its own status and, for a loose
 // match, what was overlooked ("loose").
 type applyReport struct {
-	File    string        `json:"file"`
-	Status  string        `json:"status"`
-	Applied bool          `json:"applied"`
-	DryRun  bool          `json:"dry_run"`
-	Blocks  int           `json:"blocks"`
-	Results []edit.Result `json:"results"`
-	Diff    string        `json:"diff,omitempty"`
-	Error   string        `json:"error,omitempty"`
-	Detail  any           `json:"error_detail,omitempty"`
+	File    string `json:"file"`
+	Status  string `json:"status"`
+	Applied bool   `json:"applied"`
+	DryRun  bool   `json:"dry_run"`
+	Blocks  int    `json:"blocks"`
+	// Line counts of the file, named as the gate and `azero write` name
+	// them; set once the blocks applied.
+	OriginalLines int           `json:"original_lines,omitempty"`
+	LinesAfter    int           `json:"lines_after,omitempty"`
+	LinesAdded    int           `json:"lines_added,omitempty"`
+	LinesDeleted  int           `json:"lines_deleted,omitempty"`
+	Results       []edit.Result `json:"results"`
+	Diff          string        `json:"diff,omitempty"`
+	Error         string        `json:"error,omitempty"`
+	Detail        any           `json:"error_detail,omitempty"`
 }
 
 const (
@@ -182,11 +188,12 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 		return nil
 	}
 	req := safewrite.Request{Root: root, Path: file, Content: []byte(after), Strategy: safewrite.Edit, Base: &snap, Actor: "azero apply"}
+	p, err := safewrite.Propose(req)
+	if err != nil {
+		return fail(err)
+	}
+	rep.OriginalLines, rep.LinesAfter, rep.LinesAdded, rep.LinesDeleted = p.ExistingLines, p.NewLines, p.Added, p.Deleted
 	if opts.DryRun {
-		p, err := safewrite.Propose(req)
-		if err != nil {
-			return fail(err)
-		}
 		rep.Status, rep.Diff = applyStatusDryRun, p.Diff
 		if opts.JSON {
 			return writeJSON(f.IO.Out, rep)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +28,9 @@ type EngineFlags struct {
 	Address   string // --temporal HOST:PORT
 	Namespace string // --namespace (azero worker)
 	TaskQueue string // --task-queue (azero worker)
+	// mTLS (azero worker): --tls-cert, --tls-key, --tls-ca,
+	// --tls-server-name.
+	TLSCert, TLSKey, TLSCA, ServerName string
 }
 
 // addEngineFlags adds --engine and --temporal to a command that drives or
@@ -73,6 +77,17 @@ func (f *Factory) engineSettings(cfg config.Config) (kind string, conn temporal.
 	}
 	if f.EngineFlags.Namespace != "" {
 		conn.Namespace = f.EngineFlags.Namespace
+	}
+	for _, o := range []struct {
+		dst  *string
+		flag string
+	}{
+		{&conn.TLSCert, f.EngineFlags.TLSCert}, {&conn.TLSKey, f.EngineFlags.TLSKey},
+		{&conn.TLSCA, f.EngineFlags.TLSCA}, {&conn.ServerName, f.EngineFlags.ServerName},
+	} {
+		if o.flag != "" {
+			*o.dst = o.flag
+		}
 	}
 	queue = e.TaskQueue
 	if f.EngineFlags.TaskQueue != "" {
@@ -132,6 +147,12 @@ func temporalRegistry(f *Factory) (*temporal.Registry, error) {
 		},
 		Worktree: func(s *implement.State) *temporal.Worktree {
 			return &temporal.Worktree{Repo: s.Repo, Branch: s.Branch, Base: s.BaseCommit, Dir: &s.Worktree}
+		},
+		// An approved change that cannot be merged waits at its merge for
+		// the user: retrying it at once changes nothing.
+		Stops: func(err error) bool {
+			var stopped *implement.MergeStoppedError
+			return errors.As(err, &stopped)
 		},
 	})
 	if err != nil {

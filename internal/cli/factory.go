@@ -36,6 +36,7 @@ type Factory struct {
 	store  *store.Store
 	audit  *audit.Logger
 	prompt *prompt.Prompter
+	notify notifications // the user's [notify] (notify.go)
 }
 
 // NewFactory returns a Factory bound to the real process environment.
@@ -44,8 +45,10 @@ func NewFactory(version string) (*Factory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
+	io := iostreams.System(os.Getenv)
+	io.SetPager(iostreams.PagerCommand(os.Getenv, exec.LookPath), nil)
 	return &Factory{
-		IO:       iostreams.System(os.Getenv),
+		IO:       io,
 		Getenv:   os.Getenv,
 		Environ:  os.Environ,
 		LookPath: exec.LookPath,
@@ -147,6 +150,7 @@ func (f *Factory) Config(repoRoot string) (config.Config, error) {
 
 // Close releases what the Factory opened.
 func (f *Factory) Close() error {
+	f.closeNotifications()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var errs []error

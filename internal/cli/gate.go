@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/shell"
+
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/audit"
@@ -34,6 +36,7 @@ type GateOptions struct {
 	JSON        bool
 	InstallHook bool
 	Force       bool
+	Quiet       bool
 }
 
 func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
@@ -70,8 +73,13 @@ func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
   "repository": ...} on stdout, also when exiting 3 or 4; the report and the
   question go to stderr.
 
+  --quiet shows only the flagged files, each with its banner and diff, and
+  the question; a change with nothing flagged passes silently. It skips no
+  check: a flagged file still needs the typed approve.
+
   --install-hook writes the repository's pre-commit hook to run
-  'azero gate --staged' with the terminal connected, so that plain 'git commit'
+  'azero gate --staged' (with --quiet: 'azero gate --staged --quiet') with
+  the terminal connected, so that plain 'git commit'
   is reviewed too. It refuses to replace a different hook unless --force. The
   hook is a convenience for people committing by hand: 'git commit --no-verify'
   skips any hook, which is why azero's workflows do not rely on it. Their gate
@@ -88,6 +96,9 @@ func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			if opts.Force && !opts.InstallHook {
 				return usagef("--force only applies to --install-hook; nothing skips the review")
 			}
+			if opts.Quiet && opts.JSON {
+				return usagef("--quiet is for people; --json already prints only the document")
+			}
 			if opts.InstallHook && opts.JSON {
 				return usagef("--json does not apply to --install-hook")
 			}
@@ -103,6 +114,7 @@ func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	fl.BoolVar(&opts.JSON, "json", false, "print the analysis and decision as JSON on stdout")
 	fl.BoolVar(&opts.InstallHook, "install-hook", false, "write a git pre-commit hook running 'azero gate --staged'")
 	fl.BoolVar(&opts.Force, "force", false, "with --install-hook: replace an existing, different pre-commit hook")
+	fl.BoolVar(&opts.Quiet, "quiet", false, "show only the flagged files (banners and diffs) and the question; nothing when nothing is flagged (what the hook runs)")
 	return cmd
 }
 
@@ -126,7 +138,7 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 		return fmt.Errorf("open the audit log: %w", err)
 	}
 	g := &review.Gate{IO: opts.IO, Prompter: opts.Prompter, Audit: logger, Now: opts.Now}
-	out, err := g.Run(ctx, review.GateOptions{Repo: opts.repoDir(), Staged: opts.Staged})
+	out, err := g.Run(ctx, review.GateOptions{Repo: opts.repoDir(), Staged: opts.Staged, Quiet: opts.Quiet})
 	if opts.JSON && out.Decision != "" {
 		if werr := writeJSON(opts.IO.Out, out); werr != nil && err == nil {
 			return werr
@@ -135,13 +147,14 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 	return err
 }
 
-// hookScript is the pre-commit hook; %s is azero's path, shell-quoted.
+// hookScript is the pre-commit hook; the first %s is azero's path,
+// shell-quoted, the others the gate's arguments.
 const hookScript = `#!/bin/sh
 # Installed by 'azero gate --install-hook': review the staged diff before
 # every commit and demand a typed 'approve'. A hook is only a convenience:
 # 'git commit --no-verify' skips it, so azero's workflows do not rely on it
 # (their gate is a node of the workflow graph).
-azero=%s
+azero=%[1]s
 if [ ! -x "$azero" ]; then
 	echo "pre-commit: azero is not at $azero; reinstall the hook with: azero gate --install-hook --force" >&2
 	exit 1
@@ -149,15 +162,10 @@ fi
 # git runs hooks with stdin from /dev/null: give azero the terminal, when
 # there is one, so that the human can answer.
 if [ -t 2 ] && (exec </dev/tty) 2>/dev/null; then
-	exec "$azero" gate --staged </dev/tty
+	exec "$azero" gate %[2]s </dev/tty
 fi
-exec "$azero" gate --staged
+exec "$azero" gate %[2]s
 `
-
-// shQuote quotes s for a POSIX shell.
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 func installHook(ctx context.Context, opts *GateOptions) error {
 	top, err := gitx.TopLevel(ctx, opts.repoDir())
@@ -180,7 +188,11 @@ func installHook(ctx context.Context, opts *GateOptions) error {
 	if exe, err = filepath.Abs(exe); err != nil {
 		return err
 	}
-	content := []byte(fmt.Sprintf(hookScript, shQuote(exe)))
+	args := "--staged"
+	if opts.Quiet {
+		args += " --quiet"
+	}
+	content := []byte(fmt.Sprintf(hookScript, shell.QuotePOSIX(exe), args))
 	// The hooks directory may be inside .git, where azero's project writes
 	// never go; its parent is the root of this one deliberate write.
 	root, rel := filepath.Dir(hooks), filepath.Join(filepath.Base(hooks), "pre-commit")

@@ -196,8 +196,8 @@ func TestGateNonInteractiveOutcomes(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", res.code, tt.code, res.stderr)
 			}
 			if tt.decision == "" {
-				if res.stdout != "" {
-					t.Errorf("stdout = %q, want nothing", res.stdout)
+				if tt.code != ExitUsage && !strings.Contains(res.stdout, `"error"`) || strings.Contains(res.stdout, `"decision"`) {
+					t.Errorf("stdout = %q, want only the error document", res.stdout)
 				}
 			} else if doc := decode(t, res.stdout); doc.Decision != tt.decision {
 				t.Errorf("decision %s, want %s", doc.Decision, tt.decision)
@@ -495,8 +495,8 @@ func TestGateRefusesUnresolvedConflicts(t *testing.T) {
 			t.Parallel()
 			state := t.TempDir()
 			res := runAzeroIn(t, state, repo, nil, args...)
-			if res.code != ExitError || res.stdout != "" {
-				t.Fatalf("exit %d, stdout %q; want 1 and no decision\n%s", res.code, res.stdout, res.stderr)
+			if res.code != ExitError || strings.Contains(res.stdout, `"decision"`) || !strings.Contains(res.stdout, "unresolved merge conflicts") {
+				t.Fatalf("exit %d, stdout %q; want 1, the error document and no decision\n%s", res.code, res.stdout, res.stderr)
 			}
 			for _, want := range []string{"app.py", "unresolved merge conflicts", "resolve the conflicts"} {
 				if !strings.Contains(res.stderr, want) {
@@ -508,4 +508,53 @@ func TestGateRefusesUnresolvedConflicts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGateQuiet: --quiet shows only the flagged files and the question,
+// passes a change with nothing flagged without a word, and still needs the
+// typed approve for a flagged one; --install-hook --quiet writes a hook
+// that runs it.
+func TestGateQuiet(t *testing.T) {
+	t.Parallel()
+	t.Run("nothing flagged on a terminal", func(t *testing.T) {
+		t.Parallel()
+		state := t.TempDir()
+		small := testenv.NewRepo(t, map[string]string{"a.py": numberedLines("a", 20)})
+		testenv.WriteFiles(t, small, map[string]string{"a.py": numberedLines("a", 21)})
+		screen := startOnTerminal(t, small, azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate", "--quiet")
+		if code := screen.exit(t); code != 0 {
+			t.Fatalf("exit %d\n%s", code, screen.Text())
+		}
+		if text := strings.TrimSpace(strings.ReplaceAll(screen.Text(), "\x1b[K", "")); strings.Contains(text, "a.py") || strings.Contains(text, "approve") {
+			t.Errorf("quiet printed %q", text)
+		}
+		if recs := gateDecisions(t, state); len(recs) != 1 || recs[0]["decision"] != "NOT_REQUIRED" || recs[0]["quiet"] != true {
+			t.Errorf("audit = %v", recs)
+		}
+	})
+	t.Run("flagged on a terminal", func(t *testing.T) {
+		t.Parallel()
+		state := t.TempDir()
+		screen := startOnTerminal(t, replacedRepo(t), azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate", "--quiet")
+		screen.WaitFor(t, "Type 'approve' to proceed", 1)
+		text := screen.Text()
+		if !strings.Contains(text, "WARNING: REPLACED: src/state.py") || strings.Contains(text, "small.py") || strings.Contains(text, "files changed") {
+			t.Errorf("quiet must show the flagged file only:\n%s", text)
+		}
+		screen.Type(t, "reject")
+		if code := screen.exit(t); code != ExitRejected {
+			t.Fatalf("exit %d", code)
+		}
+	})
+	t.Run("the hook", func(t *testing.T) {
+		t.Parallel()
+		repo := testenv.NewRepo(t, map[string]string{"a.py": "a\n"})
+		if res := runAzeroIn(t, t.TempDir(), repo, nil, "gate", "--install-hook", "--quiet"); res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		hook, err := os.ReadFile(filepath.Join(repo, ".git", "hooks", "pre-commit"))
+		if err != nil || !strings.Contains(string(hook), "gate --staged --quiet") {
+			t.Errorf("hook = %s (%v)", hook, err)
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/temporal"
 )
 
 // GCOptions are the inputs of `azero runs gc`.
@@ -75,6 +76,7 @@ type runBranch struct {
 	Branch   string `json:"branch"`
 	Worktree string `json:"worktree"`
 	Result   string `json:"result"`
+	Commit   string `json:"commit"`
 }
 
 // branchOf reads where an implementation run works. A state that does
@@ -89,10 +91,10 @@ func branchOf(r store.Run) runBranch {
 	return info
 }
 
-// keepsBranch reports whether a run's result leaves its branch for the
-// user: an approved commit that was merged, or that could not be.
+// keepsBranch reports whether a run leaves its branch for the user: it
+// holds an approved commit (merged, or waiting to be merged).
 func (i runBranch) keepsBranch() bool {
-	return i.Result == "merge_stopped" || i.Result == "merged"
+	return i.Result == "merge_stopped" || i.Result == "merged" || i.Commit != ""
 }
 
 // gcRepo is one repository as gc found it, read once for all its runs.
@@ -183,6 +185,10 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		a := gcAction{RunID: r.ID}
 		switch {
+		case r.Meta[temporal.MetaEngine] == temporal.EngineName && !r.Status.Finished():
+			// A run on Temporal this machine's worker works on: its
+			// worktree and branch are the run's, wherever it goes next.
+			continue
 		case r.Status.Finished() || r.Node == flow.End:
 			a.Reason = "the run has ended (" + string(r.Status) + ")"
 		case st.LeaseLive(r):

@@ -14,6 +14,7 @@ import (
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/shell"
 )
 
 // HookOptions are the inputs of `azero hook claude-code`.
@@ -208,5 +209,5 @@ func (o *HookOptions) azeroCommand() (string, error) {
 			return "azero", nil
 		}
 	}
-	return shQuote(exe), nil
+	return shell.QuotePOSIX(exe), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/azero-dev/azero/internal/agenthook/hooktest"
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/shell"
 )
 
 // TestHookProcessRecordedPayloads runs every recorded Claude Code payload
@@ -103,7 +104,7 @@ func TestHookInstall(t *testing.T) {
 		}
 		got := readFile(t, settings)
 		exe, _ := filepath.EvalSymlinks(os.Args[0])
-		for _, want := range []string{`"model": "opus"`, "prettier --write", `"PreToolUse"`, shQuote(exe) + " hook claude-code", `"onFailure": "block"`, `"matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash"`} {
+		for _, want := range []string{`"model": "opus"`, "prettier --write", `"PreToolUse"`, shell.QuotePOSIX(exe) + " hook claude-code", `"onFailure": "block"`, `"matcher": "Write|Edit|MultiEdit|NotebookEdit|Bash"`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("settings lack %s:\n%s", want, got)
 			}

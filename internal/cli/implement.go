@@ -286,11 +286,12 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	// The recorded model, whatever AZERO_MOCK_LLM says now.
 	env.MockLLM, env.MockScript = false, s.Settings.MockScript
 	lineage := roles.NewLineage(w, stateDir, runID)
-	coder, err := roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
-		Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
-	if err != nil {
-		return implement.Deps{}, err
-	}
+	// Opened at its first call: a run resumed past its last model call
+	// (at the merge) needs no key. A new run checked the key already.
+	coder := llm.Lazy(s.Coder, func() (llm.Model, error) {
+		return roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
+			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
+	})
 	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report})
 	if err != nil {
 		return implement.Deps{}, err
@@ -360,20 +361,14 @@ func (f *Factory) reportImplement(ctx context.Context, runID string, s *implemen
 		for _, fs := range s.Files {
 			res.Files = append(res.Files, fs.Path)
 		}
-		if s.Result == implement.ResultMergeStopped {
-			res.MergeCommand = s.MergeCommand
+		var stopped *implement.MergeStoppedError
+		if errors.As(driveErr, &stopped) {
+			res.Result, res.MergeCommand = implement.ResultMergeStopped, stopped.Command
 		}
 		result = res
 		if driveErr == nil && s.Result == implement.ResultMerged && !asJSON {
-			fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, shortID(s.Commit))
+			fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, gitx.ShortID(s.Commit))
 		}
 	}
 	return f.reportRun(ctx, runID, result, driveErr, asJSON)
-}
-
-func shortID(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
 }

@@ -133,7 +133,11 @@ def pytest_sessionstart(session):
 		t.Fatalf("killed during scaffold, run stands at %s", r.Node)
 	}
 
-	// 2. Resumed; killed while pytest runs the red gate.
+	// 2. Resumed; killed while pytest runs the red gate (the baseline run
+	// before the model call left the marker too).
+	if err := os.Remove(marker); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 	cmd = run("resume", r.ID)
 	for deadline := time.Now().Add(testenv.Patience); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
@@ -178,7 +182,7 @@ def pytest_sessionstart(session):
 		t.Errorf("%d model calls, want 3 (the killed one, its repeat, the implementation)", srv.count())
 	}
 	_, hist := runOf(t, state)
-	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting human_review:ok commit:ok merge:ok cleanup:ok END:done") {
+	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting human_review:ok commit:ok merge:ok cleanup:ok END:done") {
 		t.Errorf("history: %s", got)
 	}
 }
@@ -220,5 +224,56 @@ func TestImplementStopsAtTheBudget(t *testing.T) {
 	}
 	if len(d.CostByNode) != 2 || d.TotalUSD <= 0 {
 		t.Errorf("cost by node = %+v total %v", d.CostByNode, d.TotalUSD)
+	}
+}
+
+// TestImplementMergeWaitsForTheUsersWork: an approved change that would
+// touch the user's uncommitted work is not merged; the run stays at its
+// merge, and once the user has cleaned up, a resume merges it — with no
+// model key, as no model is asked again.
+func TestImplementMergeWaitsForTheUsersWork(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	repo, state := calcRepo(t), t.TempDir()
+	srv := newCoderServer(t, goodTests, goodCalc)
+	env := []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
+	if res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--coder", "openai:gpt-4.1"); res.code != 3 {
+		t.Fatalf("implement: exit %d\n%s", res.code, res.stderr)
+	}
+	r := onlyRun(t, state)
+	// Meanwhile the user edits calc.py, which the change also changes.
+	testenv.WriteFiles(t, repo, map[string]string{"calc.py": "def add(a, b):\n    return a + b  # mine\n"})
+	screen := startOnTerminal(t, repo, azeroEnv(state, env...), os.Args[0], "resume", r.ID)
+	screen.WaitFor(t, "Merge this change?", 1)
+	screen.Type(t, "approve")
+	if code := screen.exit(t); code != ExitError {
+		t.Fatalf("exit %d, want 1\n%s", code, screen.Text())
+	}
+	for _, want := range []string{"uncommitted changes to calc.py", "merge azero/", "azero resume " + r.ID} {
+		if !strings.Contains(screen.Text(), want) {
+			t.Errorf("the terminal does not say %q:\n%s", want, screen.Text())
+		}
+	}
+	if got := onlyRun(t, state); got.Status != store.StatusFailed || got.Node != "merge" {
+		t.Fatalf("run %s at %s, want failed at merge (resumable)", got.Status, got.Node)
+	}
+	if mine, _ := os.ReadFile(filepath.Join(repo, "calc.py")); !strings.Contains(string(mine), "# mine") {
+		t.Fatal("the user's uncommitted work was touched")
+	}
+	calls := srv.count()
+	// The user puts their edit away; the resume has no key at all.
+	testenv.Git(t, repo, "checkout", "--", "calc.py")
+	res := runAzeroIn(t, state, repo, []string{"OPENAI_API_KEY=", "AZERO_MOCK_LLM="}, "resume", r.ID, "--json")
+	if res.code != 0 {
+		t.Fatalf("resume after cleaning up: exit %d\n%s", res.code, res.stderr)
+	}
+	if calc, _ := os.ReadFile(filepath.Join(repo, "calc.py")); !strings.Contains(string(calc), "def multiply") {
+		t.Error("not merged")
+	}
+	if srv.count() != calls {
+		t.Errorf("the resume asked the model %d more times", srv.count()-calls)
+	}
+	if got := onlyRun(t, state); got.Status != store.StatusDone {
+		t.Errorf("run %s, want done", got.Status)
 	}
 }

@@ -140,15 +140,15 @@ func TestImplementRoutesOnTheRunner(t *testing.T) {
 		path    string
 	}{
 		{"TS-02 premature pass is rejected and re-scaffolded", []string{passTests, goodTests, goodCalc}, 3,
-			"worktree:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
 		{"syntax error in tests is re-scaffolded", []string{syntaxBad, goodTests, goodCalc}, 3,
-			"worktree:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
 		{"TS-04 three failed implementations stop with exit 5", []string{goodTests, badCalc, badCalc, badCalc}, 5,
-			"worktree:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"},
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"},
 		{"a failure then the fix goes green", []string{goodTests, badCalc, goodCalc}, 3,
-			"worktree:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
 		{"three scaffolds without a red escalate to the human", []string{passTests, passTests, passTests}, 3,
-			"worktree:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -400,7 +400,7 @@ func TestImplementGoStubsBeforeRed(t *testing.T) {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
 	}
 	r, hist := runOf(t, state)
-	want := "worktree:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"
+	want := "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"
 	if got := nodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}

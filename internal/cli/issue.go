@@ -109,6 +109,12 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Brief != "" && opts.Resume != "" {
+				return usagef("--brief starts a new run and --resume continues one: give one of them")
+			}
+			if opts.Resume != "" && (opts.Tracker != "" || opts.Repo != "" || opts.Drafter != "" || opts.Reviewer != "") {
+				return usagef("--resume continues a run with the tracker and models it started with: drop --tracker, --repo, --drafter and --reviewer")
+			}
 			if opts.Brief == "" && opts.Resume == "" {
 				return usagef("--brief FILE is required: the notes to turn into an issue (or --resume SLUG to continue a run)")
 			}
@@ -378,6 +384,10 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, en
 	return issue.Deps{
 		Writer: w, Events: eng, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
 		Runs: issueRuns{st: st},
+		MaxOutput: map[llm.Role]int{
+			llm.RoleDrafter:  maxOutput(cfg.Roles.Drafter, s.Drafter, env.Prices),
+			llm.RoleReviewer: maxOutput(cfg.Roles.Reviewer, s.Reviewer, env.Prices),
+		},
 		Checks: &issue.Preflight{Editor: p.CheckEditor, Tracker: tr, Root: s.Root, AuditDir: s.AuditDir,
 			Models: []llm.Model{drafter, reviewer}},
 	}, nil

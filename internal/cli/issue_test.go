@@ -397,7 +397,7 @@ func TestIssueCommandFlags(t *testing.T) {
 		{"everything", []string{"--brief", "n.md", "--repo", "acme/w", "--tracker", "github", "--drafter", "openai:gpt-4.1", "--reviewer", "mock:scripted", "--json"},
 			IssueOptions{Brief: "n.md", Repo: "acme/w", Tracker: "github", Drafter: "openai:gpt-4.1", Reviewer: "mock:scripted", JSON: true}, false},
 		{"resume alone", []string{"--resume", "governance-notes"}, IssueOptions{Resume: "governance-notes"}, false},
-		{"resume with brief", []string{"--brief", "g.md", "--resume", "g"}, IssueOptions{Brief: "g.md", Resume: "g"}, false},
+		{"resume with brief", []string{"--brief", "g.md", "--resume", "g"}, IssueOptions{}, true},
 		{"nothing", nil, IssueOptions{}, true},
 		{"bad tracker", []string{"--brief", "n.md", "--tracker", "jira"}, IssueOptions{}, true},
 		{"resume is a slug", []string{"--resume", "../x"}, IssueOptions{}, true},
@@ -913,7 +913,7 @@ func TestIssue150ResumeAfterKill(t *testing.T) {
 		p.waitFor(issVerdictMenu, 1)
 		p.kill()
 
-		q := w.start(nil, "issue", "--brief", brief, "--resume", "budget", "--json")
+		q := w.start(nil, "issue", "--resume", "budget", "--json")
 		q.answer(issVerdictMenu, 1, "A")
 		if code := q.exit(); code != 0 {
 			t.Fatalf("exit %d; screen:\n%s", code, q.text())
@@ -954,7 +954,7 @@ func TestIssue150ResumeAfterKill(t *testing.T) {
 					t.Fatalf("exit %d after SIGHUP; screen:\n%s", code, p.text())
 				}
 			}
-			q := w.start(nil, "issue", "--brief", brief, "--resume", "budget", "--json")
+			q := w.start(nil, "issue", "--resume", "budget", "--json")
 			q.answer(issDraftMenu, 1, "S")
 			q.answer(issVerdictMenu, 1, "A")
 			if code := q.exit(); code != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/workflow/implement"
 	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
@@ -67,6 +68,9 @@ func newResumeCommand(f *Factory) *cobra.Command {
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if budget < 0 {
+				return usagef("--budget must not be negative (got %g)", budget)
+			}
 			if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
 				return err
 			} else if te != nil {
@@ -84,6 +88,11 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if r.Meta[temporal.MetaEngine] == temporal.EngineName {
+				// A worker's bookkeeping of a run on Temporal: driving it
+				// here would run it twice.
+				return fmt.Errorf("run %s runs on Temporal (this machine's store only mirrors the steps its worker ran): use azero resume --engine temporal %s", r.ID, r.ID)
+			}
 			if r.Status.Finished() {
 				return fmt.Errorf("run %s is already %s; nothing to resume", r.ID, r.Status)
 			}
@@ -92,9 +101,6 @@ func newResumeCommand(f *Factory) *cobra.Command {
 				return fmt.Errorf("run %s belongs to workflow %q, which this azero cannot run", r.ID, r.Workflow)
 			}
 			if cmd.Flags().Changed("budget") {
-				if budget < 0 {
-					return usagef("--budget must not be negative")
-				}
 				if wf.budget == nil {
 					return usagef("runs of the %s workflow have no budget: --budget applies to implement runs", r.Workflow)
 				}

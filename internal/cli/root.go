@@ -41,20 +41,58 @@ func Main(version string) int {
 }
 
 // Run executes one command line and returns its exit code, printing the
-// error, if any, to stderr.
+// error, if any, to stderr, and with --json also as one JSON document on
+// stdout ({"error": ..., "exit_code": N}) unless the command printed its
+// own document.
 func Run(ctx context.Context, f *Factory, args []string) int {
 	defer f.Close()
+	out := &countingWriter{w: f.IO.Out}
+	f.IO.Out = out
 	root := NewRootCommand(f)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	code := ExitCode(err)
 	if err != nil {
 		fmt.Fprintln(f.IO.ErrOut, "azero:", err)
 		if code == ExitUsage {
 			fmt.Fprintln(f.IO.ErrOut, "Run 'azero --help' for usage.")
 		}
+		if out.n == 0 && wantsJSON(cmd, args) {
+			_ = writeJSON(f.IO.Out, map[string]any{"error": err.Error(), "exit_code": code})
+		}
 	}
 	return code
+}
+
+// wantsJSON reports whether the command line asked for --json, even when
+// it failed before its flags were parsed.
+func wantsJSON(cmd *cobra.Command, args []string) bool {
+	if cmd != nil {
+		if fl := cmd.Flags().Lookup("json"); fl != nil && fl.Changed {
+			return true
+		}
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts what a command wrote to stdout.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // NewRootCommand builds the command tree.
@@ -73,13 +111,14 @@ func NewRootCommand(f *Factory) *cobra.Command {
   (default $XDG_STATE_HOME/azero, or ~/.local/state/azero).`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       f.Version,
+		Version:       buildVersion(f.Version).Version,
 	}
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = false
+	root.SetHelpCommand(newHelpCommand(root))
 
 	root.AddCommand(
 		newVersionCommand(f),
@@ -93,11 +132,15 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newApplyCommand(f),
 		newGateCommand(f, nil),
 		newWriteCommand(f, nil),
+		newDocsCommand(f),
 		newHookCommand(f),
 		newMCPCommand(f),
+		newServeCommand(f, nil),
 		newWorkerCommand(f),
 	)
 
+	strictCompletion(root)
+	completeValues(f, root)
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		defaultHelp(c, args)
@@ -161,5 +204,45 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 			return usagef("%s needs %s", cmd.CommandPath(), names)
 		}
 		return nil
+	}
+}
+
+// newHelpCommand is `azero help [COMMAND]`: an unknown command is a usage
+// error (exit 2), not a help page.
+func newHelpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				return usagef("unknown command %q: see 'azero --help' for the commands", strings.Join(args, " "))
+			}
+			return target.Help()
+		},
+	}
+}
+
+// strictCompletion makes `azero completion SHELL` refuse an unknown shell
+// (exit 2) instead of printing its help.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sub := range c.Commands() {
+			shells = append(shells, sub.Name())
+		}
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown shell %q: azero completes for %s", args[0], strings.Join(shells, ", "))
+			}
+			return nil
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			return usagef("name the shell: azero completion %s", strings.Join(shells, "|"))
+		}
 	}
 }

@@ -2,9 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -12,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/rundoc"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -52,42 +51,14 @@ func newRunsCommand(f *Factory) *cobra.Command {
 	return cmd
 }
 
-// runView is a run as `azero runs` reports it.
-type runView struct {
-	ID        string            `json:"id"`
-	Workflow  string            `json:"workflow"`
-	Key       string            `json:"key,omitempty"`
-	Status    store.Status      `json:"status"`
-	Node      string            `json:"node"`
-	Steps     int               `json:"steps"`
-	Error     string            `json:"error,omitempty"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
-	AgeSecs   int64             `json:"age_seconds"`
-	Meta      map[string]string `json:"meta,omitempty"`
-}
+// The documents of `azero runs --json` and `azero runs show --json` are
+// built by rundoc, so that the JSON API of `azero serve` prints the same.
 
 // effectiveStatus reports a run whose driver died as interrupted: its
 // stored status still says running, but nobody is running it.
-func effectiveStatus(st *store.Store, r store.Run) store.Status {
-	if r.Status == store.StatusRunning && !st.LeaseLive(r) {
-		return store.StatusInterrupted
-	}
-	return r.Status
-}
-
-func viewOf(st *store.Store, r store.Run, now time.Time) runView {
-	return runView{ID: r.ID, Workflow: r.Workflow, Key: r.Key, Status: effectiveStatus(st, r), Node: r.Node,
-		Steps: r.Steps, Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		AgeSecs: int64(now.Sub(r.CreatedAt).Seconds()), Meta: r.Meta}
-}
+func effectiveStatus(st *store.Store, r store.Run) store.Status { return rundoc.Status(st, r) }
 
 func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
-	switch s := store.Status(opts.Status); s {
-	case "", store.StatusRunning, store.StatusWaiting, store.StatusInterrupted, store.StatusDone, store.StatusFailed, store.StatusAborted:
-	default:
-		return usagef("unknown status %q: use running, waiting, interrupted, done, failed or aborted", opts.Status)
-	}
 	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
 		return err
 	} else if te != nil {
@@ -98,23 +69,14 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := store.Filter{Workflow: opts.Workflow, Limit: opts.Limit}
-	// interrupted runs are stored as running with a dead driver.
-	if s := store.Status(opts.Status); s != "" && s != store.StatusInterrupted && s != store.StatusRunning {
-		filter.Status = s
+	now := f.Now()
+	views, err := rundoc.List(ctx, st, rundoc.Filter{Workflow: opts.Workflow, Status: opts.Status, Limit: opts.Limit}, now)
+	var bad *rundoc.ErrStatus
+	if errors.As(err, &bad) {
+		return usagef("%v", err)
 	}
-	runs, err := st.ListRuns(ctx, filter)
 	if err != nil {
 		return err
-	}
-	now := f.Now()
-	views := make([]runView, 0, len(runs))
-	for _, r := range runs {
-		v := viewOf(st, r, now)
-		if opts.Status != "" && string(v.Status) != opts.Status {
-			continue
-		}
-		views = append(views, v)
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, map[string]any{"runs": views})
@@ -123,6 +85,7 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "No runs yet. Try: azero demo")
 		return nil
 	}
+	defer f.IO.StartPager()()
 	cs := f.IO.ColorSchemeOut()
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
@@ -181,35 +144,12 @@ func newRunsShowCommand(f *Factory) *cobra.Command {
 	return cmd
 }
 
-// nodeCost sums the model calls made by one node.
-type nodeCost struct {
-	Node         string  `json:"node"`
-	Calls        int     `json:"calls"`
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
-}
-
-type runDetail struct {
-	Run runView `json:"run"`
-	// Question is what the run is waiting for (or is being asked now), in
-	// full: the report to read and the answers allowed.
-	Question   *human.Question `json:"question,omitempty"`
-	History    []store.Step    `json:"history"`
-	Calls      []store.Call    `json:"calls"`
-	CostByNode []nodeCost      `json:"cost_by_node"`
-	TotalUSD   float64         `json:"total_cost_usd"`
-	LineageDir string          `json:"lineage_dir,omitempty"`
-	// Events are what the run reported, in order (with --events).
-	Events []event.Event `json:"events,omitempty"`
-}
-
 func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents bool) error {
 	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
 		return err
 	} else if te != nil {
 		defer te.Close()
-		return runsShowTemporal(ctx, f, te, ref, asJSON)
+		return runsShowTemporal(ctx, f, te, ref, asJSON, withEvents)
 	}
 	st, err := f.Store(ctx)
 	if err != nil {
@@ -219,52 +159,16 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 	if err != nil {
 		return err
 	}
-	hist, err := st.History(ctx, r.ID)
+	dir, _ := f.RunDir(r.ID)
+	d, err := rundoc.DetailOf(ctx, st, r, f.Now(), dir, withEvents)
 	if err != nil {
 		return err
 	}
-	calls, err := st.Calls(ctx, r.ID)
-	if err != nil {
-		return err
-	}
-	d := runDetail{Run: viewOf(st, r, f.Now()), History: hist, Calls: calls}
-	if len(r.Question) > 0 {
-		var q human.Question
-		if err := json.Unmarshal(r.Question, &q); err != nil {
-			return fmt.Errorf("decode the question of run %s: %w", r.ID, err)
-		}
-		d.Question = &q
-	}
-	if withEvents {
-		if d.Events, err = st.Events(ctx, r.ID, 0, 0); err != nil {
-			return err
-		}
-	}
-	byNode := map[string]*nodeCost{}
-	for _, c := range calls {
-		nc := byNode[c.Node]
-		if nc == nil {
-			nc = &nodeCost{Node: c.Node}
-			byNode[c.Node] = nc
-		}
-		nc.Calls++
-		nc.InputTokens += c.InputTokens
-		nc.OutputTokens += c.OutputTokens
-		nc.CostUSD += c.CostUSD
-		d.TotalUSD += c.CostUSD
-	}
-	for _, nc := range byNode {
-		d.CostByNode = append(d.CostByNode, *nc)
-	}
-	sort.Slice(d.CostByNode, func(i, j int) bool { return d.CostByNode[i].Node < d.CostByNode[j].Node })
-	if dir, err := f.RunDir(r.ID); err == nil {
-		if _, err := os.Stat(dir); err == nil {
-			d.LineageDir = dir
-		}
-	}
+	hist, calls := d.History, d.Calls
 	if asJSON {
 		return writeJSON(f.IO.Out, d)
 	}
+	defer f.IO.StartPager()()
 	out := f.IO.Out
 	fmt.Fprintf(out, "Run %s (%s): %s at %s\n", d.Run.ID, d.Run.Workflow, d.Run.Status, d.Run.Node)
 	if d.Run.Key != "" {

@@ -40,6 +40,30 @@ func onlyRun(t *testing.T, state string) store.Run {
 	return r
 }
 
+// progressed waits until the run completes one more node than it had, and
+// reports true, or until the process ends (false; its result stays in
+// done for the caller).
+func progressed(t *testing.T, state string, done chan error) bool {
+	t.Helper()
+	steps := -1
+	if countRuns(t, state) > 0 {
+		steps = onlyRun(t, state).Steps
+	}
+	for deadline := time.Now().Add(testenv.Patience); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-done:
+			done <- err
+			return false
+		default:
+		}
+		if countRuns(t, state) > 0 && onlyRun(t, state).Steps > steps {
+			return true
+		}
+	}
+	t.Fatal("the self-test made no progress")
+	return false
+}
+
 // countRuns counts the runs in the store (0 when there is none yet).
 func countRuns(t *testing.T, state string) int {
 	t.Helper()
@@ -76,14 +100,22 @@ func TestSelftestSurvivesSIGKILL(t *testing.T) {
 	cmd := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", fmt.Sprint(steps), "--delay", "150ms")
 	kills := 0
 	var runID string
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
 	for {
-		// Let it work a little, then kill it wherever it is.
-		time.Sleep(time.Duration(100+rand.IntN(400)) * time.Millisecond)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		// Wait until this process has done some work (on a loaded machine
+		// a start can take longer than a node), then kill it at a random
+		// moment of what follows.
+		if !progressed(t, state, done) {
+			// It ended on its own: it reached the gate (exit 3).
+			if r := onlyRun(t, state); r.Node == "approve" && r.Status == store.StatusWaiting {
+				break
+			}
+			t.Fatal("the process ended before the gate")
+		}
+		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
 		select {
 		case err := <-done:
-			// It reached the gate (exit 3) before the kill.
 			if code := exitCode(err); code != 3 {
 				t.Fatalf("exit %d before the gate", code)
 			}
@@ -92,25 +124,14 @@ func TestSelftestSurvivesSIGKILL(t *testing.T) {
 			<-done
 			kills++
 		}
-		if runID == "" {
-			if countRuns(t, state) == 0 {
-				// Killed before the run existed (a slow start): start over,
-				// this time killing only once the run exists.
-				cmd = spawnAzero(t, state, "selftest", "--dir", dir, "--steps", fmt.Sprint(steps), "--delay", "150ms")
-				for deadline := time.Now().Add(testenv.Patience); countRuns(t, state) == 0; time.Sleep(20 * time.Millisecond) {
-					if time.Now().After(deadline) {
-						t.Fatal("the self-test never created its run")
-					}
-				}
-				continue
-			}
-			runID = onlyRun(t, state).ID
-		}
 		r := onlyRun(t, state)
+		runID = r.ID
 		if r.Node == "approve" && r.Status == store.StatusWaiting {
 			break
 		}
 		cmd = spawnAzero(t, state, "resume", runID)
+		done = make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
 	}
 	if kills == 0 {
 		t.Fatal("the run was never killed: the test proved nothing")

@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/shell"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/workflow/implement"
@@ -121,7 +124,7 @@ func (f *Factory) answerTemporal(ctx context.Context, te *temporalEngine, runID 
 	if err != nil {
 		return err
 	}
-	a.Gate = q.Gate
+	a.Gate, a.QuestionID = q.Gate, q.ID
 	a.Channel = human.ChannelTemporal
 	a.By = answerer()
 	a.At = f.Now().UTC()
@@ -219,11 +222,14 @@ func (f *Factory) reportImplementTemporal(st temporal.Status, err error, asJSON 
 	for _, fs := range s.Files {
 		res.Files = append(res.Files, fs.Path)
 	}
-	if s.Result == implement.ResultMergeStopped {
-		res.MergeCommand = s.MergeCommand
+	if !st.Ended && st.Status == store.StatusFailed && st.Node == implement.NodeMerge && s.Commit != "" {
+		// Stopped at its merge (the checkout moved, or holds changes the
+		// merge would touch): merged by hand, or by a resume.
+		res.Result = implement.ResultMergeStopped
+		res.MergeCommand = fmt.Sprintf("git -C %s merge %s", shell.Quote(s.Repo), s.Branch)
 	}
 	if err == nil && s.Result == implement.ResultMerged && !asJSON {
-		fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, shortID(s.Commit))
+		fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, gitx.ShortID(s.Commit))
 	}
 	return f.reportTemporal(st, res, err, asJSON)
 }
@@ -231,7 +237,12 @@ func (f *Factory) reportImplementTemporal(st temporal.Status, err error, asJSON 
 // resumeTemporal continues a Temporal run from this terminal: it answers
 // the question the run waits for, or retries the node a failed run
 // stopped at, then follows the run.
-func resumeTemporal(ctx context.Context, f *Factory, te *temporalEngine, runID string, asJSON bool) error {
+func resumeTemporal(ctx context.Context, f *Factory, te *temporalEngine, ref string, asJSON bool) error {
+	r, err := (&temporal.Runs{Client: te.client}).FindRun(ctx, ref)
+	if err != nil {
+		return err
+	}
+	runID := r.ID
 	st, err := te.client.Status(ctx, runID)
 	if err != nil {
 		return err
@@ -253,110 +264,143 @@ func resumeTemporal(ctx context.Context, f *Factory, te *temporalEngine, runID s
 	return f.reportTemporal(final, nil, err, asJSON)
 }
 
+// temporalView is a run on Temporal as `azero runs --engine temporal`
+// lists it: the local engine's document, with the worker holding the run
+// and the question it waits for.
+type temporalView struct {
+	rundoc.View
+	Worker   string          `json:"worker,omitempty"`
+	Question *human.Question `json:"question,omitempty"`
+}
+
 // runsTemporal lists the runs on Temporal with where each stands and the
 // question it waits for.
 func runsTemporal(ctx context.Context, f *Factory, te *temporalEngine, opts *RunsOptions) error {
-	list, err := te.client.List(ctx, 0)
+	src := &temporal.Runs{Client: te.client, Fresh: time.Minute}
+	now := f.Now()
+	views, err := rundoc.List(ctx, src, rundoc.Filter{Workflow: opts.Workflow, Status: opts.Status, Limit: opts.Limit}, now)
+	var bad *rundoc.ErrStatus
+	if errors.As(err, &bad) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
-	now := f.Now()
-	type view struct {
-		ID       string            `json:"id"`
-		Workflow string            `json:"workflow"`
-		Status   store.Status      `json:"status"`
-		Node     string            `json:"node"`
-		Steps    int               `json:"steps"`
-		Error    string            `json:"error,omitempty"`
-		Holder   string            `json:"worker,omitempty"`
-		Question *human.Question   `json:"question,omitempty"`
-		Created  time.Time         `json:"created_at"`
-		AgeSecs  int64             `json:"age_seconds"`
-		Meta     map[string]string `json:"meta,omitempty"`
+	// The same list, read once (Fresh): the records behind the views.
+	records, err := src.ListRuns(ctx, store.Filter{})
+	if err != nil {
+		return err
 	}
-	views := []view{}
-	for _, s := range list {
-		v := view{ID: s.RunID, Workflow: s.Workflow, Status: s.Status, Node: s.Node, Steps: s.Steps, Error: s.Error,
-			Holder: s.Holder.Identity, Question: s.Question, Created: s.Started, AgeSecs: int64(now.Sub(s.Started).Seconds()), Meta: s.Meta}
-		if v.Question != nil {
-			v.Status = store.StatusWaiting
+	byID := map[string]store.Run{}
+	for _, r := range records {
+		byID[r.ID] = r
+	}
+	out := make([]temporalView, 0, len(views))
+	for _, v := range views {
+		r := byID[v.ID]
+		q, err := rundoc.Question(r)
+		if err != nil {
+			return err
 		}
-		if opts.Workflow != "" && v.Workflow != opts.Workflow || opts.Status != "" && string(v.Status) != opts.Status {
-			continue
-		}
-		views = append(views, v)
-		if opts.Limit > 0 && len(views) >= opts.Limit {
-			break
-		}
+		out = append(out, temporalView{View: v, Worker: r.Meta["worker"], Question: q})
 	}
 	if opts.JSON {
-		return writeJSON(f.IO.Out, map[string]any{"engine": engineTemporal, "runs": views})
+		return writeJSON(f.IO.Out, map[string]any{"engine": engineTemporal, "runs": out})
 	}
-	if len(views) == 0 {
+	if len(out) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No runs on Temporal yet. Try: azero demo --engine temporal")
 		return nil
 	}
+	defer f.IO.StartPager()()
 	cs := f.IO.ColorSchemeOut()
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tWORKER\tQUESTION")
-	for _, v := range views {
+	for _, v := range out {
 		q := ""
 		if v.Question != nil {
 			q = v.Question.Prompt + " (" + answerList(*v.Question) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, age(now.Sub(v.Created)), v.Holder, firstLine(q))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, age(now.Sub(v.CreatedAt)), v.Worker, firstLine(q))
 	}
 	return tw.Flush()
 }
 
+// temporalDetail is one run on Temporal as `azero runs show --engine
+// temporal --json` reports it: the local engine's document, with the
+// worker of each step, the worker holding the run and its moves.
+type temporalDetail struct {
+	rundoc.Detail
+	Engine  string          `json:"engine"`
+	Worker  string          `json:"worker,omitempty"`
+	Moves   int             `json:"moves"`
+	Ended   bool            `json:"ended"`
+	History []temporal.Step `json:"history"`
+}
+
 // runsShowTemporal shows one Temporal run: where it stands, its question
 // in full, its steps with the worker of each, and its model calls.
-func runsShowTemporal(ctx context.Context, f *Factory, te *temporalEngine, runID string, asJSON bool) error {
-	st, err := te.client.Status(ctx, runID)
+func runsShowTemporal(ctx context.Context, f *Factory, te *temporalEngine, ref string, asJSON, withEvents bool) error {
+	src := &temporal.Runs{Client: te.client, Fresh: time.Minute}
+	r, err := src.FindRun(ctx, ref)
 	if err != nil {
 		return err
 	}
+	st, err := te.client.Status(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	dir, _ := f.RunDir(r.ID)
+	d, err := rundoc.DetailOf(ctx, src, r, f.Now(), dir, withEvents)
+	if err != nil {
+		return err
+	}
+	doc := temporalDetail{Detail: d, Engine: engineTemporal, Worker: st.Holder.Identity, Moves: st.Moves, Ended: st.Ended, History: st.History}
+	if doc.History == nil {
+		doc.History = []temporal.Step{}
+	}
 	if asJSON {
-		st.State = nil
-		return writeJSON(f.IO.Out, st)
+		return writeJSON(f.IO.Out, doc)
 	}
+	defer f.IO.StartPager()()
 	out := f.IO.Out
-	status := st.Status
-	if st.Question != nil {
-		status = store.StatusWaiting
+	fmt.Fprintf(out, "Run %s (%s, on Temporal): %s at %s\n", d.Run.ID, d.Run.Workflow, d.Run.Status, d.Run.Node)
+	fmt.Fprintf(out, "Started:  %s\nUpdated:  %s\n", d.Run.CreatedAt.Format(time.RFC3339), d.Run.UpdatedAt.Format(time.RFC3339))
+	if doc.Worker != "" {
+		fmt.Fprintf(out, "Worker:   %s (moved %d times)\n", doc.Worker, doc.Moves)
 	}
-	fmt.Fprintf(out, "Run %s (%s, on Temporal): %s at %s\n", st.RunID, st.Workflow, status, st.Node)
-	if !st.Started.IsZero() {
-		fmt.Fprintf(out, "Started:  %s\n", st.Started.Format(time.RFC3339))
+	for _, k := range sortedMetaKeys(d.Run.Meta) {
+		if k != "worker" {
+			fmt.Fprintf(out, "%-9s %s\n", k+":", d.Run.Meta[k])
+		}
 	}
-	if st.Holder.Identity != "" {
-		fmt.Fprintf(out, "Worker:   %s (moved %d times)\n", st.Holder.Identity, st.Moves)
+	if d.Run.Error != "" {
+		fmt.Fprintf(out, "Error:    %s\n", d.Run.Error)
 	}
-	for _, k := range sortedMetaKeys(st.Meta) {
-		fmt.Fprintf(out, "%-9s %s\n", k+":", st.Meta[k])
-	}
-	if st.Error != "" {
-		fmt.Fprintf(out, "Error:    %s\n", st.Error)
-	}
-	if q := st.Question; q != nil {
+	if q := d.Question; q != nil {
 		fmt.Fprintf(out, "\nWaiting at %s for an answer:\n", q.Gate)
 		fmt.Fprint(out, renderQuestion(*q, f.IO.ColorSchemeOut()))
 		fmt.Fprintf(out, "%s\n  answers: %s\n", q.Prompt, answerList(*q))
-		fmt.Fprintf(out, "  answer it from a terminal with: azero resume --engine temporal %s\n", st.RunID)
+		fmt.Fprintf(out, "  answer it from a terminal with: azero resume --engine temporal %s\n", d.Run.ID)
 	}
 	fmt.Fprintln(out, "\nHistory:")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  #\tNODE\tOUTCOME\tDURATION\tNEXT\tWORKER\tERROR")
-	for i, h := range st.History {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, h.Node, h.Outcome, h.Finished.Sub(h.Started).Round(time.Millisecond), h.Next, h.Worker, firstLine(h.Error))
+	for i, h := range doc.History {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, h.Node, h.Outcome, (time.Duration(h.DurationMS) * time.Millisecond).String(), h.Next, h.Worker, firstLine(h.Error))
 	}
 	tw.Flush()
-	if len(st.Calls) > 0 {
-		total := 0.0
-		for _, c := range st.Calls {
-			total += c.CostUSD
+	if len(d.CostByNode) > 0 {
+		fmt.Fprintf(out, "\nModel calls: %d, %.4f USD\n", len(d.Calls), d.TotalUSD)
+	}
+	if d.LineageDir != "" {
+		fmt.Fprintf(out, "\nLineage (the steps this machine ran): %s\n", d.LineageDir)
+	}
+	if withEvents {
+		fmt.Fprintln(out, "\nEvents:")
+		cs := f.IO.ColorSchemeOut()
+		for _, ev := range d.Events {
+			fmt.Fprintf(out, "%s %s", cs.Faint(ev.At.Format("15:04:05")), renderEvent(ev, cs))
 		}
-		fmt.Fprintf(out, "\nModel calls: %d, %.4f USD\n", len(st.Calls), total)
 	}
 	return nil
 }

@@ -14,27 +14,51 @@ type versionInfo struct {
 	Go      string `json:"go"`
 }
 
+// resolveVersion says which azero this is. The version stamped at build time
+// (scripts/release.sh sets main.version to 'git describe') wins; without one
+// ("" or "dev") it is the module version the Go toolchain recorded (a 'go
+// install ...@v1.2.3' build), else "dev". The commit is the VCS revision the
+// toolchain recorded, when it did.
+func resolveVersion(stamped string, bi *debug.BuildInfo) versionInfo {
+	info := versionInfo{Version: stamped, Go: runtime.Version()}
+	if info.Version == "" {
+		info.Version = "dev"
+	}
+	if bi == nil {
+		return info
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			info.Commit = s.Value
+		}
+	}
+	if info.Version == "dev" {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			info.Version = v
+		}
+	}
+	return info
+}
+
+// buildVersion resolves the running binary's version.
+func buildVersion(stamped string) versionInfo {
+	bi, _ := debug.ReadBuildInfo()
+	return resolveVersion(stamped, bi)
+}
+
 func newVersionCommand(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:         "version",
-		Short:       "Print azero's version",
+		Use:   "version",
+		Short: "Print azero's version",
+		Long: trimLines(`
+  Print azero's version: the one stamped into a release build, or the module
+  version 'go install' recorded, or "dev" for a build from a checkout; with
+  --json also the commit, when the build recorded it, and the Go version.`),
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info := versionInfo{Version: f.Version, Go: runtime.Version()}
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" {
-						info.Commit = s.Value
-					}
-				}
-				if info.Version == "" || info.Version == "dev" {
-					if v := bi.Main.Version; v != "" && v != "(devel)" {
-						info.Version = v
-					}
-				}
-			}
+			info := buildVersion(f.Version)
 			if asJSON {
 				return writeJSON(f.IO.Out, info)
 			}

@@ -41,11 +41,17 @@ func newWorkerCommand(f *Factory) *cobra.Command {
   lineage of the steps a worker runs are written in its state directory.
 
   Connection: --temporal, --namespace and --task-queue, or the [engine] table
-  of the config (address, namespace, task_queue, tls_cert, tls_key, tls_ca,
-  server_name); an API key is read from $TEMPORAL_API_KEY. The worker runs
-  until interrupted (SIGINT/SIGTERM), then lets the steps under way finish.`),
+  of the config (address, namespace, task_queue). TLS: --tls-cert and
+  --tls-key (mTLS, as Temporal Cloud and most self-hosted clusters ask),
+  --tls-ca and --tls-server-name, or tls_cert, tls_key, tls_ca and
+  server_name in [engine]; any of them turns TLS on. A Temporal Cloud API key
+  is read from $TEMPORAL_API_KEY (never from a file or a flag) and turns TLS
+  on. The worker runs until interrupted (SIGINT/SIGTERM), then lets the steps
+  under way finish.`),
 		Example: "  azero worker --temporal localhost:7233\n" +
-			"  azero worker --temporal azero.a1b2c.tmprl.cloud:7233 --namespace azero.a1b2c --task-queue azero",
+			"  azero worker --temporal azero.a1b2c.tmprl.cloud:7233 --namespace azero.a1b2c --task-queue azero \\\n" +
+			"    --tls-cert /etc/azero/client.pem --tls-key /etc/azero/client.key\n" +
+			"  TEMPORAL_API_KEY=... azero worker --temporal us-east-1.aws.api.temporal.io:7233 --namespace azero.a1b2c",
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -57,6 +63,10 @@ func newWorkerCommand(f *Factory) *cobra.Command {
 	fl.StringVar(&f.EngineFlags.Namespace, "namespace", "", "the Temporal namespace (default: [engine] namespace, else default)")
 	fl.StringVar(&f.EngineFlags.TaskQueue, "task-queue", "", "the shared task queue (default: [engine] task_queue, else azero)")
 	fl.StringVar(&opts.Identity, "identity", "", "this worker's name in Temporal and the audit log (default: host-pid-random)")
+	fl.StringVar(&f.EngineFlags.TLSCert, "tls-cert", "", "mTLS: the client certificate, PEM (default: [engine] tls_cert)")
+	fl.StringVar(&f.EngineFlags.TLSKey, "tls-key", "", "mTLS: the client certificate's private key, PEM (default: [engine] tls_key)")
+	fl.StringVar(&f.EngineFlags.TLSCA, "tls-ca", "", "a CA certificate to trust instead of the system's, PEM (default: [engine] tls_ca)")
+	fl.StringVar(&f.EngineFlags.ServerName, "tls-server-name", "", "the name to verify on the server's certificate (default: [engine] server_name, else the host of --temporal)")
 	return cmd
 }
 

@@ -12,8 +12,9 @@ import (
 )
 
 // engine returns a flow engine over the factory's store and audit log:
-// gates are answered at this terminal, and the run's events are shown on
-// stderr as they happen.
+// gates are answered at this terminal, the run's events are shown on
+// stderr as they happen, and the user's notifications are sent when a run
+// waits, ends or fails.
 func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
 	st, err := f.Store(ctx)
 	if err != nil {
@@ -23,7 +24,7 @@ func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &flow.Engine{Store: st, Audit: a, Answerer: f.Prompter(), Watch: renderer(f.IO), Now: f.Now}, nil
+	return &flow.Engine{Store: st, Audit: a, Answerer: f.Prompter(), Watch: f.watch(renderer(f.IO)), Now: f.Now}, nil
 }
 
 // writer returns the single file-writing function's front door, asking on

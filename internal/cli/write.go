@@ -80,6 +80,9 @@ func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command 
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
+			if opts.Force && !opts.Auto {
+				return usagef("--force only makes sense with --auto: without --auto azero asks before replacing a large file")
+			}
 			if opts.Content == "" {
 				return usagef("--content is required: a file holding the new content, or - to read it from stdin")
 			}

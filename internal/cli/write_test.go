@@ -236,7 +236,13 @@ func TestWriteCommandEndToEnd(t *testing.T) {
 			if tt.check != nil {
 				tt.check(t, e)
 			}
-			recs := e.auditEvents()
+			var recs []map[string]any
+			for _, r := range e.auditEvents() {
+				// A write that needed approval records the decision first.
+				if r["event"] != "file_write_approval" {
+					recs = append(recs, r)
+				}
+			}
 			if len(recs) != 1 && tt.name != "a missing content file" {
 				t.Fatalf("audit records: %v", recs)
 			}
@@ -263,7 +269,7 @@ func TestWriteCommandJSON(t *testing.T) {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, e.out)
 	}
 	want := map[string]any{"written": true, "root": e.root, "path": "state.py", "strategy": "replace", "created": false,
-		"old_lines": 150.0, "new_lines": 56.0, "approval_required": true, "approval": "forced",
+		"original_lines": 150.0, "lines_after": 56.0, "approval_required": true, "approval": "forced",
 		"old_sha256": sha256Hex(old), "new_sha256": sha256Hex(numberedLines("new", 56))}
 	for k, v := range want {
 		if doc[k] != v {
@@ -302,7 +308,7 @@ func TestWriteCommandRootRefusals(t *testing.T) {
 	before := dirState(t, e.outside)
 	for _, path := range []string{"../outside/secret.txt", "../../../../../../etc/passwd", "/etc/passwd", filepath.Join(e.outside, "x"),
 		"out-file", "out-dir/new.txt", "src/up/new.txt", "loop", ".git/config", "src/.GIT/hooks/x", ".", "", "src/..", "a\x00b", e.root} {
-		for _, extra := range [][]string{nil, {"--force"}, {"--auto", "--force"}, {"--strategy", "append", "--force"}} {
+		for _, extra := range [][]string{nil, {"--auto"}, {"--auto", "--force"}, {"--strategy", "append", "--auto", "--force"}} {
 			args := append([]string{"write", path, "--root", e.root, "--content", content}, extra...)
 			if code := e.run(args...); code != ExitError {
 				t.Fatalf("write %q %v: exit %d, want 1; stderr %s", path, extra, code, e.errOut)
@@ -428,7 +434,7 @@ func TestWriteCommandOnATerminal(t *testing.T) {
 		{"cancel", nil, [][2]string{{"[C]ancel? ", "c"}}, ExitRejected, big},
 		{"reject", nil, [][2]string{{"[C]ancel? ", "r"}, {"Type 'approve'", "reject"}}, ExitRejected, big},
 		{"auto with a terminal is an error, not a question", []string{"--auto"}, nil, ExitError, big},
-		{"force asks nobody", []string{"--force"}, nil, ExitOK, "new\n"},
+		{"force asks nobody", []string{"--auto", "--force"}, nil, ExitOK, "new\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -498,7 +504,7 @@ func TestWriteProcess(t *testing.T) {
 	for _, r := range e.auditEvents() {
 		events = append(events, fmt.Sprint(r["event"], ":", r["approval"], r["refusal"]))
 	}
-	if strings.Join(events, " ") != "file_write_refused:<nil>needs_approval file_write:approved<nil>" {
+	if strings.Join(events, " ") != "file_write_refused:<nil>needs_approval file_write_approval:approved<nil> file_write:approved<nil>" {
 		t.Fatalf("audit events %v", events)
 	}
 }
@@ -530,7 +536,7 @@ func TestWriteIdenticalContentIsUnchanged(t *testing.T) {
 				t.Fatalf("stdout: %v\n%s", err, e.out)
 			}
 			want := map[string]any{"written": false, "unchanged": true, "approval_required": false, "approval": "not_required",
-				"old_lines": 150.0, "new_lines": 150.0, "added_lines": 0.0, "deleted_lines": 0.0}
+				"original_lines": 150.0, "lines_after": 150.0, "lines_added": 0.0, "lines_deleted": 0.0}
 			for k, v := range want {
 				if doc[k] != v {
 					t.Errorf("%s = %v, want %v", k, doc[k], v)

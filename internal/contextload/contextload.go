@@ -12,10 +12,12 @@ package contextload
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -68,9 +70,12 @@ type Options struct {
 }
 
 // Load checks and reads the context paths (relative to root or absolute
-// inside it). It returns every file in a stable order, or the first
-// refusal.
-func Load(root string, paths []string, opts Options) ([]File, error) {
+// inside it). A directory gives the files git would see in it: tracked
+// ones and untracked ones that .gitignore does not exclude (every file
+// below it when root is not a git work tree). A file named on its own is
+// taken even if ignored. It returns every file in a stable order, or the
+// first refusal.
+func Load(ctx context.Context, root string, paths []string, opts Options) ([]File, error) {
 	if opts.CountTokens == nil {
 		return nil, errors.New("contextload: no token counter")
 	}
@@ -82,7 +87,7 @@ func Load(root string, paths []string, opts Options) ([]File, error) {
 	seen := map[string]bool{}
 	total := opts.Reserved
 	for _, p := range paths {
-		rels, err := expand(realRoot, p)
+		rels, err := expand(ctx, realRoot, p)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +178,7 @@ func secretRule(rel string) string {
 }
 
 // expand checks p and, for a directory, lists the files below it.
-func expand(realRoot, p string) ([]string, error) {
+func expand(ctx context.Context, realRoot, p string) ([]string, error) {
 	rel, err := checkPath(realRoot, p)
 	if err != nil {
 		return nil, err
@@ -185,6 +190,22 @@ func expand(realRoot, p string) ([]string, error) {
 	}
 	if !info.IsDir() {
 		return []string{rel}, nil
+	}
+	if listed, ok := gitFiles(ctx, realRoot, rel); ok {
+		var out []string
+		for _, r := range listed {
+			fi, err := os.Lstat(filepath.Join(realRoot, filepath.FromSlash(r)))
+			if err != nil || fi.IsDir() {
+				continue // tracked but deleted, or a submodule
+			}
+			checked, err := checkPath(realRoot, r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, checked)
+		}
+		sort.Strings(out)
+		return out, nil
 	}
 	var out []string
 	err = filepath.WalkDir(full, func(fp string, d fs.DirEntry, err error) error {
@@ -214,6 +235,26 @@ func expand(realRoot, p string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// gitFiles lists the files of dir (relative to root) that git sees: tracked
+// and untracked but not ignored. ok is false when root is not a work tree.
+func gitFiles(ctx context.Context, root, dir string) ([]string, bool) {
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "-c", "core.quotePath=false", "ls-files", "-z",
+		"--cached", "--others", "--exclude-standard", "--full-name", "--", dir)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	var files []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	return files, true
 }
 
 func load(realRoot, rel string) (File, error) {

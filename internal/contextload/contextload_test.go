@@ -71,7 +71,7 @@ func TestLoadRules(t *testing.T) {
 		{".git/config", contextload.RuleMissing},
 	}
 	for _, tt := range tests {
-		files, err := contextload.Load(root, []string{tt.path}, contextload.Options{CountTokens: words})
+		files, err := contextload.Load(t.Context(), root, []string{tt.path}, contextload.Options{CountTokens: words})
 		if tt.rule == "" {
 			if err != nil || len(files) == 0 {
 				t.Errorf("%s: %v", tt.path, err)
@@ -93,7 +93,7 @@ func TestDirectoryExpansionChecksEveryFile(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	testenv.WriteFiles(t, root, map[string]string{"src/a.py": "a\n", "src/b.py": "b\n", "src/.env": "K=1\n"})
-	_, err := contextload.Load(root, []string{"src"}, contextload.Options{CountTokens: words})
+	_, err := contextload.Load(t.Context(), root, []string{"src"}, contextload.Options{CountTokens: words})
 	var re *contextload.RefusedError
 	if !errors.As(err, &re) || re.Rule != contextload.RuleSecret || re.Path != "src/.env" {
 		t.Fatalf("err = %v, want the secret inside the directory refused", err)
@@ -106,18 +106,48 @@ func TestTokenLimit(t *testing.T) {
 	perByte := func(s string) int { return len(s) }
 	half := strings.Repeat("w", contextload.MaxTotalTokens/2)
 	testenv.WriteFiles(t, root, map[string]string{"a.txt": half, "b.txt": half, "c.txt": "x"})
-	files, err := contextload.Load(root, []string{"a.txt", "b.txt"}, contextload.Options{CountTokens: perByte})
+	files, err := contextload.Load(t.Context(), root, []string{"a.txt", "b.txt"}, contextload.Options{CountTokens: perByte})
 	if err != nil || len(files) != 2 {
 		t.Fatalf("exactly at the limit: %v", err)
 	}
-	_, err = contextload.Load(root, []string{"a.txt", "b.txt", "c.txt"}, contextload.Options{CountTokens: perByte})
+	_, err = contextload.Load(t.Context(), root, []string{"a.txt", "b.txt", "c.txt"}, contextload.Options{CountTokens: perByte})
 	var re *contextload.RefusedError
 	if !errors.As(err, &re) || re.Rule != contextload.RuleTokens || re.Path != "c.txt" {
 		t.Fatalf("over the limit: %v", err)
 	}
 	// The design document's tokens count too.
-	_, err = contextload.Load(root, []string{"c.txt"}, contextload.Options{CountTokens: perByte, Reserved: contextload.MaxTotalTokens})
+	_, err = contextload.Load(t.Context(), root, []string{"c.txt"}, contextload.Options{CountTokens: perByte, Reserved: contextload.MaxTotalTokens})
 	if !errors.As(err, &re) || re.Rule != contextload.RuleTokens {
 		t.Fatalf("reserved tokens ignored: %v", err)
+	}
+}
+
+// TestDirectoriesHonourGitignore: a directory gives the files git sees in
+// it; an ignored file is left out unless named on its own.
+func TestDirectoriesHonourGitignore(t *testing.T) {
+	t.Parallel()
+	root := testenv.NewRepo(t, map[string]string{
+		".gitignore":     "*.log\nbuild/\n",
+		"pkg/tracked.go": "package pkg\n",
+	})
+	testenv.WriteFiles(t, root, map[string]string{
+		"pkg/new.go":        "package pkg // untracked, not ignored\n",
+		"pkg/debug.log":     "noise\n",
+		"pkg/build/out.txt": "generated\n",
+	})
+	files, err := contextload.Load(t.Context(), root, []string{"pkg"}, contextload.Options{CountTokens: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Rel)
+	}
+	if strings.Join(got, ",") != "pkg/new.go,pkg/tracked.go" {
+		t.Errorf("files = %v, want the tracked and the untracked-but-not-ignored ones", got)
+	}
+	files, err = contextload.Load(t.Context(), root, []string{"pkg/debug.log"}, contextload.Options{CountTokens: words})
+	if err != nil || len(files) != 1 {
+		t.Errorf("an ignored file named on its own: %v, %v", files, err)
 	}
 }

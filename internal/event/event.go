@@ -56,7 +56,7 @@ type Event struct {
 	Node  string          `json:"node,omitempty"`
 	Kind  Kind            `json:"kind"`
 	Tone  Tone            `json:"tone,omitempty"`
-	At    time.Time       `json:"at"`
+	At    time.Time       `json:"occurred_at"`
 	Text  string          `json:"text,omitempty"`
 	Data  json.RawMessage `json:"data,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
@@ -100,7 +101,10 @@ type Engine struct {
 	// them. Optional.
 	Watch    func(event.Event)
 	LeaseTTL time.Duration // default 30 s
-	Now      func() time.Time
+	// Poll is how often a gate asking its Answerer also looks for an
+	// answer posted by another channel (the web page); default 500 ms.
+	Poll time.Duration
+	Now  func() time.Time
 }
 
 func (e *Engine) now() time.Time {
@@ -147,12 +151,25 @@ type ctxKey int
 const (
 	runIDKey ctxKey = iota
 	nodeKey
+	attemptKey
 )
 
 // WithRun returns ctx for running node of run runID: what RunID and
 // CurrentNode read. Another engine running a graph's steps uses it.
 func WithRun(ctx context.Context, runID, node string) context.Context {
 	return context.WithValue(context.WithValue(ctx, runIDKey, runID), nodeKey, node)
+}
+
+// WithAttempt marks ctx as one execution of a node: attempt is unique to
+// it (a node run again after a crash is another attempt).
+func WithAttempt(ctx context.Context, attempt string) context.Context {
+	return context.WithValue(ctx, attemptKey, attempt)
+}
+
+// Attempt returns the node execution running with ctx ("" outside one).
+func Attempt(ctx context.Context) string {
+	s, _ := ctx.Value(attemptKey).(string)
+	return s
 }
 
 // RunID returns the id of the run whose node is executing with ctx.
@@ -335,7 +352,8 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 
 		started := d.e.now()
 		d.emit(event.NodeStarted, d.node, event.Plain, "", nil)
-		nctx := WithRun(ctx, d.runID, d.node)
+		attempt := fmt.Sprintf("%s:%d", d.token, d.steps)
+		nctx := WithAttempt(WithRun(ctx, d.runID, d.node), attempt)
 		var next string
 		if nd.gate() {
 			next, err = d.gate(nctx, nd)
@@ -354,7 +372,7 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 		finished := d.e.now()
 		// The node's work is done: record it even if a signal arrived
 		// meanwhile (the loop then stops before the next node).
-		if err := d.checkpoint(d.bg, d.node, next, store.StatusRunning, true, "", "ok", started, finished); err != nil {
+		if err := d.checkpoint(d.bg, d.node, next, store.StatusRunning, true, "", "ok", started, finished, attempt); err != nil {
 			return &d.state, err
 		}
 		_ = d.e.Audit.Event(ctx, "node", d.runID, slog.String("node", d.node), slog.String("next", next),
@@ -378,22 +396,18 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 	if err := checkQuestion(q); err != nil {
 		return "", err
 	}
+	q.ID = human.Fingerprint(q)
 	raw, err := json.Marshal(q)
 	if err != nil {
 		return "", fmt.Errorf("encode the question of %s: %w", nd.name, err)
 	}
-	if err := d.e.Store.SetQuestion(d.bg, d.runID, d.token, raw); err != nil {
+	if err := d.e.Store.SetQuestion(d.bg, d.runID, d.token, q.ID, raw); err != nil {
 		return "", err
 	}
 	d.question = raw
 	d.emit(event.Question, nd.name, event.Plain, q.Prompt, q)
 
-	var a human.Answer
-	if d.e.Answerer == nil {
-		err = &human.NobodyError{Reason: "no channel can answer here"}
-	} else {
-		a, err = d.e.Answerer.Answer(ctx, q)
-	}
+	a, err := d.answer(ctx, q)
 	if err != nil {
 		if !human.Needed(err) || q.Unattended == nil || ctx.Err() != nil {
 			return "", err
@@ -433,6 +447,80 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 	}
 	d.emit(event.Answer, nd.name, event.Plain, opt.Decision, a)
 	return nd.decide(&d.state, q, a)
+}
+
+// answer gets the first answer to q: one posted by another channel (the
+// web page) for this very question while the run waited or while it asks,
+// or the engine's Answerer's (the terminal's), which is then claimed in
+// the store so that a later answer from elsewhere is refused.
+func (d *driver[S]) answer(ctx context.Context, q human.Question) (human.Answer, error) {
+	if a, ok := d.posted(q); ok {
+		return a, nil
+	}
+	if d.e.Answerer == nil {
+		return human.Answer{}, &human.NobodyError{Reason: "no channel can answer here"}
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		a   human.Answer
+		err error
+	}
+	local := make(chan result, 1)
+	go func() {
+		a, err := d.e.Answerer.Answer(actx, q)
+		local <- result{a, err}
+	}()
+	poll := d.e.Poll
+	if poll <= 0 {
+		poll = 500 * time.Millisecond
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-local:
+			if r.err != nil {
+				return r.a, r.err
+			}
+			// First answer wins: claim the question for this one.
+			r.a.QuestionID = q.ID
+			raw, err := json.Marshal(r.a)
+			if err != nil {
+				return r.a, err
+			}
+			switch err := d.e.Store.PostAnswer(d.bg, d.runID, q.ID, raw); {
+			case errors.Is(err, store.ErrAnswered):
+				if a, ok := d.posted(q); ok {
+					d.emit(event.Warning, q.Gate, event.Warn, "the question was answered on the "+a.Channel+" channel first; your answer was not used", nil)
+					return a, nil
+				}
+				return r.a, err
+			case err != nil:
+				return r.a, err
+			}
+			return r.a, nil
+		case <-tick.C:
+			if a, ok := d.posted(q); ok {
+				cancel()
+				<-local
+				return a, nil
+			}
+		}
+	}
+}
+
+// posted returns an answer another channel posted for q, if any.
+func (d *driver[S]) posted(q human.Question) (human.Answer, bool) {
+	r, err := d.e.Store.GetRun(d.bg, d.runID)
+	if err != nil || len(r.Answer) == 0 {
+		return human.Answer{}, false
+	}
+	var a human.Answer
+	if json.Unmarshal(r.Answer, &a) != nil || a.QuestionID != q.ID || a.Channel == "" {
+		return human.Answer{}, false
+	}
+	return a, true
 }
 
 // checkQuestion refuses a question no human could answer properly.
@@ -476,7 +564,7 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time) error {
+func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time, attempt ...string) error {
 	var raw json.RawMessage
 	if saveState {
 		b, err := json.Marshal(&d.state)
@@ -491,6 +579,7 @@ func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.S
 	}
 	return d.e.Store.Checkpoint(ctx, store.Checkpoint{
 		RunID: d.runID, Token: d.token, Node: ran, Next: next, Status: st, State: raw, Question: q,
+		KeepQuestion: outcome == "started" || outcome == "resumed", Attempt: strings.Join(attempt, ""),
 		Steps: d.steps, Visits: d.visits, Error: errText, Outcome: outcome, Started: started, Finished: finished,
 	})
 }

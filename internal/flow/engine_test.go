@@ -657,3 +657,130 @@ func TestSignalAsANodeFinishesKeepsItsWork(t *testing.T) {
 		t.Fatalf("run %s at %s state %s: the finished node's work was lost", r.Status, r.Node, r.State)
 	}
 }
+
+// post answers the question the run stands at, as the web page does.
+func post(t *testing.T, e *flow.Engine, runID, key string) error {
+	t.Helper()
+	r, err := e.Store.GetRun(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q human.Question
+	if err := json.Unmarshal(r.Question, &q); err != nil {
+		t.Fatalf("no stored question: %v", err)
+	}
+	raw, _ := json.Marshal(human.Answer{Gate: q.Gate, QuestionID: q.ID, Key: key, Channel: human.ChannelWeb, By: "127.0.0.1 test"})
+	return e.Store.PostAnswer(t.Context(), runID, q.ID, raw)
+}
+
+func TestAnswerPostedWhileWaitingIsTakenOnResume(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	e.Answerer = nobody
+	g := gateGraph(false)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	if _, err := flow.Drive(t.Context(), e, g, id); !errors.Is(err, flow.ErrWaiting) {
+		t.Fatalf("err = %v, want waiting", err)
+	}
+	if err := post(t, e, id, "approve"); err != nil {
+		t.Fatal(err)
+	}
+	if err := post(t, e, id, "reject"); !errors.Is(err, store.ErrAnswered) {
+		t.Errorf("a second answer: %v, want ErrAnswered (the first answer wins)", err)
+	}
+	// A driver nobody can answer at takes the posted answer.
+	s, err := flow.Drive(t.Context(), e, g, id)
+	if err != nil || s.Answer != "approve" {
+		t.Fatalf("resume: answer %q, %v", s.Answer, err)
+	}
+	raw, _ := json.Marshal(human.Answer{Gate: "ask", Key: "approve", Channel: human.ChannelWeb})
+	if err := e.Store.PostAnswer(t.Context(), id, "any", raw); !errors.Is(err, store.ErrNotAsked) {
+		t.Errorf("an answer for a run that asks nothing: %v, want ErrNotAsked", err)
+	}
+}
+
+func TestAnswerForAChangedQuestionIsNotUsed(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	e.Answerer = nobody
+	report := "first report"
+	g := flow.New[counter]("changing", "ask").
+		Gate("ask", func(context.Context, *counter) (human.Question, error) {
+			return human.Question{Kind: human.Word, Prompt: "Go on?", Report: report,
+				Options: []human.Option{{Key: "approve", Decision: "APPROVED"}}}, nil
+		}, func(s *counter, _ human.Question, a human.Answer) (string, error) {
+			s.Answer = a.Key
+			return flow.End, nil
+		}, flow.End)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	if _, err := flow.Drive(t.Context(), e, g, id); !errors.Is(err, flow.ErrWaiting) {
+		t.Fatal(err)
+	}
+	if err := post(t, e, id, "approve"); err != nil {
+		t.Fatal(err)
+	}
+	report = "the change is different now" // what the human approved is not what would pass
+	if _, err := flow.Drive(t.Context(), e, g, id); !errors.Is(err, flow.ErrWaiting) {
+		t.Fatalf("err = %v: an answer to another question was used", err)
+	}
+	r, _ := e.Store.GetRun(t.Context(), id)
+	if r.Answer != nil || !strings.Contains(string(r.Question), "different now") {
+		t.Errorf("the stale answer stayed (%s) or the new question is not stored (%s)", r.Answer, r.Question)
+	}
+}
+
+// blocked asks forever, like a terminal nobody types at, until cancelled.
+type blocked struct{ asking chan struct{} }
+
+func (b blocked) Answer(ctx context.Context, q human.Question) (human.Answer, error) {
+	close(b.asking)
+	<-ctx.Done()
+	return human.Answer{}, ctx.Err()
+}
+
+func TestFirstAnswerWinsAcrossChannels(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	e.Poll = time.Millisecond
+	b := blocked{asking: make(chan struct{})}
+	e.Answerer = b
+	g := gateGraph(false)
+	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	done := make(chan error, 1)
+	var s *counter
+	go func() {
+		var err error
+		s, err = flow.Drive(t.Context(), e, g, id)
+		done <- err
+	}()
+	<-b.asking // the terminal is asking: answer on the web
+	if err := post(t, e, id, "approve"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil || s.Answer != "approve" {
+		t.Fatalf("drive: answer %q, %v", s.Answer, err)
+	}
+	events, _ := e.Store.Events(t.Context(), id, 0, 0)
+	found := false
+	for _, ev := range events {
+		var a human.Answer
+		if ev.Kind == "answer" && ev.Decode(&a) == nil && a.Channel == human.ChannelWeb && a.By == "127.0.0.1 test" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the web answer is not in the run's events with its channel")
+	}
+
+	// The terminal answers first: a later web answer is refused.
+	e2 := newEngine(t)
+	e2.Answerer = typed("approve")
+	id2, _ := flow.Create(t.Context(), e2, g, &counter{}, flow.CreateOptions{})
+	if _, err := flow.Drive(t.Context(), e2, g, id2); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(human.Answer{Gate: "ask", Key: "reject", Channel: human.ChannelWeb})
+	if err := e2.Store.PostAnswer(t.Context(), id2, "any", raw); !errors.Is(err, store.ErrNotAsked) {
+		t.Errorf("a web answer after the terminal's: %v, want ErrNotAsked", err)
+	}
+}

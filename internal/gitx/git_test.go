@@ -112,17 +112,13 @@ func TestStreamStopsGitWhenTheReaderFails(t *testing.T) {
 	t.Parallel()
 	repo := testenv.NewRepo(t, map[string]string{"a": "a\n"})
 	boom := errors.New("boom")
-	start := time.Now()
 	// cat-file --batch waits for input forever unless killed.
 	err := gitx.Repo{Dir: repo}.Stream(t.Context(), func(ctx context.Context, w io.Writer) error {
 		<-ctx.Done()
 		return ctx.Err()
 	}, func(r io.Reader) error { return boom }, "cat-file", "--batch")
 	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want the reader's error", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Stream took %v to stop", d)
+		t.Fatalf("err = %v, want the reader's error (a git left running would hang here)", err)
 	}
 }
 

@@ -216,14 +216,15 @@ func (r Repo) verifyWorktree(ctx context.Context, path, branch, want string) err
 	case e == nil || e.Prunable:
 		return fmt.Errorf("git worktree add reported success but git lists no work tree at %s", path)
 	case e.Branch != branch || e.Head != want:
-		return fmt.Errorf("git worktree add left %s on branch %q at %s, not on %s at %s", path, e.Branch, short(e.Head), branch, short(want))
+		return fmt.Errorf("git worktree add left %s on branch %q at %s, not on %s at %s", path, e.Branch, ShortID(e.Head), branch, ShortID(want))
 	case e.Locked && e.LockReason == initializingReason:
 		return fmt.Errorf("git worktree add left %s locked as initializing", path)
 	}
 	return nil
 }
 
-func short(id string) string { return id[:min(len(id), 12)] }
+// ShortID is a commit id as people read it: its first 12 characters.
+func ShortID(id string) string { return id[:min(len(id), 12)] }
 
 // commitID resolves rev to a commit id.
 func (r Repo) commitID(ctx context.Context, rev string) (string, error) {

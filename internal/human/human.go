@@ -19,6 +19,9 @@ package human
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -118,6 +121,10 @@ type File struct {
 // Question is what a gate asks. Everything a channel shows is in it, so a
 // question stored with a waiting run can be answered from anywhere.
 type Question struct {
+	// ID identifies the question by its content (Fingerprint): an answer
+	// given for it applies to a question asked again only when nothing in
+	// it changed.
+	ID     string `json:"id,omitempty"`
 	Gate   string `json:"gate"`
 	Kind   Kind   `json:"kind"`
 	Title  string `json:"title,omitempty"`  // headline: why the human is asked
@@ -140,14 +147,31 @@ type Question struct {
 
 // Answer is a human's answer to a question.
 type Answer struct {
-	Gate    string            `json:"gate"`
-	Key     string            `json:"key,omitempty"`     // the option chosen
-	Text    string            `json:"text,omitempty"`    // text the option or a Text question needs
-	Confirm string            `json:"confirm,omitempty"` // the confirmation word, when the option needs one
-	Files   map[string]string `json:"files,omitempty"`   // an Editor question's files as saved
-	Channel string            `json:"channel"`
-	By      string            `json:"by,omitempty"` // where it came from: a remote address and user agent, a worker
-	At      time.Time         `json:"at,omitzero"`
+	Gate string `json:"gate"`
+	// QuestionID is the ID of the question answered, when the channel
+	// answered a stored question (the web page): the answer is refused if
+	// the question asked now differs.
+	QuestionID string            `json:"question_id,omitempty"`
+	Key        string            `json:"key,omitempty"`     // the option chosen
+	Text       string            `json:"text,omitempty"`    // text the option or a Text question needs
+	Confirm    string            `json:"confirm,omitempty"` // the confirmation word, when the option needs one
+	Files      map[string]string `json:"files,omitempty"`   // an Editor question's files as saved
+	Channel    string            `json:"channel"`
+	By         string            `json:"by,omitempty"` // where it came from: a remote address and user agent, a worker
+	At         time.Time         `json:"answered_at,omitzero"`
+}
+
+// Fingerprint identifies q by its content: the same gate, report,
+// options, files and facts give the same id, whenever and wherever asked.
+func Fingerprint(q Question) string {
+	q.ID, q.AskedAt = "", time.Time{}
+	b, err := json.Marshal(q)
+	if err != nil {
+		// Facts that cannot be encoded: the question cannot be matched.
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
 }
 
 // Match resolves what a human typed to an option: for a Word question the
@@ -207,6 +231,9 @@ func Validate(q Question, a Answer) (Option, error) {
 	}
 	if a.Channel == "" {
 		return Option{}, invalid("the answer names no channel")
+	}
+	if a.QuestionID != "" && a.QuestionID != q.ID {
+		return Option{}, invalid("the answer is for another version of the question at %s: look at it again", q.Gate)
 	}
 	if a.Channel == ChannelUnattended {
 		if q.Unattended == nil || a.Key != q.Unattended.Key {

@@ -27,7 +27,10 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	inTTY, outTTY, errTTY bool
-	noColor               bool
+	noColor, forceColor   bool
+
+	pager    string   // the pager command for long output on a terminal ("" for none)
+	pagerEnv []string // its environment
 
 	lineMu  sync.Mutex
 	typed   []byte        // read from In, not yet returned as lines
@@ -37,7 +40,7 @@ type IOStreams struct {
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
-// getenv is consulted for NO_COLOR and TERM.
+// getenv is consulted for NO_COLOR, CLICOLOR, CLICOLOR_FORCE and TERM.
 func System(getenv func(string) string) *IOStreams {
 	s := &IOStreams{
 		In:     os.Stdin,
@@ -47,8 +50,7 @@ func System(getenv func(string) string) *IOStreams {
 		outTTY: isTerminal(os.Stdout),
 		errTTY: isTerminal(os.Stderr),
 	}
-	_, noColor := lookup(getenv, "NO_COLOR")
-	s.noColor = noColor || getenv("TERM") == "dumb"
+	s.noColor, s.forceColor = colorPolicy(getenv)
 	return s
 }
 
@@ -59,6 +61,20 @@ func lookup(getenv func(string) string, key string) (string, bool) {
 
 func isTerminal(f *os.File) bool {
 	return term.IsTerminal(int(f.Fd()))
+}
+
+// colorPolicy reads the colour conventions: NO_COLOR (set and not empty)
+// turns colour off, and wins; CLICOLOR_FORCE (not "0") turns it on even
+// when the output is piped; CLICOLOR=0, or TERM=dumb, turns it off.
+// Otherwise colour goes to terminals only.
+func colorPolicy(getenv func(string) string) (off, force bool) {
+	if _, ok := lookup(getenv, "NO_COLOR"); ok {
+		return true, false
+	}
+	if v, ok := lookup(getenv, "CLICOLOR_FORCE"); ok && v != "0" {
+		return false, true
+	}
+	return getenv("CLICOLOR") == "0" || getenv("TERM") == "dumb", false
 }
 
 // Test returns streams over buffers, none of them a terminal.
@@ -88,10 +104,10 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
 
 // ColorEnabled reports whether text written to ErrOut may carry colour.
-func (s *IOStreams) ColorEnabled() bool { return s.errTTY && !s.noColor }
+func (s *IOStreams) ColorEnabled() bool { return (s.errTTY || s.forceColor) && !s.noColor }
 
 // ColorOutEnabled reports whether text written to Out may carry colour.
-func (s *IOStreams) ColorOutEnabled() bool { return s.outTTY && !s.noColor }
+func (s *IOStreams) ColorOutEnabled() bool { return (s.outTTY || s.forceColor) && !s.noColor }
 
 // ErrEOF is returned by ReadLine when input ended before a line was typed.
 var ErrEOF = errors.New("input ended")
@@ -255,6 +271,22 @@ func (c ColorScheme) Bold(s string) string { return c.render(bold, s) }
 
 // Faint de-emphasises.
 func (c ColorScheme) Faint(s string) string { return c.render(faint, s) }
+
+// DiffLine colours one line of a unified diff: file headers bold, hunk
+// headers cyan, additions green, deletions red.
+func (c ColorScheme) DiffLine(line string) string {
+	switch {
+	case strings.HasPrefix(line, "diff --git "), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+		return c.Bold(line)
+	case strings.HasPrefix(line, "@@"):
+		return c.Cyan(line)
+	case strings.HasPrefix(line, "+"):
+		return c.Green(line)
+	case strings.HasPrefix(line, "-"):
+		return c.Red(line)
+	}
+	return line
+}
 
 // Alert renders a banner that must not be missed.
 func (c ColorScheme) Alert(s string) string { return c.render(alert, s) }

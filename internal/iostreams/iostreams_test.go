@@ -3,6 +3,7 @@ package iostreams
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -112,5 +113,87 @@ func TestReadLineFromAReaderThatNeverDelivers(t *testing.T) {
 	s := &IOStreams{In: emptyReader{}, Out: io.Discard, ErrOut: io.Discard}
 	if _, err := s.ReadLine(t.Context()); !errors.Is(err, io.ErrNoProgress) {
 		t.Fatalf("ReadLine = %v, want io.ErrNoProgress", err)
+	}
+}
+
+func TestColorConventions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		env       map[string]string
+		tty, want bool
+	}{
+		{"a terminal", nil, true, true},
+		{"a pipe", nil, false, false},
+		{"NO_COLOR on a terminal", map[string]string{"NO_COLOR": "1"}, true, false},
+		{"NO_COLOR empty means unset", map[string]string{"NO_COLOR": ""}, true, true},
+		{"CLICOLOR=0", map[string]string{"CLICOLOR": "0"}, true, false},
+		{"CLICOLOR=1 on a pipe", map[string]string{"CLICOLOR": "1"}, false, false},
+		{"CLICOLOR_FORCE on a pipe", map[string]string{"CLICOLOR_FORCE": "1"}, false, true},
+		{"CLICOLOR_FORCE=0", map[string]string{"CLICOLOR_FORCE": "0"}, false, false},
+		{"CLICOLOR_FORCE over CLICOLOR=0", map[string]string{"CLICOLOR": "0", "CLICOLOR_FORCE": "1"}, false, true},
+		{"NO_COLOR wins over CLICOLOR_FORCE", map[string]string{"NO_COLOR": "1", "CLICOLOR_FORCE": "1"}, true, false},
+		{"TERM=dumb", map[string]string{"TERM": "dumb"}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, _, _, _ := Test()
+			s.noColor, s.forceColor = colorPolicy(func(k string) string { return tt.env[k] })
+			s.SetTTY(tt.tty, tt.tty, tt.tty)
+			if s.ColorEnabled() != tt.want || s.ColorOutEnabled() != tt.want {
+				t.Errorf("colour on stderr %v, stdout %v; want %v", s.ColorEnabled(), s.ColorOutEnabled(), tt.want)
+			}
+		})
+	}
+}
+
+func TestPagerOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		tty   bool
+		pager string
+		env   []string
+		want  string
+	}{
+		{"a terminal goes through the pager, with LESS=FRX", true, `printf '[%s]' "$LESS"; tr a-z A-Z`, []string{}, "[FRX]LONG TEXT\n"},
+		{"the user's LESS is kept", true, `printf '[%s]' "$LESS"; cat`, []string{"LESS=-R"}, "[-R]long text\n"},
+		{"piped output is never paged", false, `tr a-z A-Z`, nil, "long text\n"},
+		{"no pager", true, "", nil, "long text\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, _, out, _ := Test()
+			s.SetTTY(false, tt.tty, false)
+			s.SetPager(tt.pager, tt.env)
+			stop := s.StartPager()
+			fmt.Fprintln(s.Out, "long text")
+			stop()
+			if out.String() != tt.want {
+				t.Errorf("output %q, want %q", out.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestPagerCommand(t *testing.T) {
+	t.Parallel()
+	less := func(string) (string, error) { return "/usr/bin/less", nil }
+	none := func(string) (string, error) { return "", errors.New("not found") }
+	for _, tt := range []struct {
+		env  map[string]string
+		look func(string) (string, error)
+		want string
+	}{
+		{map[string]string{"AZERO_PAGER": "most", "PAGER": "more"}, less, "most"},
+		{map[string]string{"PAGER": "more"}, less, "more"},
+		{map[string]string{"PAGER": "cat"}, less, ""},
+		{nil, less, "less"},
+		{nil, none, ""},
+	} {
+		if got := PagerCommand(func(k string) string { return tt.env[k] }, tt.look); got != tt.want {
+			t.Errorf("PagerCommand(%v) = %q, want %q", tt.env, got, tt.want)
+		}
 	}
 }

@@ -45,7 +45,12 @@ func (f FileChange) IsTest() bool { return IsTestPath(f.Path) }
 //     under a __tests__/ directory (jest's convention, fixtures included);
 //   - Rust: files under a tests/ directory (integration tests and their
 //     shared modules, tests/common/mod.rs) and src/**/tests.rs unit test
-//     modules.
+//     modules;
+//   - other languages whose runners write JUnit XML (--report): Java,
+//     Kotlin, Scala and Groovy files under src/test/ (Maven's and Gradle's
+//     layout) or named *Test, *Tests, *IT, *Spec or Test*; C# *Test.cs and
+//     *Tests.cs; Ruby *_spec.rb, *_test.rb and test_*.rb; PHP *Test.php;
+//     Elixir *_test.exs; C and C++ test_* and *_test.
 func IsTestPath(p string) bool {
 	base := path.Base(p)
 	ext := path.Ext(base)
@@ -62,6 +67,35 @@ func IsTestPath(p string) bool {
 		return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec")
 	case ext == ".rs":
 		return slices.Contains(dirs, "tests") || base == "tests.rs"
+	}
+	return isOtherTest(p, base, ext)
+}
+
+// isOtherTest recognises the test files of languages azero runs through
+// their own command and its JUnit report.
+func isOtherTest(p, base, ext string) bool {
+	stem := strings.TrimSuffix(base, ext)
+	switch ext {
+	case ".java", ".kt", ".scala", ".groovy":
+		if strings.HasPrefix(p, "src/test/") || strings.Contains(p, "/src/test/") {
+			return true
+		}
+		for _, suffix := range []string{"Test", "Tests", "IT", "Spec"} {
+			if len(stem) > len(suffix) && strings.HasSuffix(stem, suffix) {
+				return true
+			}
+		}
+		return len(stem) > 4 && strings.HasPrefix(stem, "Test") && stem[4] >= 'A' && stem[4] <= 'Z'
+	case ".cs":
+		return strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests")
+	case ".rb":
+		return strings.HasSuffix(stem, "_spec") || strings.HasSuffix(stem, "_test") || strings.HasPrefix(stem, "test_")
+	case ".php":
+		return len(stem) > 4 && strings.HasSuffix(stem, "Test")
+	case ".exs":
+		return strings.HasSuffix(stem, "_test")
+	case ".c", ".cc", ".cpp", ".cxx":
+		return strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test")
 	}
 	return false
 }
@@ -240,14 +274,27 @@ func isDelimiterRow(cells []string) bool {
 }
 
 // cleanPath takes the path out of a table cell: the first code span if
-// there is one, else the cell without markdown emphasis.
+// there is one (verbatim: `__tests__/a.js` and `__init__.py` keep their
+// underscores), else the cell without the markdown emphasis around it.
 func cleanPath(cell string) string {
 	if m := tickRe.FindStringSubmatch(cell); m != nil {
-		cell = m[1]
+		cell = strings.TrimSpace(m[1])
+	} else {
+		cell = unemphasize(strings.TrimSpace(cell))
 	}
-	cell = strings.Trim(cell, "*_ ")
 	cell = strings.ReplaceAll(cell, `\`, "/")
 	return strings.TrimPrefix(cell, "./")
+}
+
+// unemphasize removes the emphasis markers that open and close s
+// (**a.go**, _a.go_), but not underscores that are part of a name.
+func unemphasize(s string) string {
+	for _, mark := range []string{"**", "__", "*", "_"} {
+		for len(s) > 2*len(mark) && strings.HasPrefix(s, mark) && strings.HasSuffix(s, mark) {
+			s = strings.TrimSpace(s[len(mark) : len(s)-len(mark)])
+		}
+	}
+	return s
 }
 
 // Problem is one failed mechanical check.

@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"sync"
+
 	"github.com/tiktoken-go/tokenizer"
 	"github.com/tiktoken-go/tokenizer/codec"
 )
@@ -17,25 +19,28 @@ const (
 // tokenizer, embedded in the binary). For Claude and Gemini, whose tokenizers are not public,
 // it is an approximation, typically within 10-20%; use it for budgets and context limits,
 // never for billing (responses carry the provider's own counts). It is safe for concurrent
-// use.
-type Estimator struct {
-	codec tokenizer.Codec
-}
+// use; the zero value is ready to use.
+type Estimator struct{}
 
-// NewEstimator returns an estimator. The vocabulary loads on the first count.
-func NewEstimator() *Estimator {
+// o200k builds the encoding once per process, on the first count: its vocabulary is a map of
+// 200,000 entries, which commands that never count tokens (most of them) must not pay for.
+var o200k = sync.OnceValue(func() tokenizer.Codec {
 	c := codec.NewO200kBase()
 	// Invalid UTF-8 (a binary file pasted into a prompt) is counted, not rejected.
 	c.SetErrorMode(codec.ErrorModeReplace)
-	return &Estimator{codec: c}
-}
+	return c
+})
+
+// NewEstimator returns an estimator. It builds nothing: the vocabulary loads on the first
+// count.
+func NewEstimator() *Estimator { return &Estimator{} }
 
 // CountTokens returns the number of tokens in text.
 func (e *Estimator) CountTokens(text string) int {
 	if text == "" {
 		return 0
 	}
-	n, err := e.codec.Count(text)
+	n, err := o200k().Count(text)
 	if err != nil {
 		// Counting only fails on pathological input; a rough bytes-per-token ratio keeps the
 		// estimate usable rather than zero.

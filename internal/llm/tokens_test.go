@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 func TestCountTokens(t *testing.T) {
@@ -66,6 +68,29 @@ func TestEstimatorConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Opening an estimator (every metered model, every scripted model) builds nothing: the
+// encoding's 200,000-entry vocabulary and its split pattern wait for the first count.
+func TestNewEstimatorBuildsNothing(t *testing.T) {
+	if n := testing.AllocsPerRun(10, func() { _ = NewEstimator() }); n > 0 {
+		t.Errorf("NewEstimator allocates %v objects per call, want none", n)
+	}
+	var zero Estimator
+	if got := zero.CountTokens("hello world"); got != 2 {
+		t.Errorf("the zero Estimator counts %d tokens in %q, want 2", got, "hello world")
+	}
+}
+
+// BenchmarkFirstCount is what the first count in a process pays: the vocabulary and the split
+// pattern (measured in a fresh encoding, since the process keeps one).
+func BenchmarkFirstCount(b *testing.B) {
+	for b.Loop() {
+		c := codec.NewO200kBase()
+		if _, err := c.Count("hello world"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkCountTokens reports tokens per second on Go source, the bulk of azero's prompts.

@@ -37,10 +37,10 @@ type ApplyResult struct {
 	DryRun       bool          `json:"dry_run"`
 	Blocks       int           `json:"blocks"`
 	Results      []BlockResult `json:"results"`
-	OldLines     int           `json:"old_lines"`
-	NewLines     int           `json:"new_lines"`
-	AddedLines   int           `json:"added_lines"`
-	DeletedLines int           `json:"deleted_lines"`
+	OldLines     int           `json:"original_lines"`
+	NewLines     int           `json:"lines_after"`
+	AddedLines   int           `json:"lines_added"`
+	DeletedLines int           `json:"lines_deleted"`
 	Approved     bool          `json:"approved_by_user,omitempty"`
 	Diff         string        `json:"diff,omitempty"`
 }

@@ -92,6 +92,10 @@ func (p *Prompter) choose(ctx context.Context, q human.Question) (human.Option, 
 		o, _ := q.Option(key)
 		return o, nil
 	}
+	// What was typed before this question was shown never answers it.
+	if err := p.io.FlushInput(); err != nil {
+		return human.Option{}, err
+	}
 	cs := p.io.ColorScheme()
 	words := make([]string, len(q.Options))
 	for i, o := range q.Options {

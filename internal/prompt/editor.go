@@ -9,13 +9,18 @@ import (
 )
 
 // ErrNoEditor is returned when no editor can be found.
-var ErrNoEditor = errors.New("no editor found: set $VISUAL or $EDITOR (for example EDITOR=nano)")
+var ErrNoEditor = errors.New("no editor found: set $AZERO_EDITOR, $VISUAL or $EDITOR (for example EDITOR=nano)")
 
-// EditorCommand returns the editor command line, in this order: $VISUAL,
-// $EDITOR, `code --wait` when VS Code's CLI is installed, then vi. The
-// result is a shell fragment; arguments such as "--wait" are allowed.
+// EditorVars are the variables naming the editor, in the order they are
+// read: azero's own, git's, then the usual ones.
+var EditorVars = []string{"AZERO_EDITOR", "GIT_EDITOR", "VISUAL", "EDITOR"}
+
+// EditorCommand returns the editor command line, in this order:
+// $AZERO_EDITOR, $GIT_EDITOR, $VISUAL, $EDITOR, `code --wait` when VS
+// Code's CLI is installed, then vi. The result is a shell fragment;
+// arguments such as "--wait" are allowed.
 func (p *Prompter) EditorCommand() (string, error) {
-	for _, v := range []string{"VISUAL", "EDITOR"} {
+	for _, v := range EditorVars {
 		if e := p.getenv(v); e != "" {
 			return e, nil
 		}
@@ -39,7 +44,7 @@ func (p *Prompter) CheckEditor() (string, error) {
 	}
 	prog := firstWord(cmd)
 	if _, err := p.lookPath(prog); err != nil {
-		return "", fmt.Errorf("editor %q not found in PATH: install it or set $VISUAL/$EDITOR", prog)
+		return "", fmt.Errorf("editor %q not found in PATH: install it or set $AZERO_EDITOR (or $VISUAL/$EDITOR)", prog)
 	}
 	return cmd, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -178,6 +179,8 @@ func TestEditorCommandOrder(t *testing.T) {
 		path []string
 		want string
 	}{
+		{"azero's own first", map[string]string{"AZERO_EDITOR": "micro", "GIT_EDITOR": "vim", "VISUAL": "nano", "EDITOR": "ed"}, nil, "micro"},
+		{"git's next", map[string]string{"GIT_EDITOR": "vim -f", "VISUAL": "nano", "EDITOR": "ed"}, nil, "vim -f"},
 		{"visual first", map[string]string{"VISUAL": "nano", "EDITOR": "ed"}, nil, "nano"},
 		{"editor next", map[string]string{"EDITOR": "emacs -nw"}, nil, "emacs -nw"},
 		{"code --wait", nil, []string{"code", "vi"}, "code --wait"},
@@ -256,6 +259,24 @@ func TestTypedAheadInputNeverAnswers(t *testing.T) {
 				ok, err := p.Approve(ctx, "Commit this diff?", "approve", "reject")
 				return fmt.Sprint(ok), err
 			}, "true"},
+		{"a gate's typed word", []string{"approve"}, []string{"reject"}, "to stop: ",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				a, err := p.Answer(ctx, human.Question{Gate: "diff_review", Kind: human.Word, Prompt: "Commit?",
+					Options: []human.Option{{Key: "approve", Decision: "APPROVED"}, {Key: "reject", Decision: "REJECTED"}}})
+				return a.Key, err
+			}, "reject"},
+		{"a gate's three words", []string{"approve"}, []string{"abort"}, "'abort' to stop: ",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				a, err := p.Answer(ctx, human.Question{Gate: "human_review", Kind: human.Word, Prompt: "Merge?",
+					Options: []human.Option{{Key: "approve", Label: "to proceed"}, {Key: "revise", Label: "to send it back", Text: "What?"}, {Key: "abort", Label: "to stop"}}})
+				return a.Key, err
+			}, "abort"},
+		{"a gate's menu", []string{"S"}, []string{"M"}, "[M]anual? ",
+			func(ctx context.Context, p *prompt.Prompter) (string, error) {
+				a, err := p.Answer(ctx, human.Question{Gate: "edit_draft", Kind: human.Menu, Prompt: "Next?",
+					Options: []human.Option{{Key: "S", Label: "Send"}, {Key: "M", Label: "Manual"}}})
+				return a.Key, err
+			}, "M"},
 		{"choose", []string{"S"}, []string{"M"}, "[M]anual? ",
 			func(ctx context.Context, p *prompt.Prompter) (string, error) {
 				return p.Choose(ctx, "Next?", choices)

@@ -38,11 +38,14 @@ const (
 // FileAnalysis is what a commit would do to one file. The JSON names are
 // the spec's (#171, DiffAnalysis); old_path and binary are azero's extras.
 type FileAnalysis struct {
-	FilePath       string     `json:"file_path"`
-	OldPath        string     `json:"old_path,omitempty"` // the name at HEAD of a renamed file
-	LinesAdded     int        `json:"lines_added"`
-	LinesDeleted   int        `json:"lines_deleted"`
-	OriginalLines  int        `json:"original_lines"` // lines at HEAD; 0 for new and binary files
+	FilePath      string `json:"file_path"`
+	OldPath       string `json:"old_path,omitempty"` // the name at HEAD of a renamed file
+	LinesAdded    int    `json:"lines_added"`
+	LinesDeleted  int    `json:"lines_deleted"`
+	OriginalLines int    `json:"original_lines"` // lines at HEAD; 0 for new and binary files
+	// AfterLines is LinesAfter, set by Analyze for the JSON document
+	// (named as `azero write` and `azero apply` name it).
+	AfterLines     int        `json:"lines_after"`
 	ChangeRatio    float64    `json:"change_ratio"`
 	ChangeType     ChangeType `json:"change_type"`
 	RequiresReview bool       `json:"requires_review"`
@@ -235,6 +238,9 @@ func analyzeRepo(ctx context.Context, repo checkout, opts AnalyzeOptions) ([]Fil
 	if err == nil {
 		var files []FileAnalysis
 		if files, err = a.files(); err == nil {
+			for i := range files {
+				files[i].AfterLines = files[i].LinesAfter()
+			}
 			return files, nil
 		}
 	}

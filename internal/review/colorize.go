@@ -46,7 +46,7 @@ func ColorizeReport(report string, cs iostreams.ColorScheme) string {
 		case strings.HasPrefix(l, "... truncated: "):
 			lines[i] = cs.Yellow(l)
 		case !stat:
-			lines[i] = colorDiffLine(l, cs)
+			lines[i] = cs.DiffLine(l)
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/azero-dev/azero/internal/shell"
 )
 
 // visible reports the first character of s that could act on a terminal
@@ -41,7 +43,7 @@ func FuzzTerminalText(f *testing.F) {
 				t.Fatalf("sanitize left %q unchanged", s)
 			}
 		}
-		for _, out := range []string{displayPath(s), shellQuote(s)} {
+		for _, out := range []string{displayPath(s), shell.Quote(s)} {
 			if r, ok := visible(out, false); !ok {
 				t.Fatalf("path %q shown as %q keeps %U", s, out, r)
 			}

@@ -55,6 +55,9 @@ type GateOptions struct {
 	// AllDiffs shows every file's diff before asking, not only the flagged
 	// ones: a workflow's reviewer approves a change nobody has seen yet.
 	AllDiffs bool
+	// Quiet shows only the flagged files (banner and diff) and the
+	// question, and nothing when nothing is flagged. It decides the same.
+	Quiet bool
 }
 
 // Outcome is what the gate saw and decided. Its JSON is `azero gate
@@ -138,14 +141,16 @@ func (g *Gate) Run(ctx context.Context, opts GateOptions) (Outcome, error) {
 	out.Files = files
 	out.Flagged = Flagged(files)
 	errOut := g.IO.ErrOut
-	report := ReportOptions{Color: g.IO.ColorScheme(), Staged: opts.Staged}
+	report := ReportOptions{Color: g.IO.ColorScheme(), Staged: opts.Staged, FlaggedOnly: opts.Quiet}
 
 	if len(files) == 0 {
 		fmt.Fprint(errOut, FormatReport(files, nil, report))
 		return g.decide(ctx, opts, out, NotRequired, nil)
 	}
 	interactive := g.IO.CanPrompt()
-	if !interactive && len(out.Flagged) == 0 {
+	// Nothing flagged passes without a question when nobody can be asked,
+	// and, with Quiet (the pre-commit hook), without one at all.
+	if (!interactive || opts.Quiet) && len(out.Flagged) == 0 {
 		fmt.Fprint(errOut, FormatReport(files, nil, report))
 		return g.decide(ctx, opts, out, NotRequired, nil)
 	}
@@ -207,6 +212,7 @@ func (g *Gate) decide(ctx context.Context, opts GateOptions, out Outcome, d Deci
 		slog.String("repository", out.Repository),
 		slog.Int("files", len(out.Files)),
 		slog.Bool("staged", opts.Staged),
+		slog.Bool("quiet", opts.Quiet),
 		slog.Bool("human_approved", out.HumanApproved)); aerr != nil {
 		out.HumanApproved, out.ApprovedAt = false, time.Time{}
 		fmt.Fprintln(g.IO.ErrOut, g.IO.ColorScheme().Red("Diff review: FAILED")+": the decision could not be recorded, so nothing passes.")
@@ -219,9 +225,12 @@ func (g *Gate) decide(ctx context.Context, opts GateOptions, out Outcome, d Deci
 	case Approved:
 		line = cs.Green("Diff review: APPROVED") + " by the human at the terminal."
 	case NotRequired:
-		if len(out.Files) == 0 {
+		switch {
+		case opts.Quiet:
+			return out, err
+		case len(out.Files) == 0:
 			line = "Diff review: NOT_REQUIRED (no changes)."
-		} else {
+		default:
 			line = "Diff review: NOT_REQUIRED (nothing flagged and nobody to ask)."
 		}
 	case Rejected:

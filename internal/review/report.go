@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/azero-dev/azero/internal/shell"
+
 	"github.com/azero-dev/azero/internal/iostreams"
 )
 
@@ -25,6 +27,9 @@ type ReportOptions struct {
 	// AllDiffs also shows the diffs of the files nothing flagged, after
 	// the flagged ones.
 	AllDiffs bool
+	// FlaggedOnly shows only the flagged files (their banners and diffs):
+	// no summary, and nothing when nothing is flagged.
+	FlaggedOnly bool
 }
 
 // maxBar is the widest +/- bar of the summary.
@@ -42,17 +47,21 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 		maxLines = DefaultMaxDiffLines
 	}
 	var b strings.Builder
-	if len(files) == 0 {
-		b.WriteString("No changes: nothing to review.\n")
-		return b.String()
-	}
-	writeStat(&b, files, cs)
-
 	flagged := 0
 	for _, f := range files {
 		if f.RequiresReview {
 			flagged++
 		}
+	}
+	if opts.FlaggedOnly && flagged == 0 {
+		return ""
+	}
+	if len(files) == 0 {
+		b.WriteString("No changes: nothing to review.\n")
+		return b.String()
+	}
+	if !opts.FlaggedOnly {
+		writeStat(&b, files, cs)
 	}
 	if flagged == 0 {
 		b.WriteString("\nNo file needs special attention (nothing replaced, deleted or mostly rewritten).\n")
@@ -233,10 +242,10 @@ func submoduleReason(f FileAnalysis, d FileDiff) (why, counts string) {
 	case after == f.Before && dirty:
 		return "This submodule has uncommitted changes in its checkout; the commit it is at did not change (a commit here does not take them).", counts
 	case after == "":
-		return fmt.Sprintf("This submodule moves from %s to another commit: see what changed with git -C %s log.", commit(f.Before), shellQuote(f.FilePath)), counts
+		return fmt.Sprintf("This submodule moves from %s to another commit: see what changed with git -C %s log.", commit(f.Before), shell.Quote(f.FilePath)), counts
 	}
 	why = fmt.Sprintf("This submodule moves from %s to %s: see what changed with git -C %s log --oneline %s..%s.",
-		commit(f.Before), commit(after), shellQuote(f.FilePath), f.Before[:min(len(f.Before), 12)], after[:min(len(after), 12)])
+		commit(f.Before), commit(after), shell.Quote(f.FilePath), f.Before[:min(len(f.Before), 12)], after[:min(len(after), 12)])
 	if dirty {
 		why += " Its checkout also has uncommitted changes, which a commit here does not take."
 	}
@@ -244,9 +253,9 @@ func submoduleReason(f FileAnalysis, d FileDiff) (why, counts string) {
 }
 
 func writeDiff(b *strings.Builder, f FileAnalysis, diffs map[string]FileDiff, maxLines int, staged bool, cs iostreams.ColorScheme) {
-	see := "git diff HEAD -- " + shellQuote(f.FilePath)
+	see := "git diff HEAD -- " + shell.Quote(f.FilePath)
 	if staged {
-		see = "git diff --cached -- " + shellQuote(f.FilePath)
+		see = "git diff --cached -- " + shell.Quote(f.FilePath)
 	}
 	d, ok := diffs[f.FilePath]
 	if !ok {
@@ -255,26 +264,12 @@ func writeDiff(b *strings.Builder, f FileAnalysis, diffs map[string]FileDiff, ma
 	}
 	shown := d.Lines[:min(len(d.Lines), maxLines)]
 	for _, line := range shown {
-		b.WriteString(colorDiffLine(sanitize(line), cs))
+		b.WriteString(cs.DiffLine(sanitize(line)))
 		b.WriteByte('\n')
 	}
 	if rest := d.Total - len(shown); rest > 0 {
 		fmt.Fprintln(b, cs.Yellow(fmt.Sprintf("... truncated: %s (see %s)", plural(rest, "more line", "more lines"), see)))
 	}
-}
-
-func colorDiffLine(line string, cs iostreams.ColorScheme) string {
-	switch {
-	case strings.HasPrefix(line, "diff --git "), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-		return cs.Bold(line)
-	case strings.HasPrefix(line, "@@"):
-		return cs.Cyan(line)
-	case strings.HasPrefix(line, "+"):
-		return cs.Green(line)
-	case strings.HasPrefix(line, "-"):
-		return cs.Red(line)
-	}
-	return line
 }
 
 // displayName is a file's name in the summary: "old => new" for a rename.
@@ -335,50 +330,5 @@ func sanitize(s string) string {
 		}
 		i += size
 	}
-	return b.String()
-}
-
-// shellQuote quotes a path for a POSIX shell command line the reader can
-// copy: as it is when safe, in single quotes when printable, else in
-// bash's $'...' form with escapes.
-func shellQuote(p string) string {
-	safe := p != ""
-	printable := true
-	for _, r := range p {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./@%+=:,-", r)) {
-			safe = false
-		}
-		if r == utf8.RuneError || !strconv.IsPrint(r) {
-			printable = false
-		}
-	}
-	switch {
-	case safe && !strings.HasPrefix(p, "-"):
-		return p
-	case printable:
-		return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(p); {
-		r, size := utf8.DecodeRuneInString(p[i:])
-		switch {
-		case r == '\'' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == utf8.RuneError && size <= 1, !strconv.IsPrint(r):
-			for _, c := range []byte(p[i : i+size]) {
-				fmt.Fprintf(&b, `\x%02x`, c)
-			}
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	b.WriteString("'")
 	return b.String()
 }

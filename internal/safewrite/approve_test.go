@@ -218,7 +218,7 @@ func TestTypedAheadApprovalIsDiscarded(t *testing.T) {
 			if tt.want == "new\n" && (r.err != nil || r.res.Approval != safewrite.ApprovalApproved) {
 				t.Fatalf("approved write: %+v, %v", r.res, r.err)
 			}
-			if tt.want != "new\n" && !errors.Is(r.err, flow.ErrAborted) {
+			if tt.want != "new\n" && !errors.Is(r.err, human.ErrAborted) {
 				t.Fatalf("cancelled write: %v, want ErrAborted", r.err)
 			}
 		})

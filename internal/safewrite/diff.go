@@ -299,19 +299,10 @@ func ColorDiff(cs iostreams.ColorScheme, diff string) string {
 	var b strings.Builder
 	for _, l := range lines {
 		body, nl := strings.CutSuffix(l, "\n")
-		switch {
-		case strings.HasPrefix(body, "--- ") || strings.HasPrefix(body, "+++ "):
-			b.WriteString(cs.Bold(body))
-		case strings.HasPrefix(body, "@@"):
-			b.WriteString(cs.Cyan(body))
-		case strings.HasPrefix(body, "-"):
-			b.WriteString(cs.Red(body))
-		case strings.HasPrefix(body, "+"):
-			b.WriteString(cs.Green(body))
-		case strings.HasPrefix(body, "... diff truncated"):
+		if strings.HasPrefix(body, "... diff truncated") {
 			b.WriteString(cs.Yellow(body))
-		default:
-			b.WriteString(body)
+		} else {
+			b.WriteString(cs.DiffLine(body))
 		}
 		if nl {
 			b.WriteByte('\n')

@@ -3,36 +3,16 @@
 package safewrite
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/azero-dev/azero/internal/filelock"
 )
 
 // lockFile takes an exclusive flock on f. The kernel drops it when the
 // process dies, which is how leftovers of killed writers are recognised.
-func lockFile(f *os.File, wait bool) error {
-	how := syscall.LOCK_EX
-	if !wait {
-		how |= syscall.LOCK_NB
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var lockErr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			lockErr = syscall.Flock(int(fd), how)
-			if !errors.Is(lockErr, syscall.EINTR) {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return lockErr
-}
+func lockFile(f *os.File, wait bool) error { return filelock.Lock(f, wait) }
 
 // abandoned reports whether f, a temporary file, belongs to no live
 // writer: its lock can be taken. The caller removes it while the lock is

@@ -35,10 +35,10 @@ type Proposal struct {
 	Abs              string   `json:"abs"`
 	Rel              string   `json:"path"`
 	Exists           bool     `json:"exists"`
-	ExistingLines    int      `json:"existing_lines"`
-	NewLines         int      `json:"new_lines"` // lines of Result, the file after the write
-	Added            int      `json:"added_lines"`
-	Deleted          int      `json:"deleted_lines"`
+	ExistingLines    int      `json:"original_lines"`
+	NewLines         int      `json:"lines_after"` // lines of Result, the file after the write
+	Added            int      `json:"lines_added"`
+	Deleted          int      `json:"lines_deleted"`
 	Existing         []byte   `json:"-"`
 	Result           []byte   `json:"-"`
 	Content          []byte   `json:"-"` // the request's content, to re-merge with another strategy

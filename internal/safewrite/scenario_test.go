@@ -226,10 +226,12 @@ func TestScenarios(t *testing.T) {
 				t.Fatal("escaped the root")
 			}
 			recs := log.records(t)
-			if len(recs) != 3 {
-				t.Fatalf("%d audit records, want 3: %v", len(recs), recs)
+			if len(recs) != 4 {
+				t.Fatalf("%d audit records, want 4: %v", len(recs), recs)
 			}
-			refused, wrote, attack := recs[0], recs[1], recs[2]
+			refused, approval, wrote, attack := recs[0], recs[1], recs[2], recs[3]
+			// The decision on a write that needs approval is recorded before the write.
+			checkRecord(t, approval, map[string]any{"event": "file_write_approval", "path": "large.py", "approval": "forced", "run_id": "run-1"})
 			want := map[string]any{"event": "file_write_refused", "path": "large.py", "actor": "implement:coder", "run_id": "run-1",
 				"refusal": "needs_approval", "old_lines": 150.0, "old_sha256": sha(old), "strategy": "replace"}
 			checkRecord(t, refused, want)

@@ -20,6 +20,10 @@ const (
 	EventMove    = "file_move"
 	EventRemove  = "file_remove"
 	EventRefused = "file_write_refused"
+	// EventApproval records the decision on a write that needed approval,
+	// before the write is made: a decision the log cannot take is not
+	// acted on.
+	EventApproval = "file_write_approval"
 )
 
 // Approval says how a write was allowed.
@@ -49,10 +53,10 @@ type Result struct {
 	Line             int      `json:"line,omitempty"`
 	Created          bool     `json:"created"`
 	Unchanged        bool     `json:"unchanged"` // the content was already there; nothing was written
-	OldLines         int      `json:"old_lines"`
-	NewLines         int      `json:"new_lines"`
-	AddedLines       int      `json:"added_lines"`
-	DeletedLines     int      `json:"deleted_lines"`
+	OldLines         int      `json:"original_lines"`
+	NewLines         int      `json:"lines_after"`
+	AddedLines       int      `json:"lines_added"`
+	DeletedLines     int      `json:"lines_deleted"`
 	OldSHA256        string   `json:"old_sha256,omitempty"`
 	NewSHA256        string   `json:"new_sha256"`
 	Bytes            int      `json:"bytes"`
@@ -128,6 +132,10 @@ func (w *Writer) write(ctx context.Context, req Request) (Result, *Proposal, err
 				}
 			}
 			approval = ApprovalApproved
+		}
+		if err := w.Audit.Event(ctx, EventApproval, req.RunID, slog.String("path", p.Rel), slog.String("actor", req.Actor),
+			slog.String("approval", string(approval)), slog.Int("old_lines", p.ExistingLines), slog.Int("new_lines", p.NewLines)); err != nil {
+			return Result{}, &p, fmt.Errorf("write %s: the approval could not be recorded in the audit log, so nothing was written (%w); free disk space or fix the log's permissions and try again", p.Rel, err)
 		}
 	}
 

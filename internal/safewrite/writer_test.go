@@ -7,8 +7,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
@@ -298,5 +300,31 @@ func TestDiffIsCapped(t *testing.T) {
 	fmt.Sscanf(note, " at 10 KB: %d more bytes (%d more lines)", &restBytes, &restLines)
 	if !strings.HasSuffix(body, "\n") || restLines < 9000 || len(body)+restBytes < 5000*2*25 {
 		t.Fatalf("body ends %q; rest %d bytes %d lines", body[len(body)-20:], restBytes, restLines)
+	}
+}
+
+// fullDisk fails every write, like a full disk under the audit log.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestApprovalNotRecordedIsNotActedOn: a write that needed approval (here
+// forced) is not made when its decision cannot be written to the audit log.
+func TestApprovalNotRecordedIsNotActedOn(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	old := numbered("line", 1, 200)
+	writeFile(t, p.path("big.txt"), old)
+	w := &safewrite.Writer{Audit: audit.New(fullDisk{}, nil), Auto: true, Force: true}
+	_, err := w.Write(t.Context(), safewrite.Request{Root: p.root, Path: "big.txt", Content: []byte("short\n")})
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("err = %v, want the audit log's error and nothing written", err)
+	}
+	if got := readFile(t, p.path("big.txt")); got != old {
+		t.Error("the file was replaced although its approval was not recorded")
+	}
+	// A small write needs no approval and is made (its record is best effort).
+	if _, err := w.Write(t.Context(), safewrite.Request{Root: p.root, Path: "small.txt", Content: []byte("x\n")}); err != nil {
+		t.Fatalf("a write without approval: %v", err)
 	}
 }

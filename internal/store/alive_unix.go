@@ -4,8 +4,9 @@ package store
 
 import (
 	"errors"
-	"os"
 	"syscall"
+
+	"github.com/azero-dev/azero/internal/filelock"
 )
 
 // processAlive reports whether a process with pid exists. EPERM means it
@@ -17,17 +18,4 @@ func processAlive(pid int) bool {
 
 // lockFile holds an exclusive flock on path (created if needed) until
 // the returned function is called.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
+func lockFile(path string) (func(), error) { return filelock.Hold(path) }

@@ -168,7 +168,10 @@ type Run struct {
 	Meta     map[string]string `json:"meta,omitempty"`
 	// Question is the pending question (JSON of a human.Question) while a
 	// gate asks or waits for an answer; nil otherwise.
-	Question  json.RawMessage `json:"-"`
+	Question json.RawMessage `json:"-"`
+	// Answer is an answer posted for Question by another channel, not yet
+	// taken by a driver; nil otherwise.
+	Answer    json.RawMessage `json:"-"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	Lease     Lease           `json:"-"`
@@ -247,18 +250,18 @@ func encodeMaps(visits map[string]int, meta map[string]string) (string, string, 
 	return string(v), string(m), nil
 }
 
-const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, updated_at, lease_token, lease_pid, lease_host, lease_until`
+const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, question, answer, created_at, updated_at, lease_token, lease_pid, lease_host, lease_until`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRun(sc scanner) (Run, error) {
 	var (
 		r                           Run
-		status, visits, meta, q     string
+		status, visits, meta, q, a  string
 		created, updated, leaseTill int64
 		state                       []byte
 	)
-	err := sc.Scan(&r.ID, &r.Workflow, &r.Key, &status, &r.Node, &state, &r.Steps, &visits, &r.Error, &meta, &q,
+	err := sc.Scan(&r.ID, &r.Workflow, &r.Key, &status, &r.Node, &state, &r.Steps, &visits, &r.Error, &meta, &q, &a,
 		&created, &updated, &r.Lease.Token, &r.Lease.PID, &r.Lease.Host, &leaseTill)
 	if err != nil {
 		return Run{}, err
@@ -267,6 +270,9 @@ func scanRun(sc scanner) (Run, error) {
 	r.State = state
 	if q != "" {
 		r.Question = json.RawMessage(q)
+	}
+	if a != "" {
+		r.Answer = json.RawMessage(a)
 	}
 	r.CreatedAt = time.Unix(0, created)
 	r.UpdatedAt = time.Unix(0, updated)
@@ -451,13 +457,17 @@ type Checkpoint struct {
 	Next     string // where the run now stands (the next node, or Node when stopped at it)
 	Status   Status
 	State    json.RawMessage // nil keeps the stored state
-	Question json.RawMessage // the pending question; nil clears it
-	Steps    int
-	Visits   map[string]int
-	Error    string
-	Outcome  string // history outcome: ok, waiting, failed, interrupted, aborted, done
-	Started  time.Time
-	Finished time.Time
+	Question json.RawMessage // the pending question; nil clears it (and an answer posted for it)
+	// KeepQuestion leaves the pending question and its posted answer as
+	// they are (a run resumed at its gate).
+	KeepQuestion bool
+	Steps        int
+	Visits       map[string]int
+	Error        string
+	Outcome      string // history outcome: ok, waiting, failed, interrupted, aborted, done
+	Attempt      string // the node execution that completed (outcome ok)
+	Started      time.Time
+	Finished     time.Time
 }
 
 // Checkpoint writes the run's new position, state and a history row in one
@@ -472,8 +482,17 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
 	}
 	defer tx.Rollback()
-	q := `UPDATE runs SET status = ?, node = ?, steps = ?, visits = ?, error = ?, question = ?, updated_at = ?`
-	args := []any{string(cp.Status), cp.Next, cp.Steps, visits, cp.Error, string(cp.Question), s.now().UnixNano()}
+	q := `UPDATE runs SET status = ?, node = ?, steps = ?, visits = ?, error = ?, updated_at = ?`
+	args := []any{string(cp.Status), cp.Next, cp.Steps, visits, cp.Error, s.now().UnixNano()}
+	switch {
+	case cp.KeepQuestion:
+	case cp.Question == nil:
+		// No question, no answer to it.
+		q += `, question = '', answer = ''`
+	default:
+		q += `, question = ?`
+		args = append(args, string(cp.Question))
+	}
 	if cp.State != nil {
 		q += `, state = ?`
 		args = append(args, []byte(cp.State))
@@ -487,9 +506,9 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 	if err := expectOne(res, cp.RunID); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO history (run_id, node, next, outcome, error, started_at, finished_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		cp.RunID, cp.Node, cp.Next, cp.Outcome, cp.Error, cp.Started.UnixNano(), cp.Finished.UnixNano())
+	_, err = tx.ExecContext(ctx, `INSERT INTO history (run_id, node, next, outcome, error, started_at, finished_at, attempt)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		cp.RunID, cp.Node, cp.Next, cp.Outcome, cp.Error, cp.Started.UnixNano(), cp.Finished.UnixNano(), cp.Attempt)
 	if err != nil {
 		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
 	}
@@ -500,14 +519,56 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 }
 
 // SetQuestion records the question the run's gate is asking; only the
-// holder of the lease can.
-func (s *Store) SetQuestion(ctx context.Context, runID, token string, question json.RawMessage) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE runs SET question = ?, updated_at = ? WHERE id = ? AND lease_token = ?`,
-		string(question), s.now().UnixNano(), runID, token)
+// holder of the lease can. An answer posted for another question is
+// dropped; one posted for this question (same id) stays.
+func (s *Store) SetQuestion(ctx context.Context, runID, token, questionID string, question json.RawMessage) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET question = ?, updated_at = ?,
+		answer = CASE WHEN answer != '' AND json_extract(answer, '$.question_id') = ? THEN answer ELSE '' END
+		WHERE id = ? AND lease_token = ?`,
+		string(question), s.now().UnixNano(), questionID, runID, token)
 	if err != nil {
 		return fmt.Errorf("record the question of run %s: %w", runID, err)
 	}
 	return expectOne(res, runID)
+}
+
+// ErrNotAsked is returned when an answer is posted for a question the run
+// is not asking (answered already, changed, or never asked).
+var ErrNotAsked = errors.New("the run is not asking that question")
+
+// ErrAnswered is returned when the question already has an answer.
+var ErrAnswered = errors.New("the question was already answered")
+
+// PostAnswer records answer (JSON of a human.Answer) for the question with
+// id questionID, if the run asks it now and nobody answered it yet: the
+// first answer wins. It returns ErrNotAsked or ErrAnswered otherwise.
+func (s *Store) PostAnswer(ctx context.Context, runID, questionID string, answer json.RawMessage) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("answer run %s: %w", runID, err)
+	}
+	defer tx.Rollback()
+	var q, a string
+	err = tx.QueryRowContext(ctx, `SELECT question, answer FROM runs WHERE id = ?`, runID).Scan(&q, &a)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %s", ErrNotFound, runID)
+	}
+	if err != nil {
+		return fmt.Errorf("answer run %s: %w", runID, err)
+	}
+	var asked struct {
+		ID string `json:"id"`
+	}
+	if q == "" || json.Unmarshal([]byte(q), &asked) != nil || asked.ID != questionID {
+		return fmt.Errorf("run %s: %w", runID, ErrNotAsked)
+	}
+	if a != "" {
+		return fmt.Errorf("run %s: %w", runID, ErrAnswered)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET answer = ?, updated_at = ? WHERE id = ?`, string(answer), s.now().UnixNano(), runID); err != nil {
+		return fmt.Errorf("answer run %s: %w", runID, err)
+	}
+	return tx.Commit()
 }
 
 // SetKey changes the run's workflow key (the governance slug, once the run
@@ -556,13 +617,14 @@ func (s *Store) UpdateMeta(ctx context.Context, runID string, meta map[string]st
 
 // Step is one history row.
 type Step struct {
-	Node     string        `json:"node"`
-	Next     string        `json:"next,omitempty"`
-	Outcome  string        `json:"outcome"`
-	Error    string        `json:"error,omitempty"`
-	Started  time.Time     `json:"started_at"`
-	Finished time.Time     `json:"finished_at"`
-	Duration time.Duration `json:"duration_ns"`
+	Node       string        `json:"node"`
+	Next       string        `json:"next,omitempty"`
+	Outcome    string        `json:"outcome"`
+	Error      string        `json:"error,omitempty"`
+	Started    time.Time     `json:"started_at"`
+	Finished   time.Time     `json:"finished_at"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
 }
 
 // History returns the run's history, oldest first.
@@ -582,6 +644,7 @@ func (s *Store) History(ctx context.Context, runID string) ([]Step, error) {
 		}
 		st.Started, st.Finished = time.Unix(0, started), time.Unix(0, finished)
 		st.Duration = st.Finished.Sub(st.Started)
+		st.DurationMS = st.Duration.Milliseconds()
 		out = append(out, st)
 	}
 	return out, rows.Err()

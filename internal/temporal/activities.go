@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -62,8 +64,21 @@ func heartbeat(ctx context.Context, what string) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// sink shows a run's events on the worker.
-func (a *activities) sink() event.Sink {
+// collector keeps what one activity reported, for the workflow to add to
+// the run's events.
+type collector struct {
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func (c *collector) take() []event.Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.events
+}
+
+// sink shows a run's events on the worker and collects them into col.
+func (a *activities) sink(col *collector) event.Sink {
 	return event.SinkFunc(func(ctx context.Context, ev event.Event) {
 		if ev.RunID == "" {
 			ev.RunID = flow.RunID(ctx)
@@ -77,11 +92,28 @@ func (a *activities) sink() event.Sink {
 		if a.watch != nil {
 			a.watch(ev)
 		}
+		col.mu.Lock()
+		col.events = append(col.events, ev)
+		col.mu.Unlock()
 	})
 }
 
-// classify turns a node's error into what the workflow tells apart.
-func classify(err error) error {
+// mirrorLease is the lease every worker holds a Temporal run's row in its
+// store with: the row is bookkeeping for the nodes (model calls, scripted
+// turns), and only Temporal decides who runs the run.
+const mirrorLease = "temporal"
+
+// attempt names this execution of an activity: a node retried (or run
+// again by another worker) asks the scripted model the same turn again,
+// as a node run again after a crash does locally.
+func attempt(ctx context.Context) string {
+	info := activity.GetInfo(ctx)
+	return fmt.Sprintf("temporal:%s:%s:%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+}
+
+// classify turns a node's error into what the workflow tells apart;
+// stops is the workflow's own test for errors retrying cannot fix.
+func classify(err error, stops func(error) bool) error {
 	switch {
 	case err == nil:
 		return nil
@@ -91,6 +123,8 @@ func classify(err error) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), errTypeAborted, err)
 	case errors.Is(err, llm.ErrBudgetExceeded):
 		return temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
+	case stops != nil && stops(err):
+		return temporal.NewNonRetryableApplicationError(err.Error(), errTypeStopped, err)
 	}
 	return err
 }
@@ -102,22 +136,38 @@ func classify(err error) error {
 func (a *activities) adopt(ctx context.Context, in nodeInput, d def, moved bool) (json.RawMessage, int, error) {
 	if _, err := a.store.GetRun(ctx, in.RunID); errors.Is(err, store.ErrNotFound) {
 		err = a.store.CreateRun(ctx, store.Run{ID: in.RunID, Workflow: in.Workflow, Status: store.StatusRunning, Node: in.Node,
-			State: in.State, Meta: map[string]string{"engine": "temporal", "worker": a.me.Identity}})
+			State: in.State, Meta: map[string]string{MetaEngine: EngineName, "worker": a.me.Identity}})
 		if err != nil {
 			return nil, 0, err
 		}
 	} else if err != nil {
 		return nil, 0, err
 	}
+	if err := a.store.Acquire(ctx, in.RunID, store.Lease{Token: mirrorLease, PID: os.Getpid()}, 24*time.Hour); err != nil {
+		return nil, 0, err
+	}
 	local, err := a.store.Calls(ctx, in.RunID)
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, c := range in.Calls[min(len(local), len(in.Calls)):] {
-		c.RunID = in.RunID
+	// The calls other workers made (and this one, in steps that completed)
+	// are the run's; this store records those it lacks.
+	have := map[string]bool{}
+	for _, c := range local {
+		have[callKey(c)] = true
+	}
+	for _, c := range in.Calls {
+		if have[callKey(c)] {
+			continue
+		}
+		c.RunID, c.Attempt = in.RunID, ""
+		if c.Latency == 0 {
+			c.Latency = time.Duration(c.LatencyMS) * time.Millisecond
+		}
 		if err := a.store.RecordCall(ctx, c); err != nil {
 			return nil, 0, err
 		}
+		local = append(local, c)
 	}
 	state := in.State
 	if moved {
@@ -127,7 +177,25 @@ func (a *activities) adopt(ctx context.Context, in nodeInput, d def, moved bool)
 			return nil, 0, err
 		}
 	}
-	return state, max(len(local), len(in.Calls)), nil
+	return state, len(local), nil
+}
+
+// callKey identifies a model call across stores.
+func callKey(c store.Call) string {
+	return fmt.Sprintf("%d|%s|%s|%s|%s", c.At.UnixNano(), c.Node, c.Role, c.Model, c.Purpose)
+}
+
+// mirror records in this worker's store where the run stands after a step
+// it ran, with the step's attempt, so that the calls of that attempt count
+// as the run's conversation.
+func (a *activities) mirror(ctx context.Context, in nodeInput, next string, state json.RawMessage, status store.Status, outcome, att string, started time.Time) error {
+	err := a.store.Checkpoint(ctx, store.Checkpoint{RunID: in.RunID, Token: mirrorLease, Node: in.Node, Next: next,
+		Status: status, State: state, Steps: in.Steps, Error: in.Error, Outcome: outcome, Attempt: att,
+		Started: started, Finished: a.now()})
+	if err != nil {
+		return fmt.Errorf("record run %s in this worker's store: %w", in.RunID, err)
+	}
+	return nil
 }
 
 // newCalls returns the calls the run made on this worker since it had
@@ -155,6 +223,7 @@ func (a *activities) snapshot(ctx context.Context, d def, runID string, state js
 // Node runs one node of a run.
 func (a *activities) Node(ctx context.Context, in nodeInput) (nodeOutput, error) {
 	defer heartbeat(ctx, in.Node)()
+	started := a.now()
 	d, err := a.reg.get(in.Workflow)
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
@@ -163,11 +232,18 @@ func (a *activities) Node(ctx context.Context, in nodeInput) (nodeOutput, error)
 	if err != nil {
 		return nodeOutput{}, err
 	}
-	next, out, err := d.run(ctx, Run{ID: in.RunID, Events: a.sink()}, in.Node, state)
+	att := attempt(ctx)
+	col := &collector{}
+	next, out, err := d.run(flow.WithAttempt(ctx, att), Run{ID: in.RunID, Events: a.sink(col)}, in.Node, state)
 	if err != nil {
-		return nodeOutput{}, classify(err)
+		return nodeOutput{}, d.classify(err)
 	}
 	if err := a.snapshot(ctx, d, in.RunID, out); err != nil {
+		return nodeOutput{}, err
+	}
+	done := in
+	done.Steps++
+	if err := a.mirror(ctx, done, next, out, store.StatusRunning, "ok", att, started); err != nil {
 		return nodeOutput{}, err
 	}
 	calls, err := a.newCalls(ctx, in.RunID, known)
@@ -175,8 +251,8 @@ func (a *activities) Node(ctx context.Context, in nodeInput) (nodeOutput, error)
 		return nodeOutput{}, err
 	}
 	_ = a.audit.Event(ctx, "node", in.RunID, slog.String("node", in.Node), slog.String("next", next),
-		slog.String("engine", "temporal"), slog.String("worker", a.me.Identity))
-	return nodeOutput{Worker: a.me, Next: next, State: out, Calls: calls}, nil
+		slog.String("engine", EngineName), slog.String("worker", a.me.Identity))
+	return nodeOutput{Worker: a.me, Next: next, State: out, Calls: calls, Events: col.take()}, nil
 }
 
 // Ask builds a gate's question.
@@ -190,9 +266,10 @@ func (a *activities) Ask(ctx context.Context, in nodeInput) (nodeOutput, error) 
 	if err != nil {
 		return nodeOutput{}, err
 	}
-	q, err := d.ask(ctx, Run{ID: in.RunID, Events: a.sink()}, in.Node, state)
+	col := &collector{}
+	q, err := d.ask(ctx, Run{ID: in.RunID, Events: a.sink(col)}, in.Node, state)
 	if err != nil {
-		return nodeOutput{}, classify(err)
+		return nodeOutput{}, d.classify(err)
 	}
 	q.Gate = in.Node
 	if q.AskedAt.IsZero() {
@@ -203,8 +280,8 @@ func (a *activities) Ask(ctx context.Context, in nodeInput) (nodeOutput, error) 
 		return nodeOutput{}, err
 	}
 	ev := event.Event{RunID: in.RunID, Node: in.Node, Kind: event.Question, Text: q.Prompt}.WithData(q)
-	a.sink().Emit(ctx, ev)
-	return nodeOutput{Worker: a.me, State: state, Question: &q, Calls: calls}, nil
+	a.sink(col).Emit(ctx, ev)
+	return nodeOutput{Worker: a.me, State: state, Question: &q, Calls: calls, Events: col.take()}, nil
 }
 
 // Decision writes a gate's decision to this worker's audit log, before the
@@ -227,7 +304,7 @@ func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput
 	attrs := []slog.Attr{
 		slog.String("gate", q.Gate), slog.String("decision", opt.Decision), slog.String("answer", ans.Key),
 		slog.String("channel", ans.Channel), slog.Time("asked_at", q.AskedAt), slog.Time("answered_at", ans.At),
-		slog.String("engine", "temporal"), slog.String("worker", a.me.Identity),
+		slog.String("engine", EngineName), slog.String("worker", a.me.Identity),
 	}
 	if ans.By != "" {
 		attrs = append(attrs, slog.String("by", ans.By))
@@ -253,8 +330,9 @@ func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput
 		e := &flow.AuditError{Gate: q.Gate, Decision: opt.Decision, Err: err}
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(e.Error(), errTypeAudit, err)
 	}
-	a.sink().Emit(flow.WithRun(ctx, in.RunID, q.Gate), event.Event{Kind: event.Answer, Text: opt.Decision}.WithData(ans))
-	return nodeOutput{Worker: a.me, State: state}, nil
+	col := &collector{}
+	a.sink(col).Emit(flow.WithRun(ctx, in.RunID, q.Gate), event.Event{Kind: event.Answer, Text: opt.Decision}.WithData(ans))
+	return nodeOutput{Worker: a.me, State: state, Events: col.take()}, nil
 }
 
 // Finish records how a run ended and forgets its worktree snapshot.
@@ -270,8 +348,22 @@ func (a *activities) Finish(ctx context.Context, in nodeInput) (nodeOutput, erro
 			return nodeOutput{}, err
 		}
 	}
+	// The worker's row of the run ends as the run did.
+	if _, err := a.store.GetRun(ctx, in.RunID); err == nil {
+		if err := a.store.Acquire(ctx, in.RunID, store.Lease{Token: mirrorLease, PID: os.Getpid()}, time.Minute); err != nil {
+			return nodeOutput{}, err
+		}
+		if err := a.mirror(ctx, in, in.Node, in.State, in.Status, string(in.Status), "", a.now()); err != nil {
+			return nodeOutput{}, err
+		}
+		if err := a.store.Release(ctx, in.RunID, mirrorLease); err != nil {
+			return nodeOutput{}, err
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nodeOutput{}, err
+	}
 	attrs := []slog.Attr{slog.String("workflow", in.Workflow), slog.String("status", string(in.Status)),
-		slog.String("engine", "temporal"), slog.String("worker", a.me.Identity)}
+		slog.String("engine", EngineName), slog.String("worker", a.me.Identity)}
 	if in.Error != "" {
 		attrs = append(attrs, slog.String("error", in.Error))
 	}
@@ -280,9 +372,10 @@ func (a *activities) Finish(ctx context.Context, in nodeInput) (nodeOutput, erro
 	if in.Status != store.StatusDone {
 		tone = event.Bad
 	}
-	a.sink().Emit(flow.WithRun(ctx, in.RunID, flow.End), event.Event{Kind: event.Finished, Tone: tone, Text: in.Error}.
+	col := &collector{}
+	a.sink(col).Emit(flow.WithRun(ctx, in.RunID, flow.End), event.Event{Kind: event.Finished, Tone: tone, Text: in.Error}.
 		WithData(event.FinishedData{Status: string(in.Status), Error: in.Error}))
-	return nodeOutput{Worker: a.me, State: in.State}, nil
+	return nodeOutput{Worker: a.me, State: in.State, Events: col.take()}, nil
 }
 
 // editedFiles names the files of an editor answer the human changed.
@@ -295,5 +388,3 @@ func editedFiles(q human.Question, a human.Answer) []string {
 	}
 	return out
 }
-
-var _ = fmt.Sprintf

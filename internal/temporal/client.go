@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
@@ -218,23 +219,49 @@ func (c *Client) list(ctx context.Context, limit int) ([]Status, error) {
 	}
 }
 
+// ErrRefused: the run's validator refused an answer its question does not
+// allow; it never reached the run's history.
+var ErrRefused = errors.New("answer refused")
+
 // Answer sends a human's answer to the run's pending question. It returns
-// once the decision is recorded and acted on; an answer the question does
-// not allow is refused by the workflow's validator (an *human.InvalidError
-// is not reconstructed: the error says why).
+// once the decision is recorded and acted on. The workflow's validator
+// refuses, before the history, an answer to no waiting question
+// (store.ErrNotAsked), one after another answer (store.ErrAnswered) and
+// one the question does not allow (ErrRefused); the error says why.
 func (c *Client) Answer(ctx context.Context, runID string, a human.Answer) (AnswerReply, error) {
 	h, err := c.C.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: runID, UpdateName: UpdateAnswer, Args: []any{a},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
-		return AnswerReply{}, fmt.Errorf("answer run %s: %w", runID, err)
+		return AnswerReply{}, answerError(runID, err)
 	}
 	var r AnswerReply
 	if err := h.Get(ctx, &r); err != nil {
-		return AnswerReply{}, fmt.Errorf("answer run %s: %w", runID, err)
+		return AnswerReply{}, answerError(runID, err)
 	}
 	return r, nil
+}
+
+// answerError says why an answer was not taken, as the store would.
+func answerError(runID string, err error) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		switch app.Type() {
+		case errTypeNotAsked:
+			return fmt.Errorf("answer run %s: %s: %w", runID, app.Message(), store.ErrNotAsked)
+		case errTypeAnswered:
+			return fmt.Errorf("answer run %s: %s: %w", runID, app.Message(), store.ErrAnswered)
+		case errTypeInvalid:
+			return fmt.Errorf("answer run %s: %s: %w", runID, app.Message(), ErrRefused)
+		}
+		return fmt.Errorf("answer run %s: %s", runID, app.Message())
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("answer run %s: %w", runID, ErrUnknownRun)
+	}
+	return fmt.Errorf("answer run %s: %w", runID, err)
 }
 
 // Resume retries the node a failed run stopped at.

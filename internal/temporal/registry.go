@@ -41,6 +41,11 @@ type Definition[S any] struct {
 	// Worktree returns where the run's worktree is, or nil when the
 	// workflow has none.
 	Worktree func(s *S) *Worktree
+	// Stops reports a node's error that retrying cannot fix (an approved
+	// change that cannot be merged until the user clears the way): the
+	// run stops at the node at once, resumable, instead of retrying it.
+	// Optional.
+	Stops func(error) bool
 }
 
 // Registry maps workflow names to their definitions.
@@ -106,13 +111,16 @@ type def interface {
 	run(ctx context.Context, run Run, node string, state json.RawMessage) (string, json.RawMessage, error)
 	ask(ctx context.Context, run Run, gate string, state json.RawMessage) (human.Question, error)
 	worktree(state json.RawMessage, edit func(*Worktree) error) (json.RawMessage, *Worktree, error)
+	classify(err error) error
 }
 
 type typed[S any] struct{ d Definition[S] }
 
-func (t *typed[S]) name() string  { return t.d.Shape.Name() }
-func (t *typed[S]) start() string { return t.d.Shape.Start() }
-func (t *typed[S]) limit() int    { return t.d.Shape.Limit() }
+func (t *typed[S]) name() string { return t.d.Shape.Name() }
+
+func (t *typed[S]) classify(err error) error { return classify(err, t.d.Stops) }
+func (t *typed[S]) start() string            { return t.d.Shape.Start() }
+func (t *typed[S]) limit() int               { return t.d.Shape.Limit() }
 
 func (t *typed[S]) step(name string) (stepInfo, bool) {
 	st, ok := t.d.Shape.Step(name)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
 )
@@ -85,7 +86,9 @@ type Carry struct {
 	Moves   int            `json:"moves"`
 	Calls   []store.Call   `json:"calls,omitempty"`
 	History []Step         `json:"history,omitempty"`
-	Started time.Time      `json:"started"`
+	Events  []event.Event  `json:"events,omitempty"`
+	Started time.Time      `json:"started_at"`
+	Updated time.Time      `json:"updated_at"`
 }
 
 // WorkerRef names a worker: its own task queue and its identity.
@@ -94,19 +97,28 @@ type WorkerRef struct {
 	Identity string `json:"identity,omitempty"`
 }
 
-// Step is one completed step of a run.
+// Step is one step of a run: a node that completed (outcome ok), or one
+// that stopped (failed, waiting, aborted) or moved to another worker.
 type Step struct {
-	Node     string    `json:"node"`
-	Next     string    `json:"next"`
-	Outcome  string    `json:"outcome"` // ok, moved, failed, rejected-answer...
-	Worker   string    `json:"worker,omitempty"`
-	Started  time.Time `json:"started"`
-	Finished time.Time `json:"finished"`
-	Error    string    `json:"error,omitempty"`
+	Node       string    `json:"node"`
+	Next       string    `json:"next"`
+	Outcome    string    `json:"outcome"` // ok, moved, failed, waiting, aborted
+	Worker     string    `json:"worker,omitempty"`
+	Started    time.Time `json:"started_at"`
+	Finished   time.Time `json:"finished_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Error      string    `json:"error,omitempty"`
 }
 
-// historyKept bounds the steps a run carries and reports.
-const historyKept = 200
+// historyKept bounds the steps a run carries and reports; eventsKept the
+// events (each cut to eventText and eventData bytes: a run's report is
+// in its question and its lineage, the events only tell what happened).
+const (
+	historyKept = 200
+	eventsKept  = 300
+	eventText   = 4 << 10
+	eventData   = 8 << 10
+)
 
 // Status is where a run stands, as the "status" query reports it.
 type Status struct {
@@ -123,10 +135,14 @@ type Status struct {
 	Holder   WorkerRef         `json:"holder"`
 	Moves    int               `json:"moves"`
 	Meta     map[string]string `json:"meta,omitempty"`
-	Started  time.Time         `json:"started"`
-	History  []Step            `json:"history,omitempty"`
-	Calls    []store.Call      `json:"calls,omitempty"`
-	State    json.RawMessage   `json:"state,omitempty"`
+	Started  time.Time         `json:"started_at"`
+	// Updated is when the run last changed (a step ended, a question was
+	// asked or answered).
+	Updated time.Time       `json:"updated_at"`
+	History []Step          `json:"history,omitempty"`
+	Calls   []store.Call    `json:"calls,omitempty"`
+	Events  []event.Event   `json:"events,omitempty"`
+	State   json.RawMessage `json:"state,omitempty"`
 }
 
 // Result is what a finished run returns.
@@ -139,6 +155,7 @@ type nodeInput struct {
 	Node     string          `json:"node"`
 	State    json.RawMessage `json:"state"`
 	Calls    []store.Call    `json:"calls,omitempty"`  // every call the run made so far
+	Steps    int             `json:"steps"`            // nodes completed so far
 	Status   store.Status    `json:"status,omitempty"` // finish: how the run ended
 	Error    string          `json:"error,omitempty"`
 	// Moved says the run has no holder: the worker taking this activity
@@ -153,6 +170,7 @@ type nodeOutput struct {
 	State    json.RawMessage `json:"state"`
 	Calls    []store.Call    `json:"calls,omitempty"` // calls made by this activity
 	Question *human.Question `json:"question,omitempty"`
+	Events   []event.Event   `json:"events,omitempty"` // what the activity reported
 }
 
 // decisionInput is what the decision activity records.
@@ -169,4 +187,19 @@ const (
 	errTypeAborted    = "azero.Aborted"
 	errTypeAudit      = "azero.Audit"
 	errTypeFatal      = "azero.Fatal"
+	errTypeStopped    = "azero.Stopped" // a node's error retrying cannot fix (Definition.Stops)
+
+	// Refusals of the answer Update's validator.
+	errTypeNotAsked = "azero.NotAsked" // no such question is waiting
+	errTypeAnswered = "azero.Answered" // another answer came first
+	errTypeInvalid  = "azero.InvalidAnswer"
+)
+
+// MetaEngine is the meta key naming the engine of a run kept in a
+// worker's store; EngineName its value for Temporal runs. Such a row is a
+// worker's bookkeeping: the run is resumed, answered and cleaned up
+// through Temporal, never from that store.
+const (
+	MetaEngine = "engine"
+	EngineName = "temporal"
 )

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
@@ -39,7 +40,10 @@ type driver struct {
 	moves    int
 	calls    []store.Call
 	history  []Step
+	events   []event.Event
+	seq      int64 // the last event's sequence number
 	started  time.Time
+	updated  time.Time
 	executed int // steps taken in this execution
 
 	status   store.Status
@@ -47,10 +51,11 @@ type driver struct {
 	question *human.Question
 	errText  string
 
-	answer  *human.Answer
-	answerU string // the update that delivered answer
-	replies map[string]*reply
-	resume  bool
+	answer   *human.Answer
+	answerU  string // the update that delivered answer
+	deciding bool   // an answer to the pending question is being acted on
+	replies  map[string]*reply
+	resume   bool
 }
 
 type reply struct {
@@ -70,7 +75,7 @@ func workflowFunc(d def) func(workflow.Context, Input) (Result, error) {
 func (dr *driver) snapshot(withState bool) Status {
 	s := Status{RunID: dr.in.RunID, Workflow: dr.d.name(), Status: dr.status, Ended: dr.ended, Node: dr.node, Steps: dr.steps,
 		Question: dr.question, Error: dr.errText, Holder: dr.holder, Moves: dr.moves, Meta: dr.in.Meta,
-		Started: dr.started, History: dr.history, Calls: dr.calls}
+		Started: dr.started, Updated: dr.updated, History: dr.history, Calls: dr.calls, Events: dr.events}
 	if withState {
 		s.State = dr.state
 	}
@@ -86,9 +91,14 @@ func (dr *driver) run(ctx workflow.Context) (Result, error) {
 	dr.status = store.StatusRunning
 	if c := dr.in.Carry; c != nil {
 		dr.node, dr.steps, dr.visits, dr.holder, dr.moves = c.Node, c.Steps, c.Visits, c.Holder, c.Moves
-		dr.calls, dr.history, dr.started = c.Calls, c.History, c.Started
+		dr.calls, dr.history, dr.events, dr.started, dr.updated = c.Calls, c.History, c.Events, c.Started, c.Updated
+		if n := len(dr.events); n > 0 {
+			dr.seq = dr.events[n-1].Seq
+		}
 	} else {
 		dr.node, dr.started = dr.d.start(), dr.now()
+		dr.updated = dr.started
+		dr.emit(event.Event{Kind: event.RunStarted, Text: "started"})
 	}
 	if dr.visits == nil {
 		dr.visits = map[string]int{}
@@ -124,6 +134,7 @@ func (dr *driver) run(ctx workflow.Context) (Result, error) {
 		}
 
 		started := dr.now()
+		dr.emit(event.Event{Node: dr.node, Kind: event.NodeStarted})
 		var (
 			next string
 			err  error
@@ -151,7 +162,8 @@ func (dr *driver) run(ctx workflow.Context) (Result, error) {
 		dr.visits[dr.node]++
 		dr.steps++
 		dr.executed++
-		dr.record(Step{Node: dr.node, Next: next, Outcome: "ok", Worker: dr.holder.Identity, Started: started, Finished: dr.now()})
+		s := dr.record(Step{Node: dr.node, Next: next, Outcome: "ok", Worker: dr.holder.Identity, Started: started, Finished: dr.now()})
+		dr.emit(event.Event{Node: dr.node, Kind: event.NodeDone}.WithData(event.NodeDoneData{Next: next, DurationMS: s.DurationMS}))
 		dr.node = next
 	}
 }
@@ -170,10 +182,35 @@ func cause(err error) string {
 	return err.Error()
 }
 
-func (dr *driver) record(s Step) {
+func (dr *driver) record(s Step) Step {
+	s.DurationMS = max(s.Finished.Sub(s.Started).Milliseconds(), 0)
 	dr.history = append(dr.history, s)
 	if len(dr.history) > historyKept {
 		dr.history = slices.Clone(dr.history[len(dr.history)-historyKept:])
+	}
+	dr.updated = s.Finished
+	return s
+}
+
+// emit adds an event to the run's events, numbered in order; the oldest
+// go when there are too many, and long ones are cut.
+func (dr *driver) emit(evs ...event.Event) {
+	for _, ev := range evs {
+		dr.seq++
+		ev.Seq, ev.RunID = dr.seq, dr.in.RunID
+		if ev.At.IsZero() {
+			ev.At = dr.now()
+		}
+		if len(ev.Text) > eventText {
+			ev.Text = ev.Text[:eventText] + "\n[cut: the whole text is in the worker's output and the run's lineage]"
+		}
+		if len(ev.Data) > eventData {
+			ev.Data = nil
+		}
+		dr.events = append(dr.events, ev)
+	}
+	if len(dr.events) > eventsKept {
+		dr.events = slices.Clone(dr.events[len(dr.events)-eventsKept:])
 	}
 }
 
@@ -189,12 +226,19 @@ func (dr *driver) stopped(ctx workflow.Context, err error, started time.Time) er
 	}
 	dr.errText = cause(err)
 	dr.record(Step{Node: dr.node, Next: dr.node, Outcome: outcome, Worker: dr.holder.Identity, Started: started, Finished: dr.now(), Error: dr.errText})
+	kind, tone := event.Failed, event.Bad
+	if outcome == "waiting" {
+		kind, tone = event.Waiting, event.Warn
+	}
+	dr.emit(event.Event{Node: dr.node, Kind: kind, Tone: tone, Text: dr.errText})
 	dr.resume = false
 	if err := workflow.Await(ctx, func() bool { return dr.resume }); err != nil {
 		return err
 	}
 	dr.resume = false
 	dr.status, dr.errText = store.StatusRunning, ""
+	dr.updated = dr.now()
+	dr.emit(event.Event{Node: dr.node, Kind: event.RunStarted, Text: "resumed"})
 	return nil
 }
 
@@ -224,7 +268,7 @@ func (dr *driver) activityOptions(long bool) workflow.ActivityOptions {
 			BackoffCoefficient:     2,
 			MaximumInterval:        time.Minute,
 			MaximumAttempts:        dr.o.Attempts,
-			NonRetryableErrorTypes: []string{errTypeNeedsHuman, errTypeAborted, errTypeAudit, errTypeFatal},
+			NonRetryableErrorTypes: []string{errTypeNeedsHuman, errTypeAborted, errTypeAudit, errTypeFatal, errTypeStopped},
 		},
 	}
 	if long {
@@ -246,14 +290,16 @@ func (dr *driver) exec(ctx workflow.Context, name string, long bool, in func(mov
 		if err == nil {
 			dr.holder = out.Worker
 			dr.calls = append(dr.calls, out.Calls...)
+			dr.emit(out.Events...)
 			return nil
 		}
 		if dr.holder.Queue == "" || !gone(err) {
 			return err
 		}
 		now := dr.now()
-		dr.record(Step{Node: dr.node, Next: dr.node, Outcome: "moved", Worker: dr.holder.Identity, Started: now, Finished: now,
+		s := dr.record(Step{Node: dr.node, Next: dr.node, Outcome: "moved", Worker: dr.holder.Identity, Started: now, Finished: now,
 			Error: fmt.Sprintf("worker %s did not take %s: %s", dr.holder.Identity, name, cause(err))})
+		dr.emit(event.Event{Node: dr.node, Kind: event.Warning, Tone: event.Warn, Text: s.Error + "; the run moves to another worker"})
 		dr.moves++
 		dr.holder = WorkerRef{}
 	}
@@ -274,7 +320,7 @@ func gone(err error) bool {
 }
 
 func (dr *driver) input(node string) nodeInput {
-	return nodeInput{RunID: dr.in.RunID, Workflow: dr.d.name(), Node: node, State: dr.state, Calls: dr.calls}
+	return nodeInput{RunID: dr.in.RunID, Workflow: dr.d.name(), Node: node, State: dr.state, Calls: dr.calls, Steps: dr.steps}
 }
 
 // build returns in for exec, marked moved as exec says.
@@ -315,6 +361,9 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 	}
 	q := *out.Question
 	q.Gate = dr.node
+	// The question's id is its content, as locally: an answer given for
+	// it (the web page sends the id it showed) is refused once it changed.
+	q.ID = human.Fingerprint(q)
 	if err := checkQuestion(q); err != nil {
 		return "", temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, nil)
 	}
@@ -322,7 +371,8 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 	// unattended answer is decided at once, and nobody may answer it.
 	if q.Unattended == nil {
 		dr.question = &q
-		defer func() { dr.question = nil }()
+		dr.updated = dr.now()
+		defer func() { dr.question, dr.updated = nil, dr.now() }()
 	}
 	for {
 		var a human.Answer
@@ -336,12 +386,13 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 			}
 			a, update = *dr.answer, dr.answerU
 			dr.answer, dr.answerU = nil, ""
-			dr.status = store.StatusRunning
+			dr.status, dr.deciding = store.StatusRunning, true
 		}
 		if a.At.IsZero() {
 			a.At = dr.now()
 		}
 		next, err := dr.decide(ctx, q, a)
+		dr.deciding = false
 		if update != "" {
 			dr.replies[update] = &reply{r: AnswerReply{Gate: q.Gate, Decision: decisionOf(q, a), Next: next}, err: err}
 		}
@@ -385,17 +436,26 @@ func (dr *driver) decide(ctx workflow.Context, q human.Question, a human.Answer)
 	return next, nil
 }
 
+// validateAnswer refuses, before it reaches the history, an answer the
+// pending question does not allow. Its errors are typed so that clients
+// tell "not asked" and "answered first" from a wrong answer.
 func (dr *driver) validateAnswer(ctx workflow.Context, a human.Answer) error {
 	switch {
+	case dr.question != nil && (dr.answer != nil || dr.deciding):
+		return temporal.NewApplicationError(fmt.Sprintf("gate %s of run %s was already answered", dr.question.Gate, dr.in.RunID), errTypeAnswered)
 	case dr.question == nil || dr.status != store.StatusWaiting:
-		return fmt.Errorf("run %s is not waiting for an answer (it is %s at %s)", dr.in.RunID, dr.status, dr.node)
-	case dr.answer != nil:
-		return fmt.Errorf("gate %s of run %s was already answered", dr.question.Gate, dr.in.RunID)
+		return temporal.NewApplicationError(fmt.Sprintf("run %s is not waiting for an answer (it is %s at %s)", dr.in.RunID, dr.status, dr.node), errTypeNotAsked)
+	case a.Gate != "" && a.Gate != dr.question.Gate:
+		return temporal.NewApplicationError(fmt.Sprintf("gate %s is not waiting: run %s waits at %s", a.Gate, dr.in.RunID, dr.question.Gate), errTypeNotAsked)
+	case a.QuestionID != "" && a.QuestionID != dr.question.ID:
+		return temporal.NewApplicationError(fmt.Sprintf("the question at %s changed since it was read: look at it again", dr.question.Gate), errTypeNotAsked)
 	case a.Channel == human.ChannelUnattended:
-		return fmt.Errorf("gate %s needs a human: no channel may answer it as unattended", dr.question.Gate)
+		return temporal.NewApplicationError(fmt.Sprintf("gate %s needs a human: no channel may answer it as unattended", dr.question.Gate), errTypeInvalid)
 	}
-	_, err := human.Validate(*dr.question, a)
-	return err
+	if _, err := human.Validate(*dr.question, a); err != nil {
+		return temporal.NewApplicationError(err.Error(), errTypeInvalid)
+	}
+	return nil
 }
 
 func (dr *driver) onAnswer(ctx workflow.Context, a human.Answer) (AnswerReply, error) {
@@ -452,7 +512,7 @@ func (dr *driver) continueAsNew(ctx workflow.Context) (Result, error) {
 	next := dr.in
 	next.State = dr.state
 	next.Carry = &Carry{Node: dr.node, Steps: dr.steps, Visits: dr.visits, Holder: dr.holder, Moves: dr.moves,
-		Calls: dr.calls, History: dr.history, Started: dr.started}
+		Calls: dr.calls, History: dr.history, Events: dr.events, Started: dr.started, Updated: dr.updated}
 	return Result{}, workflow.NewContinueAsNewError(ctx, dr.d.name(), next)
 }
 

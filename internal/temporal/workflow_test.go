@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -532,5 +533,266 @@ func TestDecisionNotRecordedIsNotActedOn(t *testing.T) {
 	}
 	if n := strings.Count(w.buf.String(), `"gate_decision"`); n != 1 {
 		t.Errorf("want one recorded decision, got %d", n)
+	}
+}
+
+// appType is the type of the ApplicationError an Update was refused with.
+func appType(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Type()
+	}
+	return ""
+}
+
+func TestValidatorRefusalsAreTyped(t *testing.T) {
+	te := newToyEnv(t, 0)
+	var waiting Status
+	var wrong, otherGate, staleQuestion, approved, second *outcome
+	te.env.RegisterDelayedCallback(func() {
+		waiting = te.status(t)
+		wrong = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "aprove", Channel: human.ChannelWeb})
+		otherGate = te.update(UpdateAnswer, human.Answer{Gate: "review", Key: "approve", Channel: human.ChannelWeb})
+		staleQuestion = te.update(UpdateAnswer, human.Answer{Gate: "check", QuestionID: "0123456789abcdef01234567", Key: "approve", Channel: human.ChannelWeb})
+		approved = te.update(UpdateAnswer, human.Answer{Gate: "check", QuestionID: waiting.Question.ID, Key: "approve", Channel: human.ChannelWeb})
+		second = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "reject", Channel: human.ChannelTemporal})
+	}, time.Minute)
+	te.start(t, toy{}, Options{})
+
+	q := waiting.Question
+	if q == nil || q.ID == "" || q.ID != human.Fingerprint(*q) {
+		t.Fatalf("the pending question should carry its fingerprint as id, got %+v", q)
+	}
+	for name, c := range map[string]struct {
+		o    *outcome
+		want string
+	}{
+		"a misspelt word":          {wrong, errTypeInvalid},
+		"another gate":             {otherGate, errTypeNotAsked},
+		"a question since changed": {staleQuestion, errTypeNotAsked},
+		"a second answer":          {second, errTypeAnswered},
+	} {
+		if c.o == nil || c.o.rejected == nil || c.o.accepted {
+			t.Errorf("%s was not rejected by the validator: %+v", name, c.o)
+			continue
+		}
+		if got := appType(c.o.rejected); got != c.want {
+			t.Errorf("%s: refused as %q, want %q (%v)", name, got, c.want, c.o.rejected)
+		}
+	}
+	approved.ok(t, "approve with the question's id")
+	if res := te.result(t); res.Status != store.StatusDone {
+		t.Fatalf("want done, got %s (%s)", res.Status, res.Error)
+	}
+}
+
+func TestRunReportsEventsAndMirrorsOnTheWorker(t *testing.T) {
+	te := newToyEnv(t, 0)
+	te.env.RegisterDelayedCallback(func() {
+		te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal})
+	}, time.Minute)
+	te.start(t, toy{Loops: 1}, Options{})
+	res := te.result(t)
+	if res.Status != store.StatusDone {
+		t.Fatalf("want done, got %s (%s)", res.Status, res.Error)
+	}
+	// The run's events, in order: what the engine and the activities
+	// reported, numbered.
+	var kinds []string
+	for i, ev := range res.Events {
+		if ev.Seq != int64(i+1) || ev.RunID != "261124-toyrun" || ev.At.IsZero() {
+			t.Errorf("event %d = %+v: want seq %d, the run's id and a time", i, ev, i+1)
+		}
+		kinds = append(kinds, string(ev.Kind)+":"+ev.Node)
+	}
+	want := []string{"run_started:", "node_started:work", "node_done:work", "node_started:work", "node_done:work",
+		"node_started:check", "question:check", "answer:check", "node_done:check", "node_started:finish", "node_done:finish", "finished:END"}
+	if strings.Join(kinds, " ") != strings.Join(want, " ") {
+		t.Errorf("events\n got %v\nwant %v", kinds, want)
+	}
+	for _, h := range res.History {
+		if h.Outcome == "ok" && (h.Worker != "worker-a" || h.Finished.Before(h.Started) || h.DurationMS != h.Finished.Sub(h.Started).Milliseconds()) {
+			t.Errorf("step %+v: want the worker and a duration in ms", h)
+		}
+	}
+	// The worker's store keeps its bookkeeping of the run: marked as a
+	// Temporal run, ended as the run did, with the steps it ran.
+	r, err := te.w.st.GetRun(context.Background(), "261124-toyrun")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Meta[MetaEngine] != EngineName || r.Status != store.StatusDone || r.Lease.Token != "" {
+		t.Errorf("the worker's row = status %s, meta %v, lease %q: want done, engine temporal, no lease", r.Status, r.Meta, r.Lease.Token)
+	}
+	hist, err := te.w.st.History(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oks := 0
+	for _, h := range hist {
+		if h.Outcome == "ok" {
+			oks++
+		}
+	}
+	if oks != 3 { // work, work, finish: the gate is decided in the workflow
+		t.Errorf("want the 3 nodes the worker ran in its store's history, got %d of %+v", oks, hist)
+	}
+}
+
+// talk is a graph whose one node makes a model call (recorded as the
+// roles package records one) and fails its first attempt after it.
+type talk struct {
+	Dir string `json:"dir"`
+}
+
+func talkRegistry(t *testing.T, st *store.Store, stops bool) *Registry {
+	t.Helper()
+	build := func() *flow.Graph[talk] {
+		return flow.New[talk]("talk", "speak").
+			Node("speak", func(ctx context.Context, s *talk) (string, error) {
+				if err := st.RecordCall(ctx, store.Call{RunID: flow.RunID(ctx), Node: flow.CurrentNode(ctx), Role: "coder",
+					Model: "mock:scripted", Attempt: flow.Attempt(ctx)}); err != nil {
+					return "", err
+				}
+				if countFile(s.Dir, "tries") == 1 {
+					return "", errMerge
+				}
+				return flow.End, nil
+			}, flow.End)
+	}
+	reg := NewRegistry()
+	d := Definition[talk]{Shape: build(), Build: func(context.Context, Run, *talk) (*flow.Graph[talk], error) { return build(), nil }}
+	if stops {
+		d.Stops = func(err error) bool { return errors.Is(err, errMerge) }
+	}
+	if err := Register(reg, d); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+var errMerge = errors.New("your checkout holds changes the merge would touch")
+
+func TestRetriedNodeAsksTheSameTurn(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	ts.SetLogger(quiet{})
+	env := ts.NewTestWorkflowEnvironment()
+	w := newTestWorker(t, NewRegistry(), "worker-a")
+	reg := talkRegistry(t, w.st, false)
+	w.acts.reg = reg
+	d, _ := reg.get("talk")
+	env.RegisterWorkflowWithOptions(workflowFunc(d), workflow.RegisterOptions{Name: "talk"})
+	w.register(env)
+	raw, _ := json.Marshal(talk{Dir: t.TempDir()})
+	env.ExecuteWorkflow("talk", Input{RunID: "261124-talk", Workflow: "talk", State: raw})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	calls, err := w.st.Calls(ctx, "261124-talk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 {
+		t.Fatalf("both attempts called the model: want 2 calls, got %d", len(calls))
+	}
+	// Only the call of the attempt that completed is a turn of the run's
+	// conversation: a retried node asks its turn again.
+	n, err := w.st.Turns(ctx, "261124-talk", "coder", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("want 1 turn after the retried node completed, got %d", n)
+	}
+}
+
+func TestStoppingErrorIsNotRetried(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	ts.SetLogger(quiet{})
+	env := ts.NewTestWorkflowEnvironment()
+	w := newTestWorker(t, NewRegistry(), "worker-a")
+	reg := talkRegistry(t, w.st, true)
+	w.acts.reg = reg
+	d, _ := reg.get("talk")
+	env.RegisterWorkflowWithOptions(workflowFunc(d), workflow.RegisterOptions{Name: "talk"})
+	w.register(env)
+	dir := t.TempDir()
+	raw, _ := json.Marshal(talk{Dir: dir})
+	var stopped Status
+	var resumed *outcome
+	te := &toyEnv{env: env, w: w}
+	env.RegisterDelayedCallback(func() {
+		stopped = te.status(t)
+		resumed = te.update(UpdateResume)
+	}, time.Hour)
+	env.ExecuteWorkflow("talk", Input{RunID: "261124-talk", Workflow: "talk", State: raw, Options: Options{Attempts: 5}})
+	if stopped.Status != store.StatusFailed || stopped.Node != "speak" || !strings.Contains(stopped.Error, errMerge.Error()) {
+		t.Fatalf("the run should stop failed at speak with the node's error, got %s at %s (%q)", stopped.Status, stopped.Node, stopped.Error)
+	}
+	resumed.ok(t, "resume")
+	if res := te.result(t); res.Status != store.StatusDone {
+		t.Fatalf("want done after resume, got %s (%s)", res.Status, res.Error)
+	}
+	// Tried once, stopped, tried again after the resume: never retried
+	// by the retry policy in between.
+	if n := countFile(dir, "tries"); n != 3 { // countFile itself adds one
+		t.Errorf("want 2 tries of speak, got %d", n-1)
+	}
+}
+
+func TestRecordPresentsARunAsTheStoreDoes(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	q := &human.Question{Gate: "human_review", Kind: human.Word, Prompt: "Merge this change?",
+		Options: []human.Option{{Key: "approve", Decision: "APPROVED"}}}
+	q.ID = human.Fingerprint(*q)
+	for _, c := range []struct {
+		name     string
+		st       Status
+		status   store.Status
+		live     bool
+		question bool
+	}{
+		{"a run asking a question waits", Status{RunID: "r1", Status: store.StatusRunning, Question: q, Holder: WorkerRef{Identity: "w1"}}, store.StatusWaiting, true, true},
+		{"a running run is driven by its worker", Status{RunID: "r2", Status: store.StatusRunning, Holder: WorkerRef{Identity: "w1"}}, store.StatusRunning, true, false},
+		{"a failed run not ended waits for a resume, driven", Status{RunID: "r3", Status: store.StatusFailed}, store.StatusFailed, true, false},
+		{"an ended run is driven by nobody", Status{RunID: "r4", Status: store.StatusDone, Ended: true}, store.StatusDone, false, false},
+		{"a run whose status could not be read counts as running", Status{RunID: "r5", Error: "no worker"}, store.StatusRunning, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.st.Started = start
+			c.st.Meta = map[string]string{"repo": "/src/x"}
+			r := Record(c.st)
+			if _, leaked := c.st.Meta[MetaEngine]; leaked {
+				t.Error("Record wrote into the status's meta")
+			}
+			runs := &Runs{}
+			if r.Status != c.status || runs.LeaseLive(r) != c.live || (len(r.Question) > 0) != c.question {
+				t.Errorf("record = status %s, live %v, question %v; want %s, %v, %v", r.Status, runs.LeaseLive(r), len(r.Question) > 0, c.status, c.live, c.question)
+			}
+			if r.Meta[MetaEngine] != EngineName || r.Meta["repo"] != "/src/x" || !r.CreatedAt.Equal(start) || !r.UpdatedAt.Equal(start) {
+				t.Errorf("record meta %v, created %v, updated %v", r.Meta, r.CreatedAt, r.UpdatedAt)
+			}
+			if c.question {
+				var got human.Question
+				if err := json.Unmarshal(r.Question, &got); err != nil || got.ID != q.ID {
+					t.Errorf("the record's question should be the run's, with its id: %v %+v", err, got)
+				}
+			}
+		})
+	}
+}
+
+func TestStepsAreTheStoresHistory(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	got := Steps(Status{History: []Step{
+		{Node: "scaffold", Next: "red", Outcome: "ok", Worker: "w1", Started: at, Finished: at.Add(1500 * time.Millisecond), DurationMS: 1500},
+		{Node: "red", Next: "red", Outcome: "moved", Worker: "w1", Started: at, Finished: at, Error: "worker w1 did not take azero.node"},
+	}})
+	if len(got) != 2 || got[0].Node != "scaffold" || got[0].Duration != 1500*time.Millisecond || got[0].DurationMS != 1500 ||
+		got[1].Outcome != "moved" || got[1].Error == "" {
+		t.Errorf("steps = %+v", got)
 	}
 }

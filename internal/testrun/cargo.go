@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -108,6 +109,7 @@ var (
 	rustError     = regexp.MustCompile(`^error(\[E\d+\])?: (.*)$`)
 	rustLocation  = regexp.MustCompile(`^\s*--> (\S+:\d+:\d+)\s*$`)
 	testFailedMsg = regexp.MustCompile(`^(test failed, to rerun pass|doctest failed|\d+ targets? failed)`)
+	libtestRun    = regexp.MustCompile(`^running (\d+) tests?$`)
 )
 
 // libtest reads the merged output of `cargo test`: cargo's progress and
@@ -119,6 +121,10 @@ type libtest struct {
 	inReport bool           // inside a binary's "failures:" report, where tests print what they like
 	messages map[string]int // failing test name -> index in t.failures
 	pending  string         // a compiler error waiting for its location
+	// The test binary being read announced this many tests and reported
+	// this many so far; open until its "test result:" summary.
+	announced, reported int
+	open                bool
 }
 
 func (l *libtest) name(test string) string {
@@ -132,7 +138,7 @@ func (l *libtest) line(s string) {
 	if l.inReport {
 		switch {
 		case strings.HasPrefix(s, "test result: "):
-			l.inReport, l.section = false, -1
+			l.inReport, l.section, l.open = false, -1, false
 		case libtestOutput.MatchString(s):
 			l.section = -1
 			if i, ok := l.messages[l.name(libtestOutput.FindStringSubmatch(s)[1])]; ok {
@@ -148,7 +154,14 @@ func (l *libtest) line(s string) {
 	switch {
 	case s == "failures:":
 		l.inReport, l.section = true, -1
+	case strings.HasPrefix(s, "test result: "):
+		l.open = false
+	case libtestRun.MatchString(s):
+		l.closeBinary()
+		l.announced, _ = strconv.Atoi(libtestRun.FindStringSubmatch(s)[1])
+		l.reported, l.open = 0, true
 	case libtestLine.MatchString(s):
+		l.reported++
 		m := libtestLine.FindStringSubmatch(s)
 		name := l.name(strings.TrimSuffix(m[1], " - should panic"))
 		switch {
@@ -186,7 +199,28 @@ func (l *libtest) line(s string) {
 	}
 }
 
+// closeBinary checks the test binary read so far: one that ends without
+// its summary and without reporting every test it announced exited or
+// crashed in the middle (a test calling process::exit, an abort), so the
+// tests it did not report never ran: the run cannot count as tests.
+func (l *libtest) closeBinary() {
+	if !l.open {
+		return
+	}
+	l.open = false
+	if l.reported < l.announced {
+		l.t.broken = true
+		target := l.target
+		if target == "" {
+			target = "a test binary"
+		}
+		l.t.errorLine(fmt.Sprintf("%s: the test binary stopped before its summary, having reported %d of %d tests (a test exited the process or crashed)",
+			target, l.reported, l.announced))
+	}
+}
+
 func (l *libtest) flush() {
+	l.closeBinary()
 	if l.pending != "" {
 		l.t.errorLine(l.pending)
 		l.pending = ""

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -16,7 +17,8 @@ type report struct {
 	path   string // relative to the project
 }
 
-// parseReport reads Options.Report ("junit:PATH").
+// parseReport reads Options.Report ("junit:PATH", PATH a file or a
+// directory of reports).
 func parseReport(s string) (report, error) {
 	format, path, ok := strings.Cut(s, ":")
 	switch {
@@ -46,8 +48,19 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
+	asDir := strings.HasSuffix(r.report.path, "/")
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		asDir = true
+	}
 	// A report left by an earlier run must not speak for this one.
-	before, _ := os.Stat(path)
+	before := reportFiles(path, asDir)
+	if inside(dir, path) {
+		// The reports this run writes into the project are read, then
+		// removed: they are products of the run, not changes to the
+		// project, and would otherwise show up in a diff review and be
+		// committed.
+		defer removeNew(path, asDir, before)
+	}
 	out := &display{}
 	errs := newLineWriter(nil)
 	var t tally
@@ -62,8 +75,13 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		return Result{}, err
 	}
 	errs.Close()
-	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
-	problem := readFreshJUnit(path, before, x.start, &v.tally, junitName, dir)
+	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut, quiet: true}
+	problem := ""
+	if asDir {
+		problem = readFreshJUnitDir(path, before, x.start, &v.tally, dir)
+	} else {
+		problem = readFreshJUnit(path, before[path], x.start, &v.tally, junitName, dir)
+	}
 	if problem != "" {
 		noReport(&v, problem, t.errors, out)
 	} else if v.broken || v.errored > 0 {
@@ -72,6 +90,66 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		}
 	}
 	return v.result(r.Name(), argv, x, out), nil
+}
+
+// reportFiles lists the reports at path: the file, or for a directory of
+// reports (Maven's and Gradle's, one file per test class) its *.xml files.
+func reportFiles(path string, asDir bool) map[string]os.FileInfo {
+	out := map[string]os.FileInfo{}
+	if !asDir {
+		if info, err := os.Stat(path); err == nil {
+			out[path] = info
+		}
+		return out
+	}
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".xml") {
+			if info, err := e.Info(); err == nil {
+				out[filepath.Join(path, e.Name())] = info
+			}
+		}
+	}
+	return out
+}
+
+// removeNew removes the reports at path that were not there before.
+func removeNew(path string, asDir bool, before map[string]os.FileInfo) {
+	for p := range reportFiles(path, asDir) {
+		if _, ok := before[p]; !ok {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+// readFreshJUnitDir tallies every report of the directory that this run
+// wrote (a report it did not touch is left from an earlier run), and says
+// what is wrong when there is none or one cannot be read.
+func readFreshJUnitDir(path string, before map[string]os.FileInfo, start time.Time, t *tally, dir string) string {
+	now := reportFiles(path, true)
+	names := make([]string, 0, len(now))
+	for p, info := range now {
+		if b, ok := before[p]; ok && info.ModTime().Equal(b.ModTime()) && !info.ModTime().After(start) {
+			continue
+		}
+		names = append(names, p)
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("no report in %s: the command wrote no *.xml file there", path)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		if problem := readFreshJUnit(p, before[p], start, t, junitName, dir); problem != "" {
+			return problem
+		}
+	}
+	return ""
+}
+
+// inside reports whether path lies in the directory dir.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // readFreshJUnit tallies the report at path when this run wrote it, and

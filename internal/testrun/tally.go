@@ -74,6 +74,9 @@ type verdict struct {
 	unusable bool
 	// crashed: the runner itself failed (an internal error, an interruption).
 	crashed bool
+	// quiet: the console need not show what failed (a command whose
+	// report says it): the output always ends with the digest.
+	quiet bool
 }
 
 // outcome applies the package's rules, in the order documented there.
@@ -103,10 +106,10 @@ func (v verdict) result(runner string, argv []string, x execResult, out *display
 		Passed: v.passed, Failed: v.failed, Errored: v.errored, Skipped: v.skipped,
 		FailedTests: append(append([]string(nil), v.failedNames...), v.erroredNames...),
 		Failures:    v.failures, Errors: v.errors,
-		TimedOut: x.timedOut, Duration: x.duration,
+		TimedOut: x.timedOut, Duration: x.duration, DurationMS: x.duration.Milliseconds(),
 	}
 	r.Output = out.String()
-	if digest := v.digest(r.Outcome); digest != "" && (out.dropped() > 0 || strings.Count(r.Output, "\n") > digestAfterLines) {
+	if digest := v.digest(r.Outcome); digest != "" && (v.quiet || out.dropped() > 0 || strings.Count(r.Output, "\n") > digestAfterLines) {
 		r.Output += digest
 	}
 	r.Summary = summarize(r, v.detail(r.Outcome))

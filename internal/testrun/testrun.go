@@ -50,7 +50,9 @@
 // on timeout or cancellation the whole group is killed. Credentials in the
 // environment (names ending in _KEY, _TOKEN, _SECRET, _PASSWORD) are not
 // passed to the tests, which may have been written by a model. Reports and
-// build products go to temporary directories, never into the project.
+// build products go to temporary directories, never into the project; the
+// reports a custom command writes into the project (Options.Report) are
+// removed once read.
 package testrun
 
 import (
@@ -129,9 +131,10 @@ type Result struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Errors are the runner's own error lines when tests could not run:
 	// compiler errors, import or collection errors, usage errors.
-	Errors   []string      `json:"errors,omitempty"`
-	TimedOut bool          `json:"timed_out,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
+	Errors     []string      `json:"errors,omitempty"`
+	TimedOut   bool          `json:"timed_out,omitempty"`
+	Duration   time.Duration `json:"-"`
+	DurationMS int64         `json:"duration_ms"`
 	// Output is the runner's output as shown to a human or a model: its
 	// first and last parts when it is long, followed by a digest of the
 	// failures and errors when they may have fallen out of it.
@@ -179,6 +182,8 @@ var missingSigns = []string{
 	"cannot find function", "cannot find value", "cannot find type", "cannot find struct",
 	"unresolved import", "no function or associated item named", "no method named",
 	"error[E0425]", "error[E0432]", "error[E0433]", "error[E0412]", "error[E0599]",
+	// Compilers of projects run through a JUnit report: javac, kotlinc, C#
+	"cannot find symbol", "Unresolved reference", "does not exist in the current context", "could not be found (are you missing",
 }
 
 // FailedError reports tests that had to pass and did not; its TestsFailed
@@ -210,7 +215,11 @@ type Options struct {
 	// relative to the project: "junit:build/test-results.xml". With a
 	// report, the report decides the outcome (the kind still chooses the
 	// lint step). The file must be written by the run: a report left from
-	// an earlier run is not read.
+	// an earlier run is not read. PATH may be a directory (ending in "/",
+	// or one that exists): every *.xml report the run writes there is read,
+	// as Maven and Gradle write one per test class. A report the run creates
+	// inside the project is removed once read, so it never becomes part of
+	// a change.
 	Report   string
 	Timeout  time.Duration
 	Environ  []string // the environment to start from; os.Environ() by default

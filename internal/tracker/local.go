@@ -3,7 +3,6 @@ package tracker
 import (
 	"context"
 	"fmt"
-	"github.com/azero-dev/azero/internal/slug"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,7 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/azero-dev/azero/internal/filelock"
+	"github.com/azero-dev/azero/internal/slug"
 
 	"github.com/azero-dev/azero/internal/safewrite"
 )
@@ -128,20 +129,13 @@ func (l *Local) Create(ctx context.Context, is Issue) (Issue, error) {
 	return is, nil
 }
 
-// lockDir takes an exclusive flock on a directory (opened read-only).
+// lockDir takes an exclusive lock on a directory.
 func lockDir(dir string) (func(), error) {
-	f, err := os.Open(dir)
+	release, err := filelock.Hold(dir)
 	if err != nil {
 		return nil, fmt.Errorf("local tracker: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("local tracker: lock %s: %w", dir, err)
-	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
+	return release, nil
 }
 
 func slugify(title string) string {

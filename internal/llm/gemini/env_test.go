@@ -6,7 +6,7 @@ import (
 	"github.com/azero-dev/azero/internal/llm/llmtest"
 )
 
-// The SDK's own environment lookups must not change what is called: not the backend
+// The variables Google's own clients read must not change what is called: not the backend
 // (GOOGLE_GENAI_USE_VERTEXAI), not the key, not the base URL. Not parallel: it sets variables.
 func TestIgnoresProcessEnvironment(t *testing.T) {
 	t.Setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")

@@ -2,7 +2,14 @@ package gemini
 
 import (
 	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/azero-dev/azero/internal/llm"
 )
 
 // FuzzDetails: any google.rpc details list yields a non-negative wait and never panics.
@@ -18,6 +25,79 @@ func FuzzDetails(f *testing.F) {
 		}
 		if _, d := details(ds); d < 0 {
 			t.Fatalf("details(%s) gave a negative wait %v", raw, d)
+		}
+	})
+}
+
+// FuzzAPIError: any error reply is classified as a ProviderError of the status's family with a
+// non-negative wait and a bounded message, and never panics.
+func FuzzAPIError(f *testing.F) {
+	for _, name := range []string{"error_400_key.json", "error_400_too_long.json", "error_401.json", "error_404.json", "error_429.json", "error_500.json", "error_503.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(400, b)
+	}
+	f.Add(502, []byte("<html>Bad Gateway</html>"))
+	f.Add(429, []byte(`{"error":{"details":[{"@type":"google.rpc.RetryInfo","retryDelay":"-3s"}]}}`))
+	f.Add(500, []byte(`{"error":null}`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		if status < 400 || status > 599 {
+			return
+		}
+		pe := APIError(status, http.Header{}, body)
+		if pe == nil || pe.Provider != llm.ProviderGemini || pe.Status != status {
+			t.Fatalf("APIError(%d, %q) = %+v", status, body, pe)
+		}
+		if pe.RetryAfter < 0 {
+			t.Fatalf("APIError(%d, %q) asks to wait %v", status, body, pe.RetryAfter)
+		}
+		if len(pe.Message) > 700 {
+			t.Fatalf("message of %d bytes kept", len(pe.Message))
+		}
+		if (status == 429 || status >= 500) && !pe.Transient() && pe.Kind != llm.KindAuth && pe.Kind != llm.KindNotFound {
+			t.Fatalf("HTTP %d classified as permanent %s", status, pe.Kind)
+		}
+	})
+}
+
+// FuzzNormalise: any generateContent reply either becomes a response with non-negative token
+// counts and a known stop reason, or a classified error; it never panics.
+func FuzzNormalise(f *testing.F) {
+	for _, name := range []string{"content.json", "truncated.json", "safety.json", "prompt_blocked.json", "thoughts.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"candidates":[null]}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[]}}],"usageMetadata":{"promptTokenCount":-4}}`))
+	spec := llm.Spec{Provider: llm.ProviderGemini, Model: "gemini-2.5-pro"}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var r generateResponse
+		if json.Unmarshal(raw, &r) != nil {
+			return
+		}
+		out, err := r.normalise(spec, llm.DefaultPrices())
+		if err != nil {
+			var pe *llm.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not classified", err)
+			}
+			return
+		}
+		if out.InputTokens < 0 || out.OutputTokens < 0 || out.CostUSD < 0 {
+			t.Fatalf("negative usage: %+v", out)
+		}
+		switch out.Stop {
+		case llm.StopEnd, llm.StopMaxTokens, llm.StopRefused, llm.StopOther:
+		default:
+			t.Fatalf("stop reason %q", out.Stop)
+		}
+		if !strings.HasPrefix(out.Model, "gemini:") {
+			t.Fatalf("model %q", out.Model)
 		}
 	})
 }

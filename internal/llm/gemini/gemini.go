@@ -1,40 +1,60 @@
-// Package gemini is the Gemini provider, through the official SDK (google.golang.org/genai)
-// with the Gemini API backend and an API key.
+// Package gemini is the Gemini provider: one generateContent call of the Gemini API
+// (https://ai.google.dev/api/generate-content), over net/http, with an API key.
 //
-// Invariants: the SDK's own retries are off (llm.WithRetry is the only retry loop); the
-// backend, key and base URL are set explicitly, so the SDK's environment lookups
-// (GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_API_KEY, ...) never change what is called; errors are
+// It does not use the official SDK (google.golang.org/genai): that SDK links gRPC, Google Cloud
+// auth, OpenCensus and go-cmp into every azero command, which measured 28 MB of a 79 MB
+// release binary (its reflection-based dependencies turn off the linker's removal of unused
+// methods for the whole program) and a third of the startup time of `azero version`
+// (scripts/bench-startup.sh). azero needs one endpoint of the API: the request and the reply
+// are the documented JSON, tested against recorded replies in testdata.
+//
+// Invariants: no retries here (llm.WithRetry is the only retry loop); the key is sent only in
+// the x-goog-api-key header and appears in no error and no URL; nothing reads the process
+// environment (GOOGLE_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, ... change nothing); errors are
 // classified into *llm.ProviderError with Google's own message and the wait it asks for (a
-// retry-after header or the body's RetryInfo); the key is sent only in the x-goog-api-key
-// header and appears in no error.
+// retry-after header or the body's RetryInfo); a reply larger than maxReply is refused.
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
-	"sync"
 	"time"
-
-	"google.golang.org/genai"
 
 	"github.com/azero-dev/azero/internal/llm"
 )
 
-// Options configures a Gemini model. The APIKey is required; BaseURL
-// replaces https://generativelanguage.googleapis.com/ (without the API
-// version); the HTTPClient is copied, never modified.
+// DefaultBaseURL is the Gemini API, without its version.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com/"
+
+// apiVersion is the version of the API the request and reply types follow.
+const apiVersion = "v1beta"
+
+// maxReply bounds a reply body. A generateContent reply for the largest output any Gemini
+// model writes is a few megabytes of JSON.
+const maxReply = 64 << 20
+
+// Options configures a Gemini model. The APIKey is required; BaseURL replaces
+// https://generativelanguage.googleapis.com/ (without the API version); the HTTPClient is
+// used as given, never modified.
 type Options = llm.ClientOptions
 
 // Model is a Gemini model.
 type Model struct {
-	spec   llm.Spec
-	client *genai.Client
-	prices llm.PriceTable
-	now    func() time.Time
+	spec     llm.Spec
+	endpoint string // .../v1beta/models/NAME:generateContent
+	key      string
+	client   *http.Client
+	timeout  time.Duration
+	maxReply int64
+	prices   llm.PriceTable
+	now      func() time.Time
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -47,32 +67,49 @@ func New(opts Options) (llm.Model, error) {
 	if opts.APIKey == "" {
 		return nil, &llm.MissingKeyError{Provider: llm.ProviderGemini, Vars: llm.KeyVars(llm.ProviderGemini)}
 	}
-	timeout := opts.RequestTimeout()
-	one := int32(1)
-	cfg := &genai.ClientConfig{
-		APIKey:     opts.APIKey,
-		Backend:    genai.BackendGeminiAPI,
-		HTTPClient: capturingClient(opts.HTTPClient),
-		HTTPOptions: genai.HTTPOptions{
-			BaseURL: opts.BaseURL,
-			Timeout: &timeout,
-			// One attempt: llm.WithRetry retries.
-			RetryOptions: &genai.HTTPRetryOptions{Attempts: &one},
-		},
-	}
-	// The context only matters for Vertex AI credential discovery, which the Gemini API
-	// backend with a key never does.
-	client, err := genai.NewClient(context.Background(), cfg)
+	endpoint, err := Endpoint(opts.BaseURL, opts.Model)
 	if err != nil {
-		// Not %w and not the SDK's text: it may print the whole config, key included.
-		return nil, errors.New("gemini: the client could not be configured; check GOOGLE_GEMINI_BASE_URL")
+		return nil, err
+	}
+	client := opts.HTTPClient
+	if client == nil {
+		client = &http.Client{}
 	}
 	return &Model{
-		spec:   llm.Spec{Provider: llm.ProviderGemini, Model: opts.Model},
-		client: client,
-		prices: opts.PriceTable(),
-		now:    time.Now,
+		spec:     llm.Spec{Provider: llm.ProviderGemini, Model: opts.Model},
+		endpoint: endpoint,
+		key:      opts.APIKey,
+		client:   client,
+		timeout:  opts.RequestTimeout(),
+		maxReply: maxReply,
+		prices:   opts.PriceTable(),
+		now:      time.Now,
 	}, nil
+}
+
+// Endpoint returns the generateContent URL of model under baseURL (DefaultBaseURL when
+// empty). The model is "gemini-2.5-pro", or a full resource name starting with "models/" or
+// "tunedModels/".
+func Endpoint(baseURL, model string) (string, error) {
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// Not the parser's text: a base URL may carry credentials.
+		return "", errors.New("gemini: the base URL is not an http(s) URL; check GOOGLE_GEMINI_BASE_URL or providers.gemini.base_url")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("gemini: the base URL has a query or fragment; give the API's root, e.g. " + DefaultBaseURL)
+	}
+	if strings.ContainsAny(model, "?#%") || strings.Contains(model, "..") || strings.TrimSpace(model) != model {
+		return "", fmt.Errorf("gemini: invalid model name %q", model)
+	}
+	name := model
+	if !strings.HasPrefix(name, "models/") && !strings.HasPrefix(name, "tunedModels/") {
+		name = "models/" + name
+	}
+	return u.JoinPath(apiVersion, name).String() + ":generateContent", nil
 }
 
 // Name returns "gemini:<model>".
@@ -83,65 +120,140 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	if err := req.Validate(); err != nil {
 		return llm.Response{}, fmt.Errorf("%s: %w", m.Name(), err)
 	}
-	noContinuation := false
-	config := &genai.GenerateContentConfig{
-		MaxOutputTokens:       int32(min(req.MaxTokens, 1<<31-1)),
-		AutomaticContinuation: &noContinuation,
+	body, err := json.Marshal(newRequest(req))
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("%s: encode the request: %w", m.Name(), err)
 	}
-	if req.System != "" {
-		config.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
+	if m.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.timeout)
+		defer cancel()
 	}
-	if req.Temperature != nil {
-		t := float32(*req.Temperature)
-		config.Temperature = &t
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("%s: build the request: %w", m.Name(), err)
 	}
-	contents := make([]*genai.Content, 0, len(req.Messages))
-	for _, msg := range req.Messages {
-		role := genai.Role(genai.RoleUser)
-		if msg.Role == llm.SpeakerAssistant {
-			role = genai.RoleModel
-		}
-		contents = append(contents, genai.NewContentFromText(msg.Text, role))
-	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("x-goog-api-key", m.key)
 
-	capture := &headerCapture{}
-	ctx = context.WithValue(ctx, captureKey{}, capture)
 	start := m.now()
-	resp, err := m.client.Models.GenerateContent(ctx, m.spec.Model, contents, config)
+	hresp, err := m.client.Do(hreq)
+	if err != nil {
+		return llm.Response{}, llm.ClassifyError(llm.ProviderGemini, err)
+	}
+	defer hresp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(hresp.Body, m.maxReply+1))
 	latency := m.now().Sub(start)
 	if err != nil {
-		return llm.Response{}, classify(err, capture.get())
+		return llm.Response{}, llm.ClassifyError(llm.ProviderGemini, err)
 	}
+	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
+		return llm.Response{}, APIError(hresp.StatusCode, hresp.Header, raw)
+	}
+	if int64(len(raw)) > m.maxReply {
+		return llm.Response{}, &llm.ProviderError{Provider: llm.ProviderGemini, Kind: llm.KindOther,
+			Message: fmt.Sprintf("the reply is larger than %d bytes", m.maxReply)}
+	}
+	var resp generateResponse
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return llm.Response{}, &llm.ProviderError{Provider: llm.ProviderGemini, Kind: llm.KindOther,
+			Message: "the reply is not a generateContent response: " + err.Error(), Err: err}
+	}
+	out, err := resp.normalise(m.spec, m.prices)
+	out.Latency = latency
+	return out, err
+}
 
-	out := llm.Response{Model: m.Name(), Latency: latency, Stop: llm.StopOther}
-	if resp.ModelVersion != "" {
-		out.Model = llm.ProviderGemini + ":" + resp.ModelVersion
+// The request and reply, as far as azero uses them (field names as in the API reference).
+
+type part struct {
+	Text    string `json:"text,omitempty"`
+	Thought bool   `json:"thought,omitempty"`
+}
+
+type content struct {
+	Role  string `json:"role,omitempty"`
+	Parts []part `json:"parts"`
+}
+
+type generationConfig struct {
+	MaxOutputTokens int      `json:"maxOutputTokens,omitempty"`
+	Temperature     *float64 `json:"temperature,omitempty"`
+}
+
+type generateRequest struct {
+	Contents          []content        `json:"contents"`
+	SystemInstruction *content         `json:"systemInstruction,omitempty"`
+	GenerationConfig  generationConfig `json:"generationConfig"`
+}
+
+func newRequest(req llm.Request) generateRequest {
+	out := generateRequest{
+		Contents:         make([]content, 0, len(req.Messages)),
+		GenerationConfig: generationConfig{MaxOutputTokens: min(req.MaxTokens, 1<<31-1), Temperature: req.Temperature},
 	}
-	if u := resp.UsageMetadata; u != nil {
-		out.InputTokens = int(u.PromptTokenCount + u.ToolUsePromptTokenCount)
+	if req.System != "" {
+		out.SystemInstruction = &content{Parts: []part{{Text: req.System}}}
+	}
+	for _, msg := range req.Messages {
+		role := "user"
+		if msg.Role == llm.SpeakerAssistant {
+			role = "model"
+		}
+		out.Contents = append(out.Contents, content{Role: role, Parts: []part{{Text: msg.Text}}})
+	}
+	return out
+}
+
+type generateResponse struct {
+	Candidates []*struct {
+		Content      *content `json:"content"`
+		FinishReason string   `json:"finishReason"`
+	} `json:"candidates"`
+	PromptFeedback *struct {
+		BlockReason string `json:"blockReason"`
+	} `json:"promptFeedback"`
+	UsageMetadata *struct {
+		PromptTokenCount        int `json:"promptTokenCount"`
+		CandidatesTokenCount    int `json:"candidatesTokenCount"`
+		ToolUsePromptTokenCount int `json:"toolUsePromptTokenCount"`
+		ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+	} `json:"usageMetadata"`
+	ModelVersion string `json:"modelVersion"`
+}
+
+// normalise turns a reply into an llm.Response: the first candidate's text without its
+// thoughts, the stop reason, the tokens and their cost.
+func (r *generateResponse) normalise(spec llm.Spec, prices llm.PriceTable) (llm.Response, error) {
+	out := llm.Response{Model: spec.String(), Stop: llm.StopOther}
+	if r.ModelVersion != "" {
+		out.Model = llm.ProviderGemini + ":" + r.ModelVersion
+	}
+	if u := r.UsageMetadata; u != nil {
+		out.InputTokens = max(0, u.PromptTokenCount) + max(0, u.ToolUsePromptTokenCount)
 		// Thinking tokens are billed as output.
-		out.OutputTokens = int(u.CandidatesTokenCount + u.ThoughtsTokenCount)
+		out.OutputTokens = max(0, u.CandidatesTokenCount) + max(0, u.ThoughtsTokenCount)
 	}
-	out.CostUSD, _ = m.prices.Cost(m.spec, out.InputTokens, out.OutputTokens)
-	if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
+	out.CostUSD, _ = prices.Cost(spec, out.InputTokens, out.OutputTokens)
+	if len(r.Candidates) == 0 || r.Candidates[0] == nil {
 		// The prompt itself was blocked: promptFeedback says why and no candidate comes back.
-		if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
+		if r.PromptFeedback != nil && r.PromptFeedback.BlockReason != "" {
 			out.Stop = llm.StopRefused
 			return out, nil
 		}
 		return llm.Response{}, &llm.ProviderError{Provider: llm.ProviderGemini, Kind: llm.KindOther, Message: "the reply has no candidates"}
 	}
-	cand := resp.Candidates[0]
+	cand := r.Candidates[0]
 	var text strings.Builder
 	if cand.Content != nil {
 		for _, p := range cand.Content.Parts {
-			if p != nil && !p.Thought {
+			if !p.Thought {
 				text.WriteString(p.Text)
 			}
 		}
 	}
 	out.Text = text.String()
-	out.Stop = StopReason(string(cand.FinishReason))
+	out.Stop = StopReason(cand.FinishReason)
 	return out, nil
 }
 
@@ -159,22 +271,30 @@ func StopReason(s string) llm.StopReason {
 	return llm.StopOther
 }
 
-func classify(err error, header http.Header) error {
-	var apiErr genai.APIError
-	if !errors.As(err, &apiErr) {
-		var p *genai.APIError
-		if errors.As(err, &p) && p != nil {
-			apiErr = *p
-		} else {
-			return llm.ClassifyError(llm.ProviderGemini, err)
-		}
+// APIError classifies an error reply: Google's {"error": {code, message, status, details}}
+// body, or whatever a proxy sent instead (its text becomes the message).
+func APIError(status int, header http.Header, body []byte) *llm.ProviderError {
+	var env struct {
+		Error *struct {
+			Message string           `json:"message"`
+			Status  string           `json:"status"`
+			Details []map[string]any `json:"details"`
+		} `json:"error"`
 	}
-	pe := llm.HTTPError(llm.ProviderGemini, apiErr.Code, header, apiErr.Message, err)
-	reason, retryDelay := details(apiErr.Details)
+	if json.Unmarshal(body, &env) != nil || env.Error == nil {
+		msg := strings.TrimSpace(string(body))
+		if msg == "" {
+			msg = http.StatusText(status)
+		}
+		return llm.HTTPError(llm.ProviderGemini, status, header, msg, nil)
+	}
+	e := env.Error
+	pe := llm.HTTPError(llm.ProviderGemini, status, header, e.Message, nil)
+	reason, retryDelay := details(e.Details)
 	switch {
-	case reason == "API_KEY_INVALID" || apiErr.Status == "UNAUTHENTICATED" || apiErr.Status == "PERMISSION_DENIED":
+	case reason == "API_KEY_INVALID" || e.Status == "UNAUTHENTICATED" || e.Status == "PERMISSION_DENIED":
 		pe.Kind = llm.KindAuth
-	case apiErr.Status == "NOT_FOUND":
+	case e.Status == "NOT_FOUND":
 		pe.Kind = llm.KindNotFound
 	}
 	if pe.RetryAfter == 0 && retryDelay > 0 {
@@ -213,50 +333,4 @@ func details(ds []map[string]any) (reason string, retryDelay time.Duration) {
 		}
 	}
 	return reason, retryDelay
-}
-
-// The genai SDK drops the response headers of an error, and with them retry-after. A
-// transport wrapper copies them into a holder the call puts in its context.
-
-type captureKey struct{}
-
-type headerCapture struct {
-	mu sync.Mutex
-	h  http.Header
-}
-
-func (c *headerCapture) set(h http.Header) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.h = h.Clone()
-}
-
-func (c *headerCapture) get() http.Header {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.h
-}
-
-type capturingTransport struct{ base http.RoundTripper }
-
-func (t capturingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
-	if c, ok := r.Context().Value(captureKey{}).(*headerCapture); ok && resp != nil {
-		c.set(resp.Header)
-	}
-	return resp, err
-}
-
-// capturingClient returns a copy of c (or a new client) whose transport records headers.
-func capturingClient(c *http.Client) *http.Client {
-	var out http.Client
-	if c != nil {
-		out = *c
-	}
-	base := out.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	out.Transport = capturingTransport{base: base}
-	return &out
 }

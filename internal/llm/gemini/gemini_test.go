@@ -238,3 +238,168 @@ func TestDetails(t *testing.T) {
 		})
 	}
 }
+
+func TestGenerateReplies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		ex       llmtest.Exchange
+		want     llm.Response
+		wantKind llm.ErrorKind
+		wantMsg  string
+	}{
+		{
+			name: "thoughts are not text, tool-use prompt tokens are input, the model version names the model",
+			ex:   ok("thoughts.json"),
+			want: llm.Response{Text: "**Verdict:** APPROVED\n\n## Tier 2\n- Name the owner of the budget check.", Stop: llm.StopEnd,
+				InputTokens: 3125, OutputTokens: 31, Model: "gemini:gemini-2.5-pro-preview-05-06"},
+		},
+		{
+			name:     "a proxy's HTML error page becomes the message",
+			ex:       llmtest.Exchange{Method: http.MethodPost, Path: path, Status: 404, Body: "<html><body>404 page not found</body></html>", Header: map[string]string{"Content-Type": "text/html"}},
+			wantKind: llm.KindNotFound,
+			wantMsg:  "404 page not found",
+		},
+		{
+			name:     "an empty error body says the status",
+			ex:       llmtest.Exchange{Method: http.MethodPost, Path: path, Status: 403},
+			wantKind: llm.KindAuth,
+			wantMsg:  "Forbidden",
+		},
+		{
+			name:     "a reply that is not JSON is refused",
+			ex:       llmtest.Exchange{Method: http.MethodPost, Path: path, Body: "<html>captive portal</html>"},
+			wantKind: llm.KindOther,
+			wantMsg:  "not a generateContent response",
+		},
+		{
+			name:     "a reply with neither candidates nor a block reason is refused",
+			ex:       llmtest.Exchange{Method: http.MethodPost, Path: path, Body: `{"modelVersion":"gemini-2.5-pro"}`},
+			wantKind: llm.KindOther,
+			wantMsg:  "no candidates",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prices := llm.PriceTable{} // unpriced: the cost is 0 whatever the model version
+			llmtest.Exercise(t, llm.ProviderGemini, testKey, []llmtest.Exchange{tt.ex},
+				func(srv *llmtest.Server) (llm.Model, error) {
+					return New(Options{Model: "gemini-2.5-pro", APIKey: testKey, BaseURL: srv.URL, Prices: prices})
+				},
+				request(), llmtest.Want{Response: tt.want, Kind: tt.wantKind, Msg: tt.wantMsg}, assertRequest)
+		})
+	}
+}
+
+// A base URL with a path (a gateway) keeps its path; the API version and model follow it.
+func TestBaseURLWithPath(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Exchange{Method: http.MethodPost, Path: "/gateway/google" + path, BodyFile: "testdata/content.json"})
+	m, err := New(Options{Model: "gemini-2.5-pro", APIKey: testKey, BaseURL: srv.URL + "/gateway/google/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Generate(t.Context(), request())
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if got.Stop != llm.StopEnd || got.Text != blocked {
+		t.Errorf("response = %+v", got)
+	}
+	assertRequest(t, srv.Requests()[0])
+}
+
+func TestEndpoint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, base, model, want, wantErr string
+	}{
+		{name: "default", model: "gemini-2.5-pro", want: "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"},
+		{name: "full resource name", model: "models/gemini-2.5-flash", want: "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"},
+		{name: "tuned model", model: "tunedModels/reviewer-7", want: "https://generativelanguage.googleapis.com/v1beta/tunedModels/reviewer-7:generateContent"},
+		{name: "base without slash", base: "http://127.0.0.1:8080", model: "gemini-2.5-pro", want: "http://127.0.0.1:8080/v1beta/models/gemini-2.5-pro:generateContent"},
+		{name: "base with a path", base: "https://gw.example/google/", model: "gemini-2.5-pro", want: "https://gw.example/google/v1beta/models/gemini-2.5-pro:generateContent"},
+		{name: "not http", base: "ftp://gw.example/", model: "gemini-2.5-pro", wantErr: "not an http(s) URL"},
+		{name: "no host", base: "generativelanguage.googleapis.com", model: "gemini-2.5-pro", wantErr: "not an http(s) URL"},
+		{name: "query in the base", base: "https://gw.example/?key=AIzaSECRET", model: "gemini-2.5-pro", wantErr: "query or fragment"},
+		{name: "query in the model", model: "gemini-2.5-pro?alt=sse", wantErr: "invalid model name"},
+		{name: "escape from the models collection", model: "models/../files/x", wantErr: "invalid model name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Endpoint(tt.base, tt.model)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Endpoint(%q, %q) = %q, %v; want an error containing %q", tt.base, tt.model, got, err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "AIzaSECRET") {
+					t.Errorf("error %q shows the base URL's query", err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("Endpoint(%q, %q) = %q, %v; want %q", tt.base, tt.model, got, err, tt.want)
+			}
+		})
+	}
+}
+
+// A reply above the size limit is refused rather than read into memory whole.
+func TestReplyTooLarge(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, ok("content.json"))
+	m, err := New(Options{Model: "gemini-2.5-pro", APIKey: testKey, BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.(*Model).maxReply = 100
+	_, err = m.Generate(t.Context(), request())
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Kind != llm.KindOther || !strings.Contains(err.Error(), "larger than 100 bytes") {
+		t.Fatalf("error = %v, want a permanent error about the reply's size", err)
+	}
+}
+
+// Failures before a reply arrives: a refused connection is transient, and so is a reply
+// that does not come within the request timeout; neither shows the key.
+func TestTransportFailures(t *testing.T) {
+	t.Parallel()
+	t.Run("connection refused", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.NewServer(t)
+		base := srv.URL
+		srv.Close()
+		m, err := New(Options{Model: "gemini-2.5-pro", APIKey: testKey, BaseURL: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Generate(t.Context(), request())
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != llm.KindNetwork || !pe.Transient() {
+			t.Fatalf("error = %v, want a transient network error", err)
+		}
+		if strings.Contains(err.Error(), testKey) {
+			t.Errorf("error %q contains the key", err)
+		}
+	})
+	t.Run("no reply within the request timeout", func(t *testing.T) {
+		t.Parallel()
+		hang := llmtest.Exchange{Method: http.MethodPost, Path: path, Hang: true}
+		srv := llmtest.NewServer(t, hang, hang)
+		m, err := New(Options{Model: "gemini-2.5-pro", APIKey: testKey, BaseURL: srv.URL, Timeout: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sleeper := &llmtest.Sleeper{}
+		_, err = llm.WithRetry(m, llmtest.Policy(sleeper, 2)).Generate(t.Context(), request())
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != llm.KindTimeout {
+			t.Fatalf("error = %v, want a timeout after the retries", err)
+		}
+		if len(sleeper.Waits()) != 1 {
+			t.Errorf("waits = %v, want one retry", sleeper.Waits())
+		}
+	})
+}

@@ -32,6 +32,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/shell"
+
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/event"
@@ -126,6 +128,14 @@ func (n *nodes) worktree(ctx context.Context, s *State) (string, error) {
 		return "", fmt.Errorf("create worktree: %w", err)
 	}
 	n.say(ctx, event.Plain, "worktree %s on branch %s", s.Worktree, s.Branch)
+	switch linked, err := linkNodeModules(ctx, s.Repo, s.Worktree); {
+	case err != nil:
+		return "", err
+	case linked == depsLinked:
+		n.say(ctx, event.Plain, "the packages installed in your checkout (node_modules) are linked into the worktree")
+	case linked == depsNotIgnored:
+		n.say(ctx, event.Warn, "node_modules is not ignored by git, so the packages installed in your checkout are not linked into the worktree: add node_modules/ to .gitignore")
+	}
 	return NodeBaseline, nil
 }
 
@@ -366,6 +376,9 @@ func (n *nodes) green(ctx context.Context, s *State) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if why := missingTests(s.Red, res); why != "" {
+		res = notAllRan(res, why)
+	}
 	s.Green = &res
 	next := RouteGreen(res.Outcome, s.Implementations)
 	switch next {
@@ -403,9 +416,15 @@ func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
 		return "", err
 	}
 	s.Lint = &res
-	if res.Passed {
+	for _, note := range res.Notes {
+		n.say(ctx, event.Warn, "lint: %s", note) // a check that could not run
+	}
+	switch {
+	case res.Passed && len(res.Tools) == 0:
+		n.say(ctx, event.Warn, "lint: no static check ran")
+	case res.Passed:
 		n.say(ctx, event.Plain, "lint clean (%s)", strings.Join(res.Tools, ", "))
-	} else {
+	default:
 		n.say(ctx, event.Warn, "lint findings:\n%s", tail(res.Output, 20))
 	}
 	return RouteLint(res.Passed, s.Implementations), nil
@@ -599,7 +618,7 @@ func (n *nodes) commit(ctx context.Context, s *State) (string, error) {
 	if s.Commit, err = wt.Head(ctx); err != nil {
 		return "", err
 	}
-	n.say(ctx, event.Plain, "committed %s on %s", short(s.Commit), s.Branch)
+	n.say(ctx, event.Plain, "committed %s on %s", gitx.ShortID(s.Commit), s.Branch)
 	return NodeMerge, nil
 }
 
@@ -613,23 +632,17 @@ func designName(s *State) string {
 	return filepath.Base(s.LLDPath)
 }
 
-func short(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
-}
-
 // merge brings the commit into the branch the user had checked out, only
-// when that cannot touch their uncommitted work; otherwise it stops with
-// the branch kept and the exact command to finish by hand.
+// when that cannot touch their uncommitted work; otherwise it fails with
+// the branch kept and the exact command to finish by hand: the run stays
+// resumable at the merge, which a resume tries again (after the user
+// cleaned up, or finds done when they merged by hand).
 func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
 	repo := n.git(s.Repo)
-	s.MergeCommand = fmt.Sprintf("git -C %s merge %s", shellQuote(s.Repo), s.Branch)
+	s.MergeCommand = fmt.Sprintf("git -C %s merge %s", shell.Quote(s.Repo), s.Branch)
 	stop := func(why string) (string, error) {
-		s.Result, s.MergeNote = ResultMergeStopped, why
-		n.say(ctx, event.Warn, "not merged: %s\n  finish by hand with: %s", why, s.MergeCommand)
-		return NodeCleanup, nil
+		n.say(ctx, event.Warn, "not merged: %s\n  finish by hand with: %s\n  or clear the way and resume the run to merge", why, s.MergeCommand)
+		return "", &MergeStoppedError{Branch: s.Branch, Reason: why, Command: s.MergeCommand, RunID: flow.RunID(ctx)}
 	}
 	if merged, err := repo.IsAncestor(ctx, s.Commit, "HEAD"); err == nil && merged {
 		s.Result = ResultMerged
@@ -679,20 +692,11 @@ func intersect(a, b []string) []string {
 	return out
 }
 
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// cleanup removes the worktree in every ending; the branch goes too unless
-// it holds an approved commit that is not merged yet.
+// cleanup removes the worktree and the branch in every ending (a merged
+// branch only when git agrees it is merged).
 func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
 	repo := n.git(s.Repo)
-	if s.Result != ResultMerged && s.Result != ResultMergeStopped && s.Patch == "" {
+	if s.Result != ResultMerged && s.Patch == "" {
 		if err := n.savePatch(ctx, s); err != nil {
 			n.say(ctx, event.Warn, "could not save the attempt: %v", err)
 		}
@@ -701,8 +705,6 @@ func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
 		return "", fmt.Errorf("remove worktree: %w", err)
 	}
 	switch s.Result {
-	case ResultMergeStopped:
-		// The approved commit stays on its branch for the user to merge.
 	case ResultMerged:
 		if err := repo.DeleteBranch(ctx, s.Branch, false); err != nil {
 			n.say(ctx, event.Warn, "branch %s kept: %v", s.Branch, err)
@@ -745,11 +747,12 @@ func (n *nodes) savePatch(ctx context.Context, s *State) error {
 }
 
 // MergeStoppedError reports an approved change that could not be merged
-// automatically.
-type MergeStoppedError struct{ Branch, Reason, Command string }
+// automatically; the run waits at its merge for a resume.
+type MergeStoppedError struct{ Branch, Reason, Command, RunID string }
 
 func (e *MergeStoppedError) Error() string {
-	return fmt.Sprintf("approved and committed on %s, but not merged: %s; finish with: %s", e.Branch, e.Reason, e.Command)
+	return fmt.Sprintf("approved and committed on %s, but not merged: %s; finish with: %s, or clear the way and run: azero resume %s",
+		e.Branch, e.Reason, e.Command, e.RunID)
 }
 
 // BaselineError ends a run whose project's tests could not run before any
@@ -769,8 +772,6 @@ func finish(s *State) error {
 	switch s.Result {
 	case ResultMerged:
 		return nil
-	case ResultMergeStopped:
-		return &MergeStoppedError{Branch: s.Branch, Reason: s.MergeNote, Command: s.MergeCommand}
 	case ResultBaselineBroken:
 		return &BaselineError{Problem: s.BaselineProblem}
 	case ResultTestsFailed:

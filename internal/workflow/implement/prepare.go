@@ -97,7 +97,12 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 	}
 	if runner == "" {
 		if runner, err = testrun.Detect(top); err != nil {
-			return nil, plan, err
+			if in.Report == "" {
+				return nil, plan, err
+			}
+			// A command with its JUnit report needs no runner of azero's
+			// (a Maven or Gradle project, say): the report decides.
+			runner = testrun.KindJUnit
 		}
 	}
 	if in.Report != "" && in.TestCmd == "" {
@@ -111,7 +116,7 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 	}
 	est := llm.NewEstimator()
 	plan.DesignTokens = est.CountTokens(string(in.Design))
-	plan.Context, err = contextload.Load(top, in.Context, contextload.Options{CountTokens: est.CountTokens, Reserved: plan.DesignTokens})
+	plan.Context, err = contextload.Load(ctx, top, in.Context, contextload.Options{CountTokens: est.CountTokens, Reserved: plan.DesignTokens})
 	if err != nil {
 		return nil, plan, err
 	}

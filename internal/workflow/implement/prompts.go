@@ -40,7 +40,31 @@ Write the test file %s for the design above. The tests must
   not on syntax or import errors;
 - contain no implementation code.
 %s
-%s%s%s%s`, path, lang, runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+%s%s%s%s%s`, path, lang, againSection(s), runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+}
+
+// againSection tells the model, when it writes the tests again, why the
+// last ones were not a valid red, with the end of the runner's output.
+func againSection(s *State) string {
+	if s.Red == nil || s.Red.Outcome == testrun.Fail {
+		return ""
+	}
+	why := ""
+	switch s.Red.Outcome {
+	case testrun.Pass:
+		why = "They passed before any code was written: they test nothing new. Write tests that fail now, on their assertions."
+	case testrun.NoTests:
+		why = "No test ran: the runner found no tests (a test that is skipped or only planned is not a test). Check the file name and the test functions against the runner's conventions below."
+	case testrun.Broken:
+		why = "They could not run (a syntax, import or build error), which is not a red. Fix that; the tests must load and fail on their assertions."
+	default:
+		why = "The test runner failed."
+	}
+	out := ""
+	if s.TestOutput != "" {
+		out = "\n" + fence(tail(s.TestOutput, 60)) + "\n"
+	}
+	return fmt.Sprintf("\n## Why again: the last tests were not a valid red\n\n%s (%s)\n%s", why, s.Red.Summary, out)
 }
 
 // runnerSection tells the model how the project's tests run and where test
@@ -74,7 +98,13 @@ func implementText(s *State, path string, current []CurrentFile) string {
 		fmt.Fprintf(&b, "\nThe human reviewer read your change and sent it back with this request; do what it asks while keeping the tests green:\n\n%s\n", fence(s.Feedback))
 	}
 	if s.TestOutput != "" {
-		fmt.Fprintf(&b, "\nThe last test run failed:\n\n%s\n", fence(tail(s.TestOutput, 80)))
+		why := ""
+		if s.Green != nil && s.Green.Outcome != testrun.Pass {
+			// The runner's own log may look fine (zero tests, a test
+			// binary that stopped early): say what azero saw.
+			why = " (" + s.Green.Summary + ")"
+		}
+		fmt.Fprintf(&b, "\nThe last test run failed%s:\n\n%s\n", why, fence(tail(s.TestOutput, 80)))
 	}
 	if s.Lint != nil && !s.Lint.Passed {
 		fmt.Fprintf(&b, "\nThe static checks reported:\n\n%s\n", fence(tail(s.Lint.Output, 40)))

@@ -25,7 +25,7 @@ const (
 	ResultMerged         = "merged"
 	ResultAborted        = "aborted"
 	ResultTestsFailed    = "tests_failed"
-	ResultMergeStopped   = "merge_stopped"
+	ResultMergeStopped   = "merge_stopped"   // in --json only: the run waits at its merge (MergeStoppedError)
 	ResultBaselineBroken = "baseline_broken" // the tests could not run before any change
 )
 
@@ -66,7 +66,6 @@ type State struct {
 	Decision        string              `json:"decision,omitempty"` // the human's: approve or abort
 	Commit          string              `json:"commit,omitempty"`
 	MergeCommand    string              `json:"merge_command,omitempty"`
-	MergeNote       string              `json:"merge_note,omitempty"`
 	Result          string              `json:"result,omitempty"`
 	Patch           string              `json:"patch,omitempty"` // lineage file with the last attempt, when nothing was merged
 	BaselineProblem string              `json:"baseline_problem,omitempty"`

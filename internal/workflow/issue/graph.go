@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/gitx"
+
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
@@ -49,6 +51,10 @@ type Deps struct {
 	Tracker  tracker.Tracker
 	Checks   *Preflight
 	Runs     Runs
+	// MaxOutput is, per role, the most output a retry of a cut-off reply
+	// may ask for (the model's maximum or the configured
+	// max_output_tokens); 0 lets it double.
+	MaxOutput map[llm.Role]int
 	// StateDir holds the working copies the human edits
 	// (StateDir/runs/<run>/edit/...), outside the repository, so an
 	// unfinished edit never shows up in the user's git status.
@@ -233,7 +239,7 @@ type TruncatedError struct {
 }
 
 func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("the %s's reply was cut off at its token limit %d times (last limit %d tokens); nothing was saved as a draft or verdict. Shorten the brief, or use a model with longer replies, then resume the run",
+	return fmt.Sprintf("the %s's reply was cut off at its token limit %d times (last limit %d tokens); nothing was saved as a draft or verdict. Shorten the brief, raise [roles.<role>] max_output_tokens if the model allows more, or use a model with longer replies, then resume the run",
 		e.Role, e.Attempts, e.MaxTokens)
 }
 
@@ -243,6 +249,10 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 	if m == nil {
 		return "", fmt.Errorf("no %s model is open", role)
 	}
+	ceiling := n.d.MaxOutput[role]
+	if ceiling > 0 {
+		req.MaxTokens = min(req.MaxTokens, ceiling)
+	}
 	for attempt := 1; ; attempt++ {
 		resp, err := m.Generate(ctx, req)
 		if err != nil {
@@ -250,11 +260,18 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 		}
 		switch {
 		case resp.Truncated() || resp.Stop == llm.StopMaxTokens:
-			if attempt >= maxReplyAttempts {
+			next := 2 * req.MaxTokens
+			if ceiling > 0 {
+				next = min(next, ceiling)
+			}
+			// Never the same call again: more room, or stop.
+			if attempt >= maxReplyAttempts || next <= req.MaxTokens {
 				return "", &TruncatedError{Role: role, Attempts: attempt, MaxTokens: req.MaxTokens}
 			}
-			n.d.say(ctx, event.Warn, "The %s's reply was cut off at %d tokens; asking again with room for %d.", role, req.MaxTokens, 2*req.MaxTokens)
-			req.MaxTokens *= 2
+			n.d.say(ctx, event.Warn, "The %s's reply was cut off at %d tokens; asking again with room for %d.", role, req.MaxTokens, next)
+			_ = n.d.Audit.Event(ctx, "reply_truncated", flow.RunID(ctx), slog.String("role", string(role)),
+				slog.Int("max_tokens", req.MaxTokens), slog.Int("next_max_tokens", next))
+			req.MaxTokens = next
 			continue
 		case resp.Stop == llm.StopRefused:
 			return "", fmt.Errorf("the %s (%s) declined to answer; reword the brief or feedback and resume the run", role, m.Name())
@@ -863,13 +880,6 @@ func (n *nodes) finalise(ctx context.Context, s *State, f *Filed) error {
 		return err
 	}
 	f.Commit = id
-	n.d.say(ctx, event.Plain, "Audit trail moved to %s/ and committed (%s).", done, shortID(id))
+	n.d.say(ctx, event.Plain, "Audit trail moved to %s/ and committed (%s).", done, gitx.ShortID(id))
 	return nil
-}
-
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }

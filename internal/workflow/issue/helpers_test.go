@@ -122,6 +122,8 @@ type world struct {
 	eng      *flow.Engine
 	writer   *safewrite.Writer
 	script   string
+	// maxOutput is the drafter's and reviewer's output ceiling (0: none).
+	maxOutput int
 }
 
 func newWorld(t *testing.T, script string) *world {
@@ -173,6 +175,7 @@ func (w *world) deps(runID string, h *person, tr tracker.Tracker) Deps {
 	w.eng.Answerer = h
 	return Deps{
 		Writer: w.writer, Events: w.eng, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: w.stateDir,
+		MaxOutput: map[llm.Role]int{llm.RoleDrafter: w.maxOutput, llm.RoleReviewer: w.maxOutput},
 		Checks: &Preflight{Editor: func() (string, error) { return "test-editor", nil }, Tracker: tr,
 			Root: w.root, AuditDir: DefaultAuditDir, Models: []llm.Model{drafter, reviewer}},
 	}

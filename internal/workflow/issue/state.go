@@ -55,7 +55,7 @@ type Filed struct {
 	Tracker string    `json:"tracker"`
 	RunID   string    `json:"run_id"`
 	Found   bool      `json:"found_existing,omitempty"` // found by its marker: filed by an earlier attempt
-	At      time.Time `json:"time"`
+	At      time.Time `json:"filed_at"`
 	Dir     string    `json:"audit_dir,omitempty"` // where the trail ended: AuditDir/done/<n>-<slug>
 	Commit  string    `json:"commit,omitempty"`
 }

@@ -340,21 +340,30 @@ func TestTruncatedRepliesAreAskedAgainNeverPassedOn(t *testing.T) {
 	tests := []struct {
 		name      string
 		script    string
+		maxOutput int
 		wantErr   bool
 		wantCalls int
 	}{
 		{"once, then complete", strings.Join([]string{
 			strings.Replace(cut, "%d", "1", 1),
 			"[[reply]]\nrole = \"drafter\"\nturn = 2\ntext = \"# Complete draft\"\n",
-		}, "\n"), false, 2},
+		}, "\n"), 0, false, 2},
 		{"every time", strings.Join([]string{
 			strings.Replace(cut, "%d", "1", 1), strings.Replace(cut, "%d", "2", 1), strings.Replace(cut, "%d", "3", 1),
-		}, "\n"), true, 3},
+		}, "\n"), 0, true, 3},
+		// At the model's maximum the same call is not made again.
+		{"at the maximum already", strings.Join([]string{
+			strings.Replace(cut, "%d", "1", 1), strings.Replace(cut, "%d", "2", 1),
+		}, "\n"), 4096, true, 1},
+		{"room up to the maximum, then stop", strings.Join([]string{
+			strings.Replace(cut, "%d", "1", 1), strings.Replace(cut, "%d", "2", 1), strings.Replace(cut, "%d", "3", 1),
+		}, "\n"), 6000, true, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, tt.script)
+			w.maxOutput = tt.maxOutput
 			runID, _, err := w.start(w.state("cut", "brief"), &person{}, localTracker(w))
 			var te *TruncatedError
 			if tt.wantErr != errors.As(err, &te) {
@@ -514,5 +523,74 @@ func BenchmarkTrailEntries(b *testing.B) {
 		if es, err := tr.Entries(); err != nil || len(es) != 300 {
 			b.Fatal(len(es), err)
 		}
+	}
+}
+
+// TestEveryGateAnswerIsADeclaredRoute asks each gate of the governance
+// workflow in a state it can be reached in, and routes every answer the
+// question allows: each lands on a declared next node.
+func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "")
+	g := New(w.deps("walk", &person{}, w.local("walk")))
+	base := *w.state("walk", "add a budget")
+	base.Draft, base.DraftFile, base.Drafts = "# T\n", "002-draft.md", 1
+	base.Verdict, base.VerdictFile, base.Verdicts, base.ReviewerVerdict = "**Verdict:** BLOCK\n", "003-verdict.md", 1, "BLOCK"
+	withCollision := base
+	withCollision.Collision = &Collision{Slug: "walk", Why: "taken", Holder: &Holder{RunID: "other"}}
+	failed := base
+	failed.FilingError = "boom"
+	states := map[string]State{NodeSlugCollision: withCollision, NodeEditDraft: base, NodeEditVerdict: base, NodeFilingFailed: failed}
+	ctx := flow.WithRun(t.Context(), "walk", "")
+	for _, gate := range g.Gates() {
+		s, ok := states[gate]
+		if !ok {
+			t.Errorf("gate %s is not walked", gate)
+			continue
+		}
+		q, err := g.Ask(ctx, gate, &s)
+		if err != nil {
+			t.Fatalf("%s: %v", gate, err)
+		}
+		for _, o := range q.Options {
+			a := human.Answer{Gate: gate, Key: o.Key, Channel: human.ChannelTerminal, Text: "new-name", Confirm: o.Confirm}
+			if q.Kind == human.Editor {
+				a.Files = map[string]string{}
+				for _, f := range q.Files {
+					a.Files[f.Name] = f.Content
+				}
+			}
+			s2 := s
+			_, err := g.Decide(gate, &s2, q, a)
+			if err != nil && !(gate == NodeFilingFailed && o.Key == AnswerAbort) {
+				t.Errorf("%s answer %s: %v", gate, o.Key, err)
+			}
+		}
+	}
+	// Filing over the reviewer's BLOCK needs the word override.
+	s := base
+	q, err := g.Ask(ctx, NodeEditVerdict, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approve, _ := q.Option(AnswerApprove)
+	if approve.Confirm != OverrideWord || !strings.Contains(approve.ConfirmWhy, "BLOCK") {
+		t.Fatalf("approve over BLOCK = %+v, want a typed confirmation", approve)
+	}
+	files := map[string]string{"draft.md": s.Draft, "verdict.md": s.Verdict}
+	for _, confirm := range []string{"", "over", "yes"} {
+		if _, err := g.Decide(NodeEditVerdict, &s, q, human.Answer{Gate: NodeEditVerdict, Key: AnswerApprove, Confirm: confirm, Files: files, Channel: human.ChannelWeb}); err == nil {
+			t.Errorf("approving over BLOCK with confirmation %q was accepted", confirm)
+		}
+	}
+	next, err := g.Decide(NodeEditVerdict, &s, q, human.Answer{Gate: NodeEditVerdict, Key: AnswerApprove, Confirm: "OVERRIDE", Files: files, Channel: human.ChannelWeb})
+	if err != nil || next != NodeFileIssue || !s.Override {
+		t.Errorf("override: next %s, override %v, %v", next, s.Override, err)
+	}
+	// An approving verdict needs no confirmation.
+	ok := base
+	ok.Verdict, ok.ReviewerVerdict = "**Verdict:** APPROVED\n", "APPROVED"
+	if q, _ := g.Ask(ctx, NodeEditVerdict, &ok); q.Options[0].Confirm != "" {
+		t.Errorf("approve over APPROVED asks for a confirmation")
 	}
 }

@@ -51,7 +51,8 @@ func Open(role llm.Role, spec string, r Run) (llm.Model, error) {
 	env := r.Env
 	env.Role = role
 	env.MockTurns = func(ctx context.Context) (int, error) {
-		return r.Store.CallCount(ctx, r.RunID, string(role))
+		// A node run again after a crash asks the turn it asked before.
+		return r.Store.Turns(ctx, r.RunID, string(role), flow.Attempt(ctx))
 	}
 	m, err := provider.Open(spec, env)
 	if err != nil {
@@ -82,7 +83,7 @@ func (r recorder) Record(ctx context.Context, c llm.Call) error {
 	return r.st.RecordCall(ctx, store.Call{
 		RunID: r.runID, Node: flow.CurrentNode(ctx), Role: c.Role, Purpose: c.Purpose, Model: c.Model,
 		InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CostUSD: c.CostUSD,
-		Latency: c.Latency, Stop: string(c.Stop), Error: c.Err,
+		Latency: c.Latency, Stop: string(c.Stop), Error: c.Err, Attempt: flow.Attempt(ctx),
 	})
 }
 

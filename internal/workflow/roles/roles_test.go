@@ -92,3 +92,72 @@ func TestOpenFailsEarlyWithoutAKey(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestARepeatedNodeAsksTheSameTurn: a node that made its model call and
+// then died (here: failed) before completing runs again on resume and gets
+// the same scripted reply, not the next turn's; the next node gets the
+// next turn. Before the fix the killed attempt's call counted as a turn and
+// the run got replies meant for other files, or none ("no reply for role
+// coder, turn 4").
+func TestARepeatedNodeAsksTheSameTurn(t *testing.T) {
+	t.Parallel()
+	stateDir := t.TempDir()
+	st, err := store.Open(t.Context(), filepath.Join(stateDir, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	script := filepath.Join(t.TempDir(), "s.toml")
+	os.WriteFile(script, []byte("[[reply]]\nrole = \"coder\"\nturn = 1\ntext = \"test file\"\n\n[[reply]]\nrole = \"coder\"\nturn = 2\ntext = \"code file\"\n"), 0o644)
+	w := &safewrite.Writer{}
+	eng := &flow.Engine{Store: st}
+	var model llm.Model
+	crashes := 2
+	ask := func(ctx context.Context) (string, error) {
+		resp, err := model.Generate(ctx, llm.Request{Messages: []llm.Message{{Role: llm.SpeakerUser, Text: "hi"}}, MaxTokens: 5, Purpose: "scaffold"})
+		return resp.Text, err
+	}
+	g := flow.New[state]("t", "scaffold").
+		Node("scaffold", func(ctx context.Context, s *state) (string, error) {
+			text, err := ask(ctx)
+			if err != nil {
+				return "", err
+			}
+			if crashes > 0 {
+				crashes--
+				return "", errors.New("died after the model answered")
+			}
+			s.Replies = append(s.Replies, text)
+			return "implement", nil
+		}, "implement").
+		Node("implement", func(ctx context.Context, s *state) (string, error) {
+			text, err := ask(ctx)
+			s.Replies = append(s.Replies, text)
+			return flow.End, err
+		}, flow.End)
+	id, err := flow.Create(t.Context(), eng, g, &state{}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: id,
+		Env: provider.Env{Getenv: func(string) string { return "" }, MockLLM: true, MockScript: script}}
+	if model, err = roles.Open(llm.RoleCoder, "mock:scripted", run); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := flow.Drive(t.Context(), eng, g, id); err == nil {
+			t.Fatal("the crashing node completed")
+		}
+	}
+	s, err := flow.Drive(t.Context(), eng, g, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Replies, ",") != "test file,code file" {
+		t.Errorf("replies = %v; a repeated node must get its own turn again", s.Replies)
+	}
+	// Every call is still recorded (and paid for).
+	if calls, _ := st.Calls(t.Context(), id); len(calls) != 4 {
+		t.Errorf("%d calls recorded, want 4 (three attempts of scaffold, one of implement)", len(calls))
+	}
+}

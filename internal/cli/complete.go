@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testrun"
+	"github.com/azero-dev/azero/internal/workflow/implement"
+	"github.com/azero-dev/azero/internal/workflow/issue"
+	"github.com/azero-dev/azero/internal/workflow/selftest"
+)
+
+// statuses are the run statuses `azero runs --status` takes.
+var statuses = []store.Status{store.StatusRunning, store.StatusWaiting, store.StatusInterrupted, store.StatusDone, store.StatusFailed, store.StatusAborted}
+
+// completeValues teaches shell completion the values azero's arguments
+// and flags take: run ids (with their workflow and status), roles,
+// statuses, workflows, test runners and model names.
+func completeValues(f *Factory, root *cobra.Command) {
+	find := func(path ...string) *cobra.Command {
+		c, _, err := root.Find(path)
+		if err != nil || c == root {
+			return nil
+		}
+		return c
+	}
+	fixed := func(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			var out []string
+			for _, v := range values {
+				if strings.HasPrefix(v, prefix) {
+					out = append(out, v)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	flag := func(cmd *cobra.Command, name string, fn func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)) {
+		if cmd != nil && cmd.Flags().Lookup(name) != nil {
+			_ = cmd.RegisterFlagCompletionFunc(name, fn)
+		}
+	}
+	if c := find("resume"); c != nil {
+		c.ValidArgsFunction = completeRuns(f, true)
+	}
+	if c := find("runs", "show"); c != nil {
+		c.ValidArgsFunction = completeRuns(f, false)
+	}
+	if c := find("models", "ping"); c != nil {
+		c.ValidArgsFunction = func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return fixed(roleNames()...)(nil, nil, prefix)
+		}
+	}
+	runs := find("runs")
+	var sts []string
+	for _, s := range statuses {
+		sts = append(sts, string(s))
+	}
+	flag(runs, "status", fixed(sts...))
+	flag(runs, "workflow", fixed(implement.Name, issue.Name, selftest.Name))
+	impl := find("implement")
+	flag(impl, "runner", fixed(testrun.Kinds()...))
+	models := fixed(modelNames()...)
+	flag(impl, "coder", models)
+	is := find("issue")
+	flag(is, "drafter", models)
+	flag(is, "reviewer", models)
+	flag(is, "tracker", fixed(issue.TrackerGitHub, issue.TrackerLocal))
+}
+
+// completeRuns completes run ids, newest first, described by workflow,
+// status and node; only those that can continue when resumable is set.
+func completeRuns(f *Factory, resumable bool) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		st, err := f.Store(cmd.Context())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		runs, err := st.ListRuns(cmd.Context(), store.Filter{Limit: 200})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []string
+		for _, r := range runs {
+			if !strings.HasPrefix(r.ID, prefix) || resumable && r.Status.Finished() {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s\t%s %s at %s", r.ID, r.Workflow, effectiveStatus(st, r), r.Node))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}
+
+func roleNames() []string {
+	out := make([]string, len(allRoles))
+	for i, r := range allRoles {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// modelNames are the models azero knows a price for, and the scripted one.
+func modelNames() []string {
+	names := []string{llm.MockSpec}
+	for name := range llm.DefaultPrices() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+func newDocsCommand(f *Factory) *cobra.Command {
+	docs := &cobra.Command{
+		Use:   "docs",
+		Short: "Generate documentation from the commands",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("name what to generate: azero docs man DIR")
+		},
+	}
+	man := &cobra.Command{
+		Use:   "man DIR",
+		Short: "Write a man page for every command into DIR",
+		Long: trimLines(`
+  Write azero's man pages, one per command (azero.1, azero-implement.1,
+  azero-runs-show.1, ...), into DIR, created if needed. Install them with,
+  for example:
+
+    azero docs man ~/.local/share/man/man1`),
+		Args:        exactArgs(1, "the directory to write the pages into"),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := f.abs(args[0])
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("create %s: %w", dir, err)
+			}
+			root := cmd.Root()
+			root.DisableAutoGenTag = true
+			header := &doc.GenManHeader{Title: "AZERO", Section: "1", Source: "azero " + f.Version, Manual: "azero manual"}
+			if err := doc.GenManTree(root, header, dir); err != nil {
+				return fmt.Errorf("write man pages into %s: %w", dir, err)
+			}
+			pages, _ := filepath.Glob(filepath.Join(dir, "azero*.1"))
+			fmt.Fprintf(f.IO.ErrOut, "Wrote %d man pages into %s\n", len(pages), dir)
+			return nil
+		},
+	}
+	docs.AddCommand(man)
+	return docs
+}

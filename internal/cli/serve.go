@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/web"
+)
+
+// DefaultServeAddr is where `azero serve` listens unless told otherwise:
+// this machine only.
+const DefaultServeAddr = "127.0.0.1:7077"
+
+// TokenFileName is the file in the state directory holding the token of
+// the last `azero serve` started without --token-file.
+const TokenFileName = "serve.token"
+
+// ServeOptions are the inputs of `azero serve`.
+type ServeOptions struct {
+	Addr      string
+	TokenFile string
+}
+
+func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:7077]",
+		Short: "A local web page for runs, diffs and waiting gates, with a JSON API",
+		Long: trimLines(`
+  Serve a web page over the runs of this state directory: every run with its
+  status, workflow, issue, age and cost; one run with its steps, its events as
+  they happen, test results, lineage files and cost; the full diff with the
+  diff review's banners; the issue workflow's drafts and verdicts; and every
+  gate waiting for a human, with its question.
+
+  A gate is answered on the page as at the terminal: an approval needs the
+  word typed in full, a menu offers exactly the gate's answers, revise takes
+  feedback. A waiting run answered on the page is continued by azero serve
+  itself; a run being driven at a terminal can be answered from the page too
+  (the first answer wins, and the other side is told). Every decision is in
+  the audit log with the channel (web), the remote address and user agent.
+
+  On start azero serve prints its URL with a fresh random token,
+  http://127.0.0.1:PORT/?token=TOKEN, and keeps the token in
+  $AZERO_STATE_DIR/serve.token (mode 0600). Every request needs the token:
+  the browser gets it once through the URL, then in an HttpOnly, SameSite
+  cookie; scripts send Authorization: Bearer TOKEN. A second azero serve on
+  the same store uses the same token only with --token-file.
+
+  JSON API (the documents of 'azero runs --json' and 'azero runs show --json'):
+    GET  /api/runs[?status=waiting&workflow=NAME&limit=N]
+    GET  /api/runs/RUN[?events=1]
+    GET  /api/runs/RUN/events?after=SEQ
+    GET  /api/gates
+    POST /api/runs/RUN/answer  {"gate": NAME, "answer": TEXT, "feedback": TEXT}
+  A wrong or partial word is refused with HTTP 422 and the run keeps waiting;
+  an answer to a gate that is not waiting gets 409.
+
+  With --engine temporal (or [engine] kind = "temporal" in the config) the
+  page shows the runs on that Temporal cluster instead: their steps, events
+  and questions, the worker holding each; an answer goes to the run as a
+  Temporal Update, refused before it reaches the run's history when the
+  question does not allow it, and the cluster's workers continue the run.
+
+  It listens on this machine only (127.0.0.1) unless --addr names another
+  address, which it warns about: the page is plain HTTP. --addr with port 0
+  picks a free port. Stop it with Ctrl-C; runs it is continuing are saved
+  and can be resumed.`),
+		Example: "  azero serve\n" +
+			"  azero serve --addr 127.0.0.1:0\n" +
+			"  curl -H \"Authorization: Bearer $(cat ~/.local/state/azero/serve.token)\" http://127.0.0.1:7077/api/runs\n" +
+			"  azero serve --addr 127.0.0.1:7078 --token-file ~/.local/state/azero/serve.token",
+		Args:        noArgs,
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultServeAddr, "the address to listen on, HOST:PORT (another host than this machine's loopback is warned about)")
+	cmd.Flags().StringVar(&opts.TokenFile, "token-file", "", "use the token in this file (mode 0600) instead of a fresh one, e.g. the serve.token of a running azero serve")
+	addEngineFlags(cmd, f)
+	return cmd
+}
+
+func (opts *ServeOptions) validate() error {
+	host, port, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return usagef("--addr %q: want HOST:PORT, such as %s (%v)", opts.Addr, DefaultServeAddr, err)
+	}
+	if strings.ContainsAny(host, "/ ") {
+		return usagef("--addr %q: %q is not a host name or address", opts.Addr, host)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return usagef("--addr %q: %q is not a port", opts.Addr, port)
+	}
+	return nil
+}
+
+// loopbackOnly reports whether addr listens on this machine's loopback
+// only: an address in 127.0.0.0/8 or ::1, or a name that resolves to such
+// addresses only (localhost).
+func loopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.Unmap().IsLoopback()
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return false
+		}
+	}
+	return true
+}
+
+func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
+	te, err := f.temporalEngine(ctx, f.repoRoot(ctx))
+	if err != nil {
+		return err
+	}
+	var (
+		src   web.Source
+		cont  func(ctx context.Context, runID string) error
+		poll  time.Duration
+		whose string
+	)
+	if te != nil {
+		// The runs on Temporal: an answer goes to the run as an Update,
+		// and its workers continue it.
+		defer te.Close()
+		src, poll = &temporal.Runs{Client: te.client}, time.Second
+		whose = fmt.Sprintf("the runs on Temporal at %s (namespace %s, task queue %s)", te.conn.Address, nsOrDefault(te.conn.Namespace), te.client.TaskQueue)
+	} else {
+		st, err := f.Store(ctx)
+		if err != nil {
+			return err
+		}
+		src = st
+		cont = func(ctx context.Context, runID string) error { return f.continueRun(ctx, runID) }
+	}
+	logger, err := f.Audit()
+	if err != nil {
+		return err
+	}
+	stateDir, err := f.StateDir()
+	if err != nil {
+		return err
+	}
+	token, tokenNote, err := f.serveToken(ctx, stateDir, opts.TokenFile)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another azero serve running there? choose another --addr)", opts.Addr, err)
+	}
+	defer ln.Close()
+	errOut := &lockedWriter{w: f.IO.ErrOut}
+	srv, err := web.New(web.Options{
+		Store: src, Audit: logger, Token: token, StateDir: stateDir, Log: errOut, Now: f.Now, Poll: poll, Continue: cont,
+	})
+	if err != nil {
+		return err
+	}
+	// The one line a person or a script looks for comes first.
+	fmt.Fprintf(errOut, "http://%s/?token=%s\n", ln.Addr(), token)
+	if !loopbackOnly(opts.Addr) {
+		fmt.Fprintf(errOut, "azero serve: warning: listening on %s, not only on this machine's loopback: anyone who can reach it and holds the token can answer gates, and plain HTTP is not encrypted\n", ln.Addr())
+	}
+	if whose == "" {
+		whose = "the runs of " + stateDir
+	}
+	fmt.Fprintf(errOut, "azero serve: %s; %s; stop with Ctrl-C\n", whose, tokenNote)
+	_ = logger.Event(ctx, "serve_started", "", slog.String("addr", ln.Addr().String()), slog.Bool("loopback_only", loopbackOnly(opts.Addr)))
+	if err := srv.Serve(ctx, ln, opts.Addr); err != nil {
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+	}
+	_ = logger.Event(context.WithoutCancel(ctx), "serve_stopped", "", slog.String("addr", ln.Addr().String()))
+	return nil
+}
+
+// minToken is the shortest token accepted from a file.
+const minToken = 32
+
+// serveToken returns the token this server requires: read from tokenFile
+// when given (refused unless only its owner can read it), else a fresh
+// random one, written to the state directory's serve.token (mode 0600)
+// for scripts on this machine. The note says where it is kept.
+func (f *Factory) serveToken(ctx context.Context, stateDir, tokenFile string) (token, note string, err error) {
+	if tokenFile != "" {
+		path := f.abs(tokenFile)
+		info, err := os.Stat(path)
+		if err != nil {
+			return "", "", fmt.Errorf("--token-file: %w", err)
+		}
+		if info.Mode().Perm()&0o077 != 0 {
+			return "", "", fmt.Errorf("--token-file %s can be read by others (mode %v): chmod 600 it first", path, info.Mode().Perm())
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return "", "", fmt.Errorf("--token-file: %w", err)
+		}
+		token = strings.TrimSpace(string(raw))
+		if len(token) < minToken || strings.ContainsAny(token, " \t\r\n") {
+			return "", "", fmt.Errorf("--token-file %s must hold one token of at least %d characters", path, minToken)
+		}
+		return token, "the token of " + path, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", fmt.Errorf("make a token: %w", err)
+	}
+	token = hex.EncodeToString(b)
+	w, err := f.writer(true, false)
+	if err != nil {
+		return "", "", err
+	}
+	res, err := w.Write(ctx, safewrite.Request{Root: stateDir, Path: TokenFileName, Content: []byte(token + "\n"),
+		Mode: 0o600, Actor: "azero serve"})
+	if err != nil {
+		return "", "", fmt.Errorf("keep the token: %w", err)
+	}
+	// An older file keeps its mode through a replace: make sure it is
+	// private.
+	if err := os.Chmod(res.Abs, 0o600); err != nil {
+		return "", "", fmt.Errorf("keep the token: %w", err)
+	}
+	return token, "the token is kept in " + filepath.Join(stateDir, TokenFileName) + " (mode 0600)", nil
+}
+
+// continueRun drives a run answered on the web page until it ends or
+// waits again, as `azero resume` would without a terminal: the engine
+// takes the answer posted for the question asked. Its terminal output is
+// dropped (the page shows the run's events from the store); its
+// notifications go out as from any run.
+func (f *Factory) continueRun(ctx context.Context, runID string) error {
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := st.GetRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	wf, ok := workflows()[r.Workflow]
+	if !ok {
+		return fmt.Errorf("run %s belongs to workflow %q, which this azero cannot run", r.ID, r.Workflow)
+	}
+	err = wf.resume(ctx, f.quiet(ctx), r, false)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// quiet returns a Factory like f that nobody watches: no terminal (gates
+// take only answers posted from another channel), its output dropped,
+// sharing f's store, audit log and notifications.
+func (f *Factory) quiet(ctx context.Context) *Factory {
+	ios, _, _, _ := iostreams.Test()
+	ios.In, ios.Out, ios.ErrOut = bytes.NewReader(nil), io.Discard, io.Discard
+	q := &Factory{IO: ios, Getenv: f.Getenv, Environ: f.Environ, LookPath: f.LookPath, WorkDir: f.WorkDir, Now: f.Now, Version: f.Version}
+	q.store, _ = f.Store(ctx)
+	q.audit, _ = f.Audit()
+	q.notify.made, q.notify.d = true, f.dispatcher()
+	return q
+}

@@ -1,0 +1,111 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/web/webtest"
+)
+
+// A person opens the URL with the token, finds the waiting run, reads its
+// diff, types a partial word (refused: the run keeps waiting), types
+// approve, then edits the draft at the next gate and sends it. The page
+// keeps the token out of scripts' reach, and follows the run live.
+func TestBrowserAnswersGates(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{Draft: "# Draft\n"})
+	ctx := webtest.Browser(t)
+
+	webtest.Do(t, ctx, chromedp.Navigate(f.http.URL+"/?token="+testToken), chromedp.WaitVisible(chromedp.CSS(`tr[data-run="`+id+`"]`)))
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if strings.Contains(loc, "token") {
+		t.Errorf("the address bar still shows the token: %s", loc)
+	}
+	if cookie, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.cookie")); cookie != "" {
+		t.Errorf("scripts can read the cookie %q", cookie)
+	}
+
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS(`tr[data-run="`+id+`"] a`)), chromedp.WaitVisible(chromedp.CSS("#question input[name=answer]")))
+	report := webtest.Text(t, ctx, "#question .report")
+	for _, w := range []string{"!! WARNING: MODIFIED: textkit/slug.go", "diff --git a/textkit/slug.go", "+return slugify(s) // <script>alert(1)</script>"} {
+		if !strings.Contains(report, w) {
+			t.Errorf("the question's report lacks %q:\n%s", w, report)
+		}
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('#question button').length")); n != 1 {
+		t.Errorf("%d buttons in the form, want one Answer button", n)
+	}
+
+	// A partial word: refused on the page, and the run keeps waiting.
+	webtest.Do(t, ctx, chromedp.SendKeys(chromedp.CSS("#question input[name=answer]"), "approv"),
+		chromedp.Submit(chromedp.CSS("#question input[name=answer]")),
+		chromedp.WaitVisible(chromedp.CSS("#answer-error")))
+	if msg := webtest.Text(t, ctx, "#answer-error"); !strings.Contains(msg, `"approv" is not one of the answers`) {
+		t.Errorf("error shown: %q", msg)
+	}
+	if r := f.run(id); r.Status != store.StatusWaiting || len(r.Answer) != 0 {
+		t.Fatalf("after a partial word the run is %s with answer %s", r.Status, r.Answer)
+	}
+
+	// The word in full.
+	webtest.Do(t, ctx, chromedp.Clear(chromedp.CSS("#question input[name=answer]")),
+		chromedp.SendKeys(chromedp.CSS("#question input[name=answer]"), "approve"),
+		chromedp.Submit(chromedp.CSS("#question input[name=answer]")))
+	// The page shows the next gate when the run reaches it (the note that
+	// the answer was taken may come and go before).
+	webtest.WaitFor(t, ctx, `document.querySelector('#question[data-gate="edit"] textarea[name="file:draft.md"]') !== null`)
+	webtest.Do(t, ctx, chromedp.Clear(chromedp.CSS(`textarea[name="file:draft.md"]`)),
+		chromedp.SendKeys(chromedp.CSS(`textarea[name="file:draft.md"]`), "# Better draft\n"),
+		chromedp.Click(chromedp.CSS(`input[type=radio][value="S"]`)),
+		chromedp.Submit(chromedp.CSS(`textarea[name="file:draft.md"]`)))
+	r := f.waitFor(id, "finished", func(r store.Run) bool { return r.Status == store.StatusDone })
+	var s state
+	_ = json.Unmarshal(r.State, &s)
+	if s.Draft != "# Better draft\n" || s.Decision != "S" {
+		t.Errorf("state after the page's answers: %+v", s)
+	}
+	decisions := f.auditRecords("gate_decision")
+	if len(decisions) != 2 {
+		t.Fatalf("%d decisions audited", len(decisions))
+	}
+	for _, d := range decisions {
+		by, _ := d["by"].(string)
+		if d["channel"] != "web" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(by, "HeadlessChrome") {
+			t.Errorf("decision %v", d)
+		}
+	}
+	webtest.WaitFor(t, ctx, `document.querySelector('#run-status').dataset.status === 'done'`)
+}
+
+// A run's page follows the run as it happens: an answer given elsewhere
+// appears in its events, and the page shows the next question.
+func TestBrowserFollowsARunLive(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{})
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.Navigate(f.http.URL+"/runs/"+id+"?token="+testToken), chromedp.WaitVisible(chromedp.CSS(`#question[data-gate="review"]`)))
+	webtest.WaitFor(t, ctx, `!document.getElementById('live').hidden`)
+	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
+		t.Fatal(code, doc)
+	}
+	webtest.WaitFor(t, ctx, `document.querySelector('#question[data-gate="edit"]') !== null`)
+	webtest.WaitFor(t, ctx, `document.getElementById('events').innerText.includes('review answered APPROVED on the web channel by 127.0.0.1:')`)
+
+	// What a person typed is never thrown away: with text in the form, a
+	// change is announced instead of reloading.
+	webtest.Do(t, ctx, chromedp.SendKeys(chromedp.CSS(`textarea[name="feedback"]`), "half-typed feedback"))
+	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"edit","answer":"S"}`); code != http.StatusOK {
+		t.Fatal(code, doc)
+	}
+	webtest.WaitFor(t, ctx, `!document.getElementById('notice').hidden`)
+	if v, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`textarea[name="feedback"]`))); v != "half-typed feedback" {
+		t.Errorf("the feedback field holds %q", v)
+	}
+}

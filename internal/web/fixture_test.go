@@ -1,0 +1,308 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/web"
+)
+
+// The fixture workflow has a gate of each kind a human meets:
+//
+//	work -> review (type approve, revise with feedback, or abort)
+//	     -> edit (an editor question: send, revise, or approve confirmed
+//	        by typing "override" when the verdict blocks) -> END
+type state struct {
+	Works    int    `json:"works"`
+	Feedback string `json:"feedback,omitempty"`
+	Draft    string `json:"draft"`
+	Verdict  string `json:"verdict"`
+	Decision string `json:"decision,omitempty"`
+	Report   string `json:"report,omitempty"` // the review's report; a diff report by default
+}
+
+const testToken = "0123456789abcdef0123456789abcdef-test-token"
+
+// diffReport is laid out as review.FormatReport lays out a change with a
+// flagged file.
+const diffReport = ` textkit/slug.go | 12 ++++++------
+ 1 file changed, 6 insertions(+), 6 deletions(-)
+
+1 file flagged for review:
+  MODIFIED textkit/slug.go
+
+` + "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" + `
+!! WARNING: MODIFIED: textkit/slug.go
+!! before: 10 lines, after: 10 lines (10 → 10; -6 +6), 60% changed
+!! More than half of this file changed.
+` + "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" + `
+diff --git a/textkit/slug.go b/textkit/slug.go
+--- a/textkit/slug.go
++++ b/textkit/slug.go
+@@ -1,3 +1,3 @@
+-return strings.ToLower(s)
++return slugify(s) // <script>alert(1)</script>
+`
+
+func graph() *flow.Graph[state] {
+	return flow.New[state]("webtest", "work").
+		Node("work", func(ctx context.Context, s *state) (string, error) {
+			s.Works++
+			return "review", nil
+		}, "review").
+		Gate("review", func(ctx context.Context, s *state) (human.Question, error) {
+			return human.Question{Kind: human.Word, Title: "Diff review", Format: "diff-report", Report: s.Report,
+				Prompt: "Merge this change?",
+				Options: []human.Option{
+					{Key: "approve", Label: "to proceed", Decision: "APPROVED"},
+					{Key: "revise", Label: "to send it back", Decision: "REVISE", Text: "What should change?"},
+					{Key: "abort", Label: "to stop", Decision: "ABORTED"},
+				}}, nil
+		}, func(s *state, q human.Question, a human.Answer) (string, error) {
+			switch a.Key {
+			case "approve":
+				return "edit", nil
+			case "revise":
+				s.Feedback = a.Text
+				return "work", nil
+			}
+			return "", fmt.Errorf("stopped at review: %w", flow.ErrAborted)
+		}, "edit", "work").
+		Gate("edit", func(ctx context.Context, s *state) (human.Question, error) {
+			approve := human.Option{Key: "A", Label: "Approve", Decision: "approve"}
+			if s.Verdict == "BLOCK" {
+				approve.Confirm, approve.ConfirmWhy = "override", "The reviewer blocked this draft."
+			}
+			return human.Question{Kind: human.Editor, Title: "Draft", Prompt: "File it?",
+				Files: []human.File{{Name: "draft.md", Content: s.Draft}},
+				Options: []human.Option{
+					{Key: "S", Label: "Send", Decision: "send"},
+					{Key: "R", Label: "Revise", Decision: "revise", Text: "Feedback for the drafter:"},
+					approve,
+				}}, nil
+		}, func(s *state, q human.Question, a human.Answer) (string, error) {
+			s.Draft = a.Files["draft.md"]
+			s.Decision = a.Key
+			return flow.End, nil
+		}, flow.End)
+}
+
+// fixture is a store with runs of the fixture workflow and a server over
+// it, listening on a real port.
+type fixture struct {
+	t        *testing.T
+	dir      string
+	st       *store.Store
+	audit    *audit.Logger
+	eng      *flow.Engine
+	srv      *web.Server
+	http     *httptest.Server
+	auditLog string
+
+	mu        sync.Mutex
+	continued []string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	logPath := filepath.Join(dir, audit.FileName)
+	logger, err := audit.Open(logPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logger.Close() })
+	f := &fixture{t: t, dir: dir, st: st, audit: logger, auditLog: logPath}
+	f.eng = &flow.Engine{Store: st, Audit: logger, Poll: 20 * time.Millisecond}
+	srv, err := web.New(web.Options{Store: st, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
+		Continue: func(ctx context.Context, runID string) error {
+			f.mu.Lock()
+			f.continued = append(f.continued, runID)
+			f.mu.Unlock()
+			_, err := flow.Drive(ctx, f.eng, graph(), runID)
+			return err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv = srv
+	f.http = httptest.NewUnstartedServer(nil)
+	h, err := srv.Handler(f.http.Listener.Addr().String(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.http.Config.Handler = h
+	f.http.Start()
+	t.Cleanup(func() {
+		f.http.Close()
+		srv.Close()
+	})
+	return f
+}
+
+// waitingRun starts a run of the fixture workflow that stops at review.
+func (f *fixture) waitingRun(s state) string {
+	f.t.Helper()
+	if s.Report == "" {
+		s.Report = diffReport
+	}
+	id, err := flow.Create(f.t.Context(), f.eng, graph(), &s, flow.CreateOptions{Meta: map[string]string{"repo": "/tmp/repo"}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := flow.Drive(f.t.Context(), f.eng, graph(), id); !errors.Is(err, flow.ErrWaiting) {
+		f.t.Fatalf("Drive = %v, want waiting", err)
+	}
+	return id
+}
+
+// run reads a run from the store.
+func (f *fixture) run(id string) store.Run {
+	f.t.Helper()
+	r, err := f.st.GetRun(f.t.Context(), id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return r
+}
+
+// waitFor polls the run until ok says so, failing the test after
+// testenv.Patience.
+func (f *fixture) waitFor(id, what string, ok func(store.Run) bool) store.Run {
+	f.t.Helper()
+	deadline := time.Now().Add(testenv.Patience)
+	for {
+		r := f.run(id)
+		if ok(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("run %s never %s: %s at %s (%s)", id, what, r.Status, r.Node, r.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitsAt waits until the run waits at gate.
+func (f *fixture) waitsAt(id, gate string) store.Run {
+	f.t.Helper()
+	return f.waitFor(id, "waited at "+gate, func(r store.Run) bool { return r.Status == store.StatusWaiting && r.Node == gate })
+}
+
+// question decodes the run's pending question.
+func question(t *testing.T, r store.Run) human.Question {
+	t.Helper()
+	var q human.Question
+	if err := json.Unmarshal(r.Question, &q); err != nil {
+		t.Fatalf("run %s has no question: %v", r.ID, err)
+	}
+	return q
+}
+
+// request sends a request to the server with the headers given.
+func (f *fixture) request(method, path, body string, headers map[string]string) (*http.Response, string) {
+	f.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(f.t.Context(), method, f.http.URL+path, rd)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+var bearer = map[string]string{"Authorization": "Bearer " + testToken}
+
+// api calls the JSON API with the token.
+func (f *fixture) api(method, path, body string) (int, map[string]any) {
+	f.t.Helper()
+	resp, text := f.request(method, path, body, bearer)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		f.t.Fatalf("%s %s answered %d with no JSON object: %v\n%s", method, path, resp.StatusCode, err, text)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		f.t.Errorf("%s %s: Content-Type %q", method, path, ct)
+	}
+	return resp.StatusCode, doc
+}
+
+// auditRecords returns the audit log's records with event name.
+func (f *fixture) auditRecords(name string) []audit.Record {
+	f.t.Helper()
+	recs, err := audit.Read(f.auditLog)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []audit.Record
+	for _, r := range recs {
+		if r["event"] == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// events returns the run's events of kind.
+func (f *fixture) events(id string, kind event.Kind) []event.Event {
+	f.t.Helper()
+	evs, err := f.st.Events(f.t.Context(), id, 0, 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []event.Event
+	for _, e := range evs {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,708 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/azero-dev/azero/internal/event"
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testrun"
+	"github.com/azero-dev/azero/internal/workflow/gates"
+	"github.com/azero-dev/azero/internal/workflow/implement"
+	"github.com/azero-dev/azero/internal/workflow/issue"
+)
+
+// page is what every page's layout needs.
+type page struct {
+	Title   string
+	CSRF    string
+	Stream  string // the URL of the page's live updates; "" for none
+	Waiting int    // gates waiting for a human, for the navigation
+	Body    any
+}
+
+type errorPage struct {
+	Status  int
+	Title   string
+	Message string
+}
+
+var funcs = template.FuncMap{
+	"usd": func(v float64) string { return fmt.Sprintf("$%.4f", v) },
+	"clock": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Local().Format("15:04:05")
+	},
+	"stamp": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Local().Format("2006-01-02 15:04:05")
+	},
+	"ms":       func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"menuText": func(o human.Option) string { return o.MenuLabel() },
+	"inc":      func(i int) int { return i + 1 },
+	"list": func() []string {
+		return []string{"running", "waiting", "interrupted", "done", "failed", "aborted"}
+	},
+	// pair hands a partial template two values.
+	"pair": func(a, b any) struct{ A, B any } { return struct{ A, B any }{a, b} },
+}
+
+// render executes the page template name with data into a buffer, then
+// writes it: a template error is a 500, never half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	p := page{CSRF: s.csrf, Body: data}
+	switch d := data.(type) {
+	case errorPage:
+		p.Title = d.Title
+	case titled:
+		p.Title, p.Stream = d.title(), d.stream()
+	}
+	if status != http.StatusUnauthorized {
+		p.Waiting = s.countWaiting(r.Context())
+	}
+	var b bytes.Buffer
+	if err := s.pages.ExecuteTemplate(&b, name, p); err != nil {
+		s.logf("render %s: %v", name, err)
+		http.Error(w, "the page could not be rendered: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// titled is page data that names its page and its live stream.
+type titled interface {
+	title() string
+	stream() string
+}
+
+func (s *Server) countWaiting(ctx context.Context) int {
+	runs, err := s.opts.Store.ListRuns(ctx, store.Filter{Status: store.StatusWaiting})
+	if err != nil {
+		return 0
+	}
+	return len(runs)
+}
+
+// age renders a duration the way people say it: 45s, 12m, 3h, 2d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+// issueOf names the issue a run works on: the design's issue number of an
+// implementation, the filed issue or the slug of a governance run.
+func issueOf(r store.Run) string {
+	var s struct {
+		Issue string `json:"issue"`
+		Slug  string `json:"slug"`
+		Filed *struct {
+			Number int `json:"number"`
+		} `json:"filed"`
+	}
+	if json.Unmarshal(r.State, &s) != nil {
+		return ""
+	}
+	switch {
+	case s.Filed != nil && s.Filed.Number > 0:
+		return "#" + strconv.Itoa(s.Filed.Number)
+	case s.Issue != "":
+		return "#" + strings.TrimPrefix(s.Issue, "#")
+	}
+	return s.Slug
+}
+
+// runRow is a run in the list.
+type runRow struct {
+	rundoc.View
+	Issue   string
+	CostUSD float64
+	Age     string
+	Gate    string // the question's headline, when one waits
+}
+
+type runsData struct {
+	Filter      rundoc.Filter
+	Rows        []runRow
+	Fingerprint string
+}
+
+func (d runsData) title() string  { return "Runs" }
+func (d runsData) stream() string { return "/events?since=" + d.Fingerprint }
+
+func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
+	f, err := filterOf(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	views, err := rundoc.List(r.Context(), s.opts.Store, f, s.opts.Now())
+	var bad *rundoc.ErrStatus
+	if errors.As(err, &bad) {
+		s.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	d := runsData{Filter: f}
+	now := s.opts.Now()
+	for _, v := range views {
+		row := runRow{View: v, Age: age(now.Sub(v.CreatedAt))}
+		if run, err := s.opts.Store.GetRun(r.Context(), v.ID); err == nil {
+			row.Issue = issueOf(run)
+			if q, _ := rundoc.Question(run); q != nil {
+				row.Gate = firstNonEmpty(q.Prompt, q.Title)
+			}
+		}
+		row.CostUSD, _ = s.opts.Store.Spent(r.Context(), v.ID)
+		d.Rows = append(d.Rows, row)
+	}
+	d.Fingerprint = s.fingerprint(r.Context())
+	s.render(w, r, http.StatusOK, "runs", d)
+}
+
+type gatesData struct {
+	Gates       []gateView
+	Fingerprint string
+}
+
+func (d gatesData) title() string  { return "Waiting gates" }
+func (d gatesData) stream() string { return "/events?since=" + d.Fingerprint }
+
+// gateView is a waiting gate with its form.
+type gateView struct {
+	Run      rundoc.View
+	Issue    string
+	Answered bool
+	Form     questionView
+}
+
+func (s *Server) gatesPage(w http.ResponseWriter, r *http.Request) {
+	gs, err := s.gates(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	d := gatesData{Fingerprint: s.fingerprint(r.Context())}
+	for _, g := range gs {
+		gv := gateView{Run: g.Run, Answered: g.Answered, Form: newQuestionView(g.Run.ID, *g.Question, formValues{})}
+		if run, err := s.opts.Store.GetRun(r.Context(), g.Run.ID); err == nil {
+			gv.Issue = issueOf(run)
+		}
+		d.Gates = append(d.Gates, gv)
+	}
+	s.render(w, r, http.StatusOK, "gates", d)
+}
+
+// formValues are what a human typed into an answer form, shown again
+// when the answer is refused.
+type formValues struct {
+	Answer, Feedback, Confirm string
+	Files                     map[string]string
+	Error                     string
+}
+
+// questionView is a question with the form that answers it.
+type questionView struct {
+	RunID  string
+	Q      human.Question
+	Report []reportLine
+	Values formValues
+	// Choose: the options are a menu (a menu, or an editor's options);
+	// otherwise the word is typed in full (or the text, for a text
+	// question).
+	Choose   bool
+	Text     bool           // a text question
+	Feedback string         // the request for text, when an option needs it
+	Confirms []human.Option // options that need a confirmation word
+	Files    []fileField
+}
+
+type fileField struct {
+	Name, Content string
+	Rows          int
+}
+
+func newQuestionView(runID string, q human.Question, v formValues) questionView {
+	qv := questionView{RunID: runID, Q: q, Values: v,
+		Report: classifyReport(q.Report, q.Format == gates.ReportFormat || looksLikeDiff(q.Report))}
+	qv.Choose = q.Kind == human.Menu || q.Kind == human.Editor && len(q.Options) > 0
+	qv.Text = q.Kind == human.Text
+	for _, o := range q.Options {
+		if o.Text != "" && qv.Feedback == "" {
+			qv.Feedback = o.Text
+		}
+		if o.Confirm != "" {
+			qv.Confirms = append(qv.Confirms, o)
+		}
+	}
+	for _, f := range q.Files {
+		content := f.Content
+		if c, ok := v.Files[f.Name]; ok {
+			content = c
+		}
+		qv.Files = append(qv.Files, fileField{Name: f.Name, Content: content, Rows: min(max(strings.Count(content, "\n")+2, 8), 40)})
+	}
+	return qv
+}
+
+// eventView is one event as the page lists it.
+type eventView struct {
+	Seq                    int64
+	At                     time.Time
+	Kind, Tone, Node, Text string
+}
+
+// reloads are the events after which a run's page shows a new state.
+var reloads = map[event.Kind]bool{event.RunStarted: true, event.Question: true, event.Answer: true, event.Waiting: true,
+	event.Interrupted: true, event.Failed: true, event.Finished: true}
+
+// viewEvent says what ev means in a line, as the terminal does.
+func viewEvent(ev event.Event) eventView {
+	v := eventView{Seq: ev.Seq, At: ev.At, Kind: string(ev.Kind), Tone: string(ev.Tone), Node: ev.Node, Text: ev.Text}
+	switch ev.Kind {
+	case event.RunStarted:
+		v.Text = fmt.Sprintf("run %s %s at %s", ev.RunID, ev.Text, ev.Node)
+	case event.NodeStarted:
+		v.Text = "▸ " + ev.Node
+	case event.NodeDone:
+		var d event.NodeDoneData
+		_ = ev.Decode(&d)
+		v.Text = fmt.Sprintf("✓ %s (%dms) → %s", ev.Node, d.DurationMS, d.Next)
+	case event.Waiting:
+		v.Text = fmt.Sprintf("◆ %s needs a human answer", ev.Node)
+	case event.Interrupted:
+		v.Text = fmt.Sprintf("◆ interrupted at %s; the run is saved", ev.Node)
+	case event.Failed:
+		v.Text = fmt.Sprintf("✗ %s failed: %s", ev.Node, ev.Text)
+	case event.Finished:
+		var d event.FinishedData
+		_ = ev.Decode(&d)
+		v.Text = fmt.Sprintf("run %s %s", ev.RunID, d.Status)
+		if d.Error != "" {
+			v.Text += ": " + d.Error
+		}
+	case event.Question:
+		var q human.Question
+		_ = ev.Decode(&q)
+		v.Text = fmt.Sprintf("? %s asks: %s", ev.Node, firstNonEmpty(q.Prompt, q.Title))
+	case event.Answer:
+		var a human.Answer
+		_ = ev.Decode(&a)
+		v.Text = fmt.Sprintf("%s answered %s on the %s channel", ev.Node, ev.Text, a.Channel)
+		if a.By != "" {
+			v.Text += " by " + a.By
+		}
+	case event.ModelCall:
+		var d event.ModelCallData
+		_ = ev.Decode(&d)
+		v.Text = fmt.Sprintf("%s %s: %d tokens in, %d out, $%.4f", d.Role, d.Model, d.InputTokens, d.OutputTokens, d.CostUSD)
+		if d.Error != "" {
+			v.Text += ": " + d.Error
+		}
+	}
+	return v
+}
+
+// testView is one test run of the run.
+type testView struct {
+	At       time.Time
+	Node     string
+	Tone     string
+	Text     string
+	Result   testrun.Result
+	Failures []testrun.Failure
+}
+
+// lineageFile is a file of the run's lineage.
+type lineageFile struct {
+	Path string
+	Size int64
+}
+
+// trailView is the issue workflow's drafts and verdicts.
+type trailView struct {
+	Dir             string
+	Files           []string
+	Draft, Verdict  string
+	ReviewerVerdict string
+	Iteration       int
+	Drafts          int
+	Verdicts        int
+	Filed           *issue.Filed
+}
+
+type runData struct {
+	D        rundoc.Detail
+	Issue    string
+	Question *questionView
+	// Answered says an answer was posted and the run has not taken it yet.
+	Answered string
+	Flash    string
+	Driver   string
+	Events   []eventView
+	LastSeq  int64
+	Tests    []testView
+	Lineage  []lineageFile
+	Trail    *trailView
+	HasDiff  bool
+}
+
+func (d runData) title() string { return "Run " + d.D.Run.ID }
+func (d runData) stream() string {
+	return fmt.Sprintf("/runs/%s/events?after=%d", d.D.Run.ID, d.LastSeq)
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	s.showRun(w, r, http.StatusOK, nil)
+}
+
+// showRun renders a run's page; typed, when set, is a refused answer's
+// form to show again with its error.
+func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typed *formValues) {
+	d, run, err := s.detail(r, true)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	data := runData{D: d, Issue: issueOf(run), Flash: r.URL.Query().Get("answered")}
+	if data.Flash != "" {
+		data.Flash = fmt.Sprintf("Your answer %q was accepted.", data.Flash)
+	}
+	if d.Question != nil {
+		v := formValues{}
+		if typed != nil {
+			v = *typed
+		}
+		qv := newQuestionView(run.ID, *d.Question, v)
+		data.Question = &qv
+		if len(run.Answer) > 0 {
+			data.Answered = "answered" + answeredOn(run.Answer) + "; the run continues with that answer"
+		}
+	}
+	switch {
+	case s.isDriving(run.ID):
+		data.Driver = "azero serve is driving this run"
+	case s.opts.Store.LeaseLive(run) && run.Lease.PID == 0:
+		// A run on Temporal: its lease names the worker holding it.
+		data.Driver = fmt.Sprintf("driven by azero on %s", run.Lease.Host)
+	case s.opts.Store.LeaseLive(run):
+		data.Driver = fmt.Sprintf("driven by azero (pid %d on %s)", run.Lease.PID, run.Lease.Host)
+	}
+	for _, ev := range d.Events {
+		data.Events = append(data.Events, viewEvent(ev))
+		data.LastSeq = ev.Seq
+		if ev.Kind == event.TestResult {
+			tv := testView{At: ev.At, Node: ev.Node, Tone: string(ev.Tone), Text: ev.Text}
+			if ev.Decode(&tv.Result) == nil {
+				tv.Failures = tv.Result.Failures[:min(len(tv.Result.Failures), 10)]
+			}
+			data.Tests = append(data.Tests, tv)
+		}
+	}
+	data.D.Events = nil
+	data.Lineage = listLineage(d.LineageDir)
+	if run.Workflow == issue.Name {
+		data.Trail = trailOf(run)
+	}
+	data.HasDiff = run.Workflow == implement.Name || d.Question != nil && looksLikeDiff(d.Question.Report)
+	s.render(w, r, status, "run", data)
+}
+
+func (s *Server) isDriving(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.driving[id]
+}
+
+func (s *Server) lineageDir(runID string) string {
+	if s.opts.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(s.opts.StateDir, "runs", runID)
+}
+
+// maxListed bounds the lineage files a page lists.
+const maxListed = 500
+
+func listLineage(dir string) []lineageFile {
+	if dir == "" {
+		return nil
+	}
+	var out []lineageFile
+	_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || len(out) >= maxListed {
+			return fs.SkipDir
+		}
+		if e.Type().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			info, _ := e.Info()
+			var size int64
+			if info != nil {
+				size = info.Size()
+			}
+			out = append(out, lineageFile{Path: filepath.ToSlash(rel), Size: size})
+		}
+		return nil
+	})
+	return out
+}
+
+// trailOf reads an issue run's drafts and verdicts: the state's current
+// ones and the trail's files.
+func trailOf(run store.Run) *trailView {
+	var s issue.State
+	if json.Unmarshal(run.State, &s) != nil {
+		return nil
+	}
+	t := &trailView{Draft: s.Draft, Verdict: s.Verdict, ReviewerVerdict: s.ReviewerVerdict, Iteration: s.Iteration,
+		Drafts: s.Drafts, Verdicts: s.Verdicts, Filed: s.Filed}
+	if dir := trailDir(s); dir != "" {
+		t.Dir = dir
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				t.Files = append(t.Files, e.Name())
+			}
+		}
+		sort.Strings(t.Files)
+	}
+	return t
+}
+
+func trailDir(s issue.State) string {
+	if s.Root == "" || s.AuditDir == "" || s.Slug == "" {
+		return ""
+	}
+	return filepath.Join(s.Root, filepath.FromSlash(s.TrailDir()))
+}
+
+// fileData is a file shown in a page.
+type fileData struct {
+	RunID   string
+	Name    string
+	Where   string // what the file belongs to: "lineage", "trail"
+	Content string
+	Lines   []reportLine
+	Note    string
+}
+
+func (d fileData) title() string  { return d.Name }
+func (d fileData) stream() string { return "" }
+
+// maxShown bounds a file shown in a page.
+const maxShown = 2 << 20
+
+// readConfined reads name inside dir, refusing anything that leads out of
+// it (.., absolute paths, symbolic links pointing out).
+func readConfined(dir, name string) (string, string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", "", refuse(http.StatusNotFound, "nothing is kept for this run")
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(name))
+	if err != nil {
+		return "", "", refuse(http.StatusNotFound, "no file %q here", name)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return "", "", refuse(http.StatusNotFound, "%q is not a file", name)
+	}
+	b := make([]byte, min(info.Size(), maxShown))
+	n, err := f.Read(b)
+	if err != nil && n == 0 && len(b) > 0 {
+		return "", "", fmt.Errorf("read %s: %w", name, err)
+	}
+	b = b[:n]
+	note := ""
+	if info.Size() > maxShown {
+		note = fmt.Sprintf("only the first %d of %d bytes are shown", maxShown, info.Size())
+	}
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return "", fmt.Sprintf("a binary file of %d bytes", info.Size()), nil
+	}
+	return string(b), note, nil
+}
+
+func (s *Server) lineagePage(w http.ResponseWriter, r *http.Request) {
+	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	name := r.PathValue("path")
+	content, note, err := readConfined(s.lineageDir(run.ID), name)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	diff := strings.HasSuffix(name, ".patch") || strings.HasSuffix(name, ".diff") || looksLikeDiff(content)
+	s.render(w, r, http.StatusOK, "file", fileData{RunID: run.ID, Name: name, Where: "lineage", Note: note,
+		Lines: classifyReport(content, diff)})
+}
+
+func (s *Server) trailPage(w http.ResponseWriter, r *http.Request) {
+	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	var st issue.State
+	if run.Workflow != issue.Name || json.Unmarshal(run.State, &st) != nil || trailDir(st) == "" {
+		s.fail(w, r, http.StatusNotFound, "run "+run.ID+" has no audit trail")
+		return
+	}
+	name := r.PathValue("name")
+	content, note, err := readConfined(trailDir(st), name)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "file", fileData{RunID: run.ID, Name: name, Where: "audit trail", Note: note,
+		Lines: classifyReport(content, false)})
+}
+
+// diffData is the diff page.
+type diffData struct {
+	RunID  string
+	Source string // where the diff comes from
+	Lines  []reportLine
+	Empty  string
+}
+
+func (d diffData) title() string  { return "Diff of run " + d.RunID }
+func (d diffData) stream() string { return "" }
+
+// diffPage shows the full diff with the gate's banners: the report of the
+// question waiting now, else the change in the run's worktree as the diff
+// review would show it now, else the last diff report a gate asked about,
+// else the patch the run kept.
+func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	run, err := s.opts.Store.FindRun(ctx, r.PathValue("id"))
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	d := diffData{RunID: run.ID}
+	show := func(source, report string) {
+		d.Source, d.Lines = source, classifyReport(report, true)
+		s.render(w, r, http.StatusOK, "diff", d)
+	}
+	if q, _ := rundoc.Question(run); q != nil && (q.Format == gates.ReportFormat || looksLikeDiff(q.Report)) {
+		show("the report of the question waiting at "+q.Gate, q.Report)
+		return
+	}
+	var st implement.State
+	if run.Workflow == implement.Name && json.Unmarshal(run.State, &st) == nil && !run.Status.Finished() && st.Worktree != "" {
+		if info, err := os.Stat(st.Worktree); err == nil && info.IsDir() {
+			if c, err := gates.Describe(ctx, st.Worktree); err == nil {
+				show("the worktree "+st.Worktree+" now, as the diff review shows it", c.Report)
+				return
+			}
+		}
+	}
+	evs, err := s.opts.Store.Events(ctx, run.ID, 0, 0)
+	if err == nil {
+		for i := len(evs) - 1; i >= 0; i-- {
+			var q human.Question
+			if evs[i].Kind == event.Question && evs[i].Decode(&q) == nil && (q.Format == gates.ReportFormat || looksLikeDiff(q.Report)) {
+				show(fmt.Sprintf("the report %s showed at %s", q.Gate, q.AskedAt.Local().Format("2006-01-02 15:04:05")), q.Report)
+				return
+			}
+		}
+	}
+	if st.Patch != "" {
+		if content, _, err := readConfined(s.lineageDir(run.ID), st.Patch); err == nil {
+			show("the patch kept in the run's lineage ("+st.Patch+")", content)
+			return
+		}
+	}
+	d.Empty = "This run has no diff to show yet."
+	s.render(w, r, http.StatusOK, "diff", d)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// formAnswer is POST /runs/RUN/answer, the page's form.
+func (s *Server) formAnswer(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.fail(w, r, http.StatusRequestEntityTooLarge, "the answer is too large")
+			return
+		}
+		s.fail(w, r, http.StatusBadRequest, "the form could not be read: "+err.Error())
+		return
+	}
+	req := AnswerRequest{Gate: r.PostFormValue("gate"), Answer: r.PostFormValue("answer"), Feedback: r.PostFormValue("feedback"),
+		Confirm: r.PostFormValue("confirm"), QuestionID: r.PostFormValue("question_id")}
+	typed := formValues{Answer: req.Answer, Feedback: req.Feedback, Confirm: req.Confirm}
+	for k, v := range r.PostForm {
+		if name, ok := strings.CutPrefix(k, "file:"); ok && len(v) > 0 {
+			if req.Files == nil {
+				req.Files, typed.Files = map[string]string{}, map[string]string{}
+			}
+			// Browsers send text areas with CRLF line endings.
+			req.Files[name] = strings.ReplaceAll(v[0], "\r\n", "\n")
+			typed.Files[name] = req.Files[name]
+		}
+	}
+	req.Feedback = strings.ReplaceAll(req.Feedback, "\r\n", "\n")
+	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r))
+	if err != nil {
+		status := statusOf(err)
+		if status == http.StatusNotFound || status == http.StatusInternalServerError {
+			s.failErr(w, r, err)
+			return
+		}
+		typed.Error = err.Error()
+		s.showRun(w, r, status, &typed)
+		return
+	}
+	shown := res.Answer
+	if r := []rune(shown); len(r) > 60 {
+		shown = string(r[:57]) + "..."
+	}
+	http.Redirect(w, r, "/runs/"+res.RunID+"?answered="+url.QueryEscape(shown), http.StatusSeeOther)
+}

@@ -1,0 +1,205 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/workflow/issue"
+)
+
+// The pages show what the issue asks for, and escape what runs report.
+func TestPagesShowRunsAndGates(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{})
+	done := f.waitingRun(state{})
+	if code, doc := f.api("POST", "/api/runs/"+done+"/answer", `{"gate":"review","answer":"abort"}`); code != http.StatusOK {
+		t.Fatal(code, doc)
+	}
+	f.waitFor(done, "aborted", func(r store.Run) bool { return r.Status == store.StatusAborted })
+	writeFile(t, filepath.Join(f.dir, "runs", id, "prompts", "001-coder.txt"), "the prompt <b>as sent</b>\n")
+	tests := []struct {
+		name, path string
+		want       []string
+		not        []string
+	}{
+		{"runs", "/", []string{id, done, "webtest", "waiting", "aborted", "asks: Merge this change?", "$0.0000", `href="/runs/` + id + `"`}, nil},
+		{"runs filtered", "/?status=aborted", []string{done}, []string{`data-run="` + id + `"`}},
+		{"gates", "/gates", []string{id, "Merge this change?", `name="answer"`, `name="csrf"`}, []string{`data-run="` + done + `"`}},
+		{"run", "/runs/" + id, []string{"Waiting at review", "Merge this change?", "Type <code>approve</code> to proceed",
+			"What should change?", `name="feedback"`, `name="question_id"`, "▸ work", "? review asks: Merge this change?",
+			"prompts/001-coder.txt", "/runs/" + id + "/diff", `<span class="line add">+return slugify(s) // &lt;script&gt;alert(1)&lt;/script&gt;</span>`,
+			`<span class="line warning">!! WARNING: MODIFIED: textkit/slug.go</span>`, `<span class="change">MODIFIED</span>`},
+			[]string{"<script>alert(1)</script>", `type="submit" name="answer"`}},
+		{"run by prefix", "/runs/" + id[:len(id)-2], []string{"Run " + id}, nil},
+		{"ended run", "/runs/" + done, []string{"aborted", "review answered ABORTED on the web channel by 127.0.0.1:"}, []string{`name="answer"`}},
+		{"diff", "/runs/" + id + "/diff", []string{"the report of the question waiting at review", `<span class="line file">diff --git a/textkit/slug.go b/textkit/slug.go</span>`,
+			`<span class="line hunk">@@ -1,3 +1,3 @@</span>`, `<span class="line del">-return strings.ToLower(s)</span>`}, nil},
+		{"diff of an ended run", "/runs/" + done + "/diff", []string{"the report review showed at", "diff --git"}, nil},
+		{"lineage file", "/runs/" + id + "/lineage/prompts/001-coder.txt", []string{"the prompt &lt;b&gt;as sent&lt;/b&gt;"}, []string{"<b>as sent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := f.request("GET", tt.path, "", bearer)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s = %d\n%s", tt.path, resp.StatusCode, body)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			// html/template writes + as &#43;, which a browser shows as +.
+			plus := strings.ReplaceAll(body, "&#43;", "+")
+			for _, w := range tt.want {
+				if !strings.Contains(plus, w) {
+					t.Errorf("GET %s lacks %q", tt.path, w)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(body, n) {
+					t.Errorf("GET %s has %q", tt.path, n)
+				}
+			}
+			if t.Failed() {
+				t.Logf("page:\n%s", body)
+			}
+		})
+	}
+}
+
+// Files are read inside the run's lineage only.
+func TestLineageFilesStayInside(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{})
+	dir := filepath.Join(f.dir, "runs", id)
+	writeFile(t, filepath.Join(dir, "ok.txt"), "fine\n")
+	writeFile(t, filepath.Join(f.dir, "secret.txt"), "outside\n")
+	if err := os.Symlink(filepath.Join(f.dir, "secret.txt"), filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"../../secret.txt", "..%2F..%2Fsecret.txt", "link.txt", "%2Fetc%2Fpasswd", "nope.txt", "."} {
+		t.Run(p, func(t *testing.T) {
+			resp, body := f.request("GET", "/runs/"+id+"/lineage/"+p, "", bearer)
+			if resp.StatusCode == http.StatusOK || strings.Contains(body, "outside") || strings.Contains(body, "root:") {
+				t.Fatalf("GET lineage/%s = %d\n%s", p, resp.StatusCode, body)
+			}
+		})
+	}
+	if resp, body := f.request("GET", "/runs/"+id+"/lineage/ok.txt", "", bearer); resp.StatusCode != http.StatusOK || !strings.Contains(body, "fine") {
+		t.Fatalf("ok.txt: %d\n%s", resp.StatusCode, body)
+	}
+}
+
+// The issue workflow's drafts and verdicts: the current ones, and the
+// trail's files.
+func TestIssueRunsShowDraftsAndVerdicts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	root := t.TempDir()
+	s := issue.State{Slug: "fast-search", Root: root, AuditDir: "docs/audit", Draft: "# Fast search\n<img src=x>", Verdict: "BLOCK: too vague",
+		ReviewerVerdict: "BLOCK", Iteration: 2, Drafts: 2, Verdicts: 1}
+	trail := filepath.Join(root, "docs", "audit", "active", "fast-search")
+	writeFile(t, filepath.Join(trail, "001-brief.md"), "make search fast")
+	writeFile(t, filepath.Join(trail, "002-draft.md"), "# Fast search")
+	writeFile(t, filepath.Join(trail, "003-verdict.md"), "BLOCK: too vague")
+	g := flow.New[issue.State](issue.Name, "wait").Node("wait", func(ctx context.Context, s *issue.State) (string, error) { return flow.End, nil }, flow.End)
+	id, err := flow.Create(t.Context(), f.eng, g, &s, flow.CreateOptions{Key: s.Slug})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := f.request("GET", "/runs/"+id, "", bearer)
+	for _, w := range []string{"Drafts and verdicts", "Iteration 2", "BLOCK", "001-brief.md", "003-verdict.md", "# Fast search\n&lt;img src=x&gt;", "BLOCK: too vague"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("run page lacks %q", w)
+		}
+	}
+	if resp.StatusCode != http.StatusOK || t.Failed() {
+		t.Fatalf("%d\n%s", resp.StatusCode, body)
+	}
+	if resp, body := f.request("GET", "/runs/"+id+"/trail/003-verdict.md", "", bearer); resp.StatusCode != http.StatusOK || !strings.Contains(body, "BLOCK: too vague") {
+		t.Fatalf("trail file: %d\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := f.request("GET", "/runs/"+id+"/trail/..%2F..%2F..%2F..%2Fetc%2Fpasswd", "", bearer); resp.StatusCode == http.StatusOK {
+		t.Fatal("a path out of the trail was served")
+	}
+	if _, body := f.request("GET", "/", "", bearer); !strings.Contains(body, "fast-search") {
+		t.Errorf("the runs page does not name the slug")
+	}
+}
+
+// The run's page follows it live: its events arrive as server-sent
+// events, each with its line of HTML, and a question or an answer asks
+// the page to show the run anew.
+func TestEventsStreamLive(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{})
+	all, err := f.st.Events(t.Context(), id, 0, 0)
+	if err != nil || len(all) == 0 {
+		t.Fatal(err)
+	}
+	last := all[len(all)-1].Seq
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.http.URL+"/runs/"+id+"/events?after="+itoa(last), nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
+		t.Fatal(code, doc)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	var kinds []string
+	reloaded := false
+	for sc.Scan() {
+		line := sc.Text()
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			Seq    int64  `json:"seq"`
+			Kind   string `json:"kind"`
+			HTML   string `json:"html"`
+			Reload bool   `json:"reload"`
+		}
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("data %q: %v", data, err)
+		}
+		if m.Seq <= last {
+			t.Fatalf("event %d repeats one the page has", m.Seq)
+		}
+		if !strings.HasPrefix(m.HTML, `<li class="ev `+m.Kind) {
+			t.Errorf("html %q", m.HTML)
+		}
+		kinds = append(kinds, m.Kind)
+		reloaded = reloaded || m.Reload && m.Kind == "answer"
+		if m.Kind == "waiting" {
+			break
+		}
+	}
+	joined := strings.Join(kinds, " ")
+	if !strings.Contains(joined, "answer") || !strings.Contains(joined, "node_done") || !strings.Contains(joined, "question") || !reloaded {
+		t.Fatalf("streamed %q (reload on the answer: %v)", joined, reloaded)
+	}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

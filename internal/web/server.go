@@ -1,0 +1,215 @@
+// Package web is the page and JSON API of `azero serve`: the runs, one
+// run as it happens, the diff a gate shows, the issue workflow's drafts
+// and verdicts, and every gate waiting for a human, with a form to answer
+// it. It is a second door to the same gates as the terminal, keeping
+// every rule of the first.
+//
+// Invariants:
+//   - Every request carries the server's token (a bearer header, or the
+//     cookie set when the browser first opened the URL with ?token=);
+//     anything else gets 401. The Host header must name the address the
+//     server listens on (DNS rebinding); a form posted with the cookie
+//     must carry the CSRF token derived from the server's token.
+//   - An answer is what a human typed: a word question's word in full
+//     (human.Parse refuses a partial or wrong word, 422), a menu's key, the
+//     text an option needs. No request answers without a field typed or
+//     chosen by a person, and there is no setting that approves.
+//   - An answer is posted to the store for the question the run asks now
+//     (store.PostAnswer: the first answer, from any channel, wins); a gate
+//     that is not waiting takes none.
+//   - The JSON documents of /api/runs and /api/runs/RUN are those of
+//     `azero runs --json` and `azero runs show RUN --json` (package rundoc).
+package web
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// MaxBody is the largest request body accepted (an answer with edited
+// files); larger ones get 413.
+const MaxBody = 1 << 20
+
+// Source is what the pages read runs from and post answers to: the store
+// (*store.Store), or the runs of the Temporal engine presented the same
+// way (an answer posted there is sent to the run as an Update).
+type Source interface {
+	rundoc.Source
+	GetRun(ctx context.Context, id string) (store.Run, error)
+	// FindRun finds the run whose id is ref or uniquely starts with it.
+	FindRun(ctx context.Context, ref string) (store.Run, error)
+	Spent(ctx context.Context, runID string) (float64, error)
+	// PostAnswer records answer for the question questionID the run asks:
+	// store.ErrAnswered when another answer came first, store.ErrNotAsked
+	// when the run no longer asks it.
+	PostAnswer(ctx context.Context, runID, questionID string, answer json.RawMessage) error
+}
+
+// Options configure a Server.
+type Options struct {
+	Store Source
+	Audit *audit.Logger // records every answer posted or refused; nil discards
+	// Token is the secret every request must carry (at least 32
+	// characters).
+	Token string
+	// StateDir holds the runs' lineage (StateDir/runs/RUN).
+	StateDir string
+	// Continue drives a run whose question was answered here and that no
+	// live process drives, until it ends or waits again. It is called on
+	// its own goroutine; ctx ends when the server stops.
+	Continue func(ctx context.Context, runID string) error
+	// Log receives a line for each run continued and each problem; nil
+	// discards.
+	Log io.Writer
+	// Now is the clock; time.Now by default.
+	Now func() time.Time
+	// Poll is how often live views look for news; default 500 ms.
+	Poll time.Duration
+}
+
+// Server serves the pages and the API.
+type Server struct {
+	opts  Options
+	pages *template.Template
+	csrf  string
+
+	mu      sync.Mutex
+	driving map[string]bool // runs being continued by this server
+	runs    sync.WaitGroup
+	ctx     context.Context // ends when the server stops
+	stop    context.CancelFunc
+	logMu   sync.Mutex
+}
+
+// New returns a server over opts.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil {
+		return nil, errors.New("web: no store")
+	}
+	if len(opts.Token) < 32 {
+		return nil, errors.New("web: the token must have at least 32 characters")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = 500 * time.Millisecond
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	pages, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("web: templates: %w", err)
+	}
+	mac := hmac.New(sha256.New, []byte(opts.Token))
+	mac.Write([]byte("azero serve csrf"))
+	ctx, stop := context.WithCancel(context.Background())
+	return &Server{opts: opts, pages: pages, csrf: hex.EncodeToString(mac.Sum(nil)), driving: map[string]bool{},
+		ctx: ctx, stop: stop}, nil
+}
+
+// Handler returns the server's handler for requests to a server listening
+// at listen (the address the listener got, "127.0.0.1:7077") as asked for
+// by requested (the --addr given, which may name a host or no host).
+func (s *Server) Handler(listen, requested string) (http.Handler, error) {
+	hosts, err := allowedHosts(listen, requested)
+	if err != nil {
+		return nil, err
+	}
+	_, port, _ := net.SplitHostPort(listen)
+	mux := http.NewServeMux()
+	assets, _ := fs.Sub(assetFS, "assets")
+	mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
+	mux.HandleFunc("GET /{$}", s.runsPage)
+	mux.HandleFunc("GET /gates", s.gatesPage)
+	mux.HandleFunc("GET /runs/{id}", s.runPage)
+	mux.HandleFunc("GET /runs/{id}/diff", s.diffPage)
+	mux.HandleFunc("GET /runs/{id}/lineage/{path...}", s.lineagePage)
+	mux.HandleFunc("GET /runs/{id}/trail/{name}", s.trailPage)
+	mux.HandleFunc("GET /runs/{id}/events", s.runStream)
+	mux.HandleFunc("GET /events", s.listStream)
+	mux.HandleFunc("POST /runs/{id}/answer", s.formAnswer)
+	mux.HandleFunc("GET /api/runs", s.apiRuns)
+	mux.HandleFunc("GET /api/gates", s.apiGates)
+	mux.HandleFunc("GET /api/runs/{id}", s.apiRun)
+	mux.HandleFunc("GET /api/runs/{id}/events", s.apiEvents)
+	mux.HandleFunc("POST /api/runs/{id}/answer", s.apiAnswer)
+	return s.guard(hosts, "azero_"+port, mux), nil
+}
+
+// Serve serves on ln until ctx ends, then stops taking requests, cancels
+// the runs it continues (they are checkpointed as interrupted) and waits
+// for them. requested is the address asked for (see Handler).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, requested string) error {
+	h, err := s.Handler(ln.Addr().String(), requested)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler: h,
+		// No ReadTimeout: it would cut the live streams. Headers are
+		// bounded in time, bodies in size (MaxBody).
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+	}
+	s.resumeAnswered()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.shutdown()
+		return err
+	case <-ctx.Done():
+	}
+	s.shutdown()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	<-errc
+	return nil
+}
+
+// shutdown ends the live streams and the runs this server drives, and
+// waits for those to checkpoint.
+func (s *Server) shutdown() {
+	s.stop()
+	s.runs.Wait()
+}
+
+// Close stops what the server runs in the background (for servers used
+// through Handler alone).
+func (s *Server) Close() { s.shutdown() }
+
+func (s *Server) logf(format string, args ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.opts.Log, "azero serve: "+format+"\n", args...)
+}
