@@ -10,7 +10,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/server/temporaltest"
 
@@ -124,6 +128,43 @@ func (c *cluster) waitFor(t *testing.T, runID, what string, cond func(temporal.S
 	}
 }
 
+// updatesInHistory returns what reached the run's history of Temporal
+// Updates: the arguments of each accepted one, and whether any event of
+// the history mentions marker.
+func updatesInHistory(t *testing.T, c *cluster, runID, marker string) (accepted []string, mentioned bool) {
+	t.Helper()
+	it := c.client.C.GetWorkflowHistory(t.Context(), runID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(ev.String(), marker) {
+			mentioned = true
+		}
+		if a := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes(); a != nil {
+			for _, p := range a.GetAcceptedRequest().GetInput().GetArgs().GetPayloads() {
+				accepted = append(accepted, string(p.GetData()))
+			}
+		}
+	}
+	return accepted, mentioned
+}
+
+// checkVocabulary fails the test when a --json document leaves azero's
+// JSON vocabulary (see TestJSONVocabulary).
+func checkVocabulary(t *testing.T, name, doc string) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Errorf("%s: not one JSON document: %v\n%s", name, err, doc)
+		return
+	}
+	for _, p := range vocabularyProblems(v) {
+		t.Errorf("%s: %s", name, p)
+	}
+}
+
 func auditOf(t *testing.T, state, event string) []map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
@@ -174,11 +215,43 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 		t.Fatalf("the run should wait at human_review with a resume command, got %+v\nstderr:\n%s", out, res.stderr)
 	}
 	runID := out.RunID
+	checkVocabulary(t, "demo --json", res.stdout)
 
 	// `azero runs` lists it with its question; `runs show` has it in full.
 	list := runAzeroIn(t, state, demoDir, nil, "runs", "--json")
 	if list.code != 0 || !strings.Contains(list.stdout, runID) || !strings.Contains(list.stdout, `"gate": "human_review"`) {
 		t.Fatalf("azero runs on Temporal (exit %d) should list %s waiting at human_review:\n%s\n%s", list.code, runID, list.stdout, list.stderr)
+	}
+	checkVocabulary(t, "runs --json", list.stdout)
+	var listed struct {
+		Engine string `json:"engine"`
+		Runs   []struct {
+			ID       string          `json:"id"`
+			Status   store.Status    `json:"status"`
+			Worker   string          `json:"worker"`
+			Question *human.Question `json:"question"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(list.stdout), &listed); err != nil || listed.Engine != "temporal" || len(listed.Runs) != 1 ||
+		listed.Runs[0].Status != store.StatusWaiting || listed.Runs[0].Question == nil || listed.Runs[0].Question.ID == "" || listed.Runs[0].Worker == "" {
+		t.Errorf("runs --json should list the run waiting, with its question (and its id) and its worker: %v\n%s", err, list.stdout)
+	}
+	showJSON := runAzeroIn(t, state, demoDir, nil, "runs", "show", runID[:8], "--json", "--events")
+	if showJSON.code != 0 {
+		t.Fatalf("runs show --json by a prefix of the id: exit %d\n%s", showJSON.code, showJSON.stderr)
+	}
+	checkVocabulary(t, "runs show --json --events", showJSON.stdout)
+	var shown struct {
+		Run     struct{ ID string } `json:"run"`
+		Engine  string              `json:"engine"`
+		History []temporal.Step     `json:"history"`
+		Events  []struct {
+			Kind string `json:"kind"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(showJSON.stdout), &shown); err != nil || shown.Run.ID != runID || shown.Engine != "temporal" ||
+		len(shown.History) == 0 || shown.History[0].Worker == "" || !strings.Contains(fmt.Sprint(shown.Events), "test_result") {
+		t.Errorf("runs show --json should describe the run with its steps, their workers and its events (test results included): %v\n%s", err, showJSON.stdout)
 	}
 	show := runAzeroIn(t, state, demoDir, nil, "runs", "show", runID)
 	if show.code != 0 || !strings.Contains(show.stdout, "Waiting at human_review") || !strings.Contains(show.stdout, "Merge this change?") {
@@ -188,9 +261,13 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	if r := runAzeroIn(t, state, demoDir, nil, "resume", runID); r.code != ExitNeedsHuman {
 		t.Fatalf("resume without a terminal: exit %d, want 3\n%s", r.code, r.stderr)
 	}
-	// A wrong word is refused by the workflow's validator, whoever sends it.
-	if _, err := c.client.Answer(t.Context(), runID, human.Answer{Gate: "human_review", Key: "aprove", Channel: human.ChannelTemporal}); err == nil {
-		t.Fatal("a misspelt approval was accepted")
+	// A wrong word is refused by the workflow's validator, whoever sends
+	// it, and never reaches the run's history.
+	if _, err := c.client.Answer(t.Context(), runID, human.Answer{Gate: "human_review", Key: "aprove", Channel: human.ChannelTemporal}); !errors.Is(err, temporal.ErrRefused) {
+		t.Fatalf("a misspelt approval should be refused by the validator, got %v", err)
+	}
+	if accepted, mentioned := updatesInHistory(t, c, runID, "aprove"); len(accepted) != 0 || mentioned {
+		t.Fatalf("the refused answer reached the history: accepted %q, mentioned %v", accepted, mentioned)
 	}
 
 	st := c.status(t, runID)
@@ -219,6 +296,7 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	if err := json.Unmarshal(s.stdout.Bytes(), &final); err != nil {
 		t.Fatalf("resume --json: %v\n%s", err, s.stdout.String())
 	}
+	checkVocabulary(t, "resume --json", s.stdout.String())
 	result, _ := json.Marshal(final.Result)
 	if final.Status != store.StatusDone || !strings.Contains(string(result), `"result":"merged"`) {
 		t.Fatalf("the run should be done and merged, got %+v %s\nscreen:\n%s", final, result, s.Text())
@@ -287,4 +365,132 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	if moved != 1 || merges != 1 {
 		t.Errorf("want one move and one merge in the history, got %d and %d", moved, merges)
 	}
+	if accepted, mentioned := updatesInHistory(t, c, runID, "aprove"); len(accepted) != 1 || !strings.Contains(accepted[0], `"approve"`) || mentioned {
+		t.Errorf("exactly the approval should be in the history, got %q (the refused word mentioned: %v)", accepted, mentioned)
+	}
+	// The worker's store keeps its own record of the run, which a local
+	// resume refuses to drive.
+	if r := runAzeroIn(t, other.state, demoDir, nil, "resume", "--engine", "local", runID); r.code == 0 || !strings.Contains(r.stderr, "runs on Temporal") {
+		t.Errorf("a local resume of the worker's record should be refused: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// The same run answered from the page of `azero serve` pointed at
+// Temporal: it lists the run and its question, refuses a wrong word itself,
+// sends the approval as an Update, and the run's worker merges it.
+func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
+	testenv.RequireTool(t, "git")
+	testenv.RequireTool(t, "go")
+	c := newCluster(t)
+	w := c.startWorker(t, "worker-a")
+	state := t.TempDir()
+	c.config(t, state)
+	demoDir := t.TempDir()
+	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json")
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("demo exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	var out runOutcome
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	runID := out.RunID
+
+	srv := startServe(t, state)
+	if !strings.Contains(srv.stderr.String(), "the runs on Temporal at "+c.addr) {
+		t.Errorf("azero serve should say it shows the runs on Temporal:\n%s", srv.stderr)
+	}
+	var gates struct {
+		Gates []struct {
+			Run      struct{ ID, Status string }
+			Question human.Question
+		}
+	}
+	if code := srv.api(t, "GET", "/api/gates", "", &gates); code != 200 || len(gates.Gates) != 1 || gates.Gates[0].Run.ID != runID ||
+		gates.Gates[0].Run.Status != "waiting" || gates.Gates[0].Question.Gate != "human_review" || gates.Gates[0].Question.ID == "" {
+		t.Fatalf("GET /api/gates = %d %+v: want the run waiting at human_review", code, gates)
+	}
+	var runs map[string]any
+	if code := srv.api(t, "GET", "/api/runs", "", &runs); code != 200 || !strings.Contains(fmt.Sprint(runs), runID) {
+		t.Fatalf("GET /api/runs = %d %v", code, runs)
+	}
+	raw, _ := json.Marshal(runs)
+	checkVocabulary(t, "GET /api/runs", string(raw))
+	var detail map[string]any
+	if code := srv.api(t, "GET", "/api/runs/"+runID+"?events=1", "", &detail); code != 200 || detail["question"] == nil || len(fmt.Sprint(detail["events"])) < 10 {
+		t.Fatalf("GET /api/runs/RUN = %d: want the question and the events, got %v", code, detail)
+	}
+	raw, _ = json.Marshal(detail)
+	checkVocabulary(t, "GET /api/runs/RUN", string(raw))
+	page := getPage(t, srv, "/runs/"+runID)
+	for _, want := range []string{"Merge this change?", "driven by azero on " + w.w.Identity()} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the run's page should show %q", want)
+		}
+	}
+
+	var refused struct{ Error string }
+	if code := srv.api(t, "POST", "/api/runs/"+runID+"/answer", `{"gate":"human_review","answer":"aprove"}`, &refused); code != http.StatusUnprocessableEntity {
+		t.Fatalf("a misspelt word: HTTP %d (%s), want 422", code, refused.Error)
+	}
+	if code := srv.api(t, "POST", "/api/runs/"+runID+"/answer", `{"gate":"human_review","answer":"approve","question_id":"0123456789abcdef01234567"}`, &refused); code != http.StatusConflict {
+		t.Fatalf("an answer to another version of the question: HTTP %d (%s), want 409", code, refused.Error)
+	}
+	var taken struct {
+		RunID, Gate, Decision string
+		Continued             bool
+	}
+	if code := srv.api(t, "POST", "/api/runs/"+runID+"/answer", `{"gate":"human_review","answer":"approve"}`, &taken); code != 200 ||
+		taken.Decision != "APPROVED" || taken.Continued {
+		t.Fatalf("the approval: HTTP %d %+v: want APPROVED, continued by the run's worker (not by serve)", code, taken)
+	}
+	if code := srv.api(t, "POST", "/api/runs/"+runID+"/answer", `{"gate":"human_review","answer":"approve"}`, &refused); code != http.StatusConflict {
+		t.Errorf("a second approval: HTTP %d (%s), want 409", code, refused.Error)
+	}
+	st := c.waitFor(t, runID, "the end", func(st temporal.Status) bool { return st.Ended })
+	if st.Status != store.StatusDone {
+		t.Fatalf("the run should be done, got %s (%s)", st.Status, st.Error)
+	}
+	if text, err := os.ReadFile(filepath.Join(demoDir, "textkit", "textkit", "text.go")); err != nil || !strings.Contains(string(text), "strings.Builder") {
+		t.Errorf("the implementation should be merged into the checkout (%v)", err)
+	}
+	recs := auditOf(t, w.state, "gate_decision")
+	var web []map[string]any
+	for _, r := range recs {
+		if r["channel"] == human.ChannelWeb {
+			web = append(web, r)
+		}
+	}
+	if len(web) != 1 || web[0]["gate"] != "human_review" || web[0]["worker"] != w.w.Identity() || !strings.Contains(fmt.Sprint(web[0]["by"]), "serve-test-script") {
+		t.Errorf("the worker should record the approval from the web with its channel, worker and client: %v", recs)
+	}
+	if len(auditOf(t, state, "web_answer")) != 1 || len(auditOf(t, state, "web_answer_refused")) != 3 {
+		t.Errorf("azero serve should audit the answer it sent and the three it refused")
+	}
+	if accepted, mentioned := updatesInHistory(t, c, runID, "aprove"); len(accepted) != 1 || mentioned {
+		t.Errorf("only the approval should reach the history, got %q (misspelt word mentioned: %v)", accepted, mentioned)
+	}
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("azero serve exit %d", code)
+	}
+}
+
+// getPage fetches a page of azero serve with its token.
+func getPage(t *testing.T, s *server, path string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, b)
+	}
+	return string(b)
 }

@@ -35,8 +35,9 @@ func newWorkerCommand(f *Factory) *cobra.Command {
   see the run's repository at the path it was started from.
 
   Gates are never answered here: a worker has no terminal. A question waits in
-  the run until someone answers it with 'azero resume RUN' at a terminal (or
-  any Temporal client sending the "answer" Update); a question that needs
+  the run until someone answers it with 'azero resume RUN' at a terminal, on
+  the page of 'azero serve --engine temporal', or with any Temporal client
+  sending the "answer" Update; a question that needs
   nobody (a diff with nothing flagged) passes unattended. The audit log and
   lineage of the steps a worker runs are written in its state directory.
 

@@ -21,8 +21,19 @@
 //     that worker's audit log ("azero.decision", gate_decision with the
 //     channel, who answered and the worker). If it cannot, the decision is
 //     dropped and the question stays pending: gates fail closed.
+//     The validator's refusals are typed (azero.NotAsked, azero.Answered,
+//     azero.InvalidAnswer); Client.Answer maps them to store.ErrNotAsked,
+//     store.ErrAnswered and ErrRefused. A question's id is its
+//     fingerprint, as locally: an answer naming another id is refused.
 //   - Step and visit limits hold as locally; a run whose history grows
-//     long continues as new, carrying where it stands.
+//     long continues as new, carrying where it stands, its last steps and
+//     its last events (what the engine and the activities reported).
+//   - An error a Definition's Stops recognises (retrying cannot fix it)
+//     stops the run at its node at once, resumable, instead of retrying.
+//
+// Runs presents the runs on a cluster as the store presents its own, so
+// that the documents of package rundoc and the pages of package web (azero
+// serve) describe and answer them; an answer posted there is the Update.
 //
 // Worktree affinity: every worker polls the shared task queue and a task
 // queue of its own. The first activity of a run goes to the shared queue;
@@ -39,10 +50,14 @@
 // itself is never written by the engine.
 //
 // A worker keeps, in its own store, a row for every Temporal run it works
-// on, so nodes find the store they expect (model calls metered, the
-// scripted model's turns counted); the workflow carries the run's model
-// calls, and a worker taking a run over first records the calls other
-// workers made, so budgets and scripted turns hold across machines.
+// on (meta engine=temporal, leased while the worker lives), so nodes find
+// the store they expect (model calls metered, the scripted model's turns
+// counted): each node runs as an attempt named after its activity attempt
+// and is checkpointed there when it completes, so a retried node asks the
+// same turn again. The workflow carries the run's model calls, and a
+// worker taking a run over first records the calls other workers made,
+// so budgets and scripted turns hold across machines. That row is
+// bookkeeping: the run is resumed and answered through Temporal only.
 //
 // The workflow never does I/O; activities do all of it with the
 // dependencies the command layer builds per run (Registry).
