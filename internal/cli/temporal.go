@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/human"
@@ -120,10 +121,41 @@ func (f *Factory) answerTemporal(ctx context.Context, te *temporalEngine, runID 
 		return err
 	}
 	defer cleanup()
-	a, err := f.Prompter().Answer(ctx, local)
+	// Another channel (the page of azero serve, another terminal) may
+	// answer first: the prompt then stops, and the run goes on with that
+	// answer.
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	elsewhere := make(chan string, 1)
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-actx.Done():
+				return
+			case <-tick.C:
+			}
+			st, err := te.client.Status(actx, runID)
+			if err != nil || st.Question != nil && st.Question.ID == q.ID {
+				continue
+			}
+			elsewhere <- answeredBy(st, q.Gate)
+			cancel()
+			return
+		}
+	}()
+	a, err := f.Prompter().Answer(actx, local)
 	if err != nil {
+		select {
+		case channel := <-elsewhere:
+			fmt.Fprintf(f.IO.ErrOut, "\n%s %s was answered %s first; the run goes on with that answer\n", cs.Yellow("!"), q.Gate, channel)
+			return nil
+		default:
+		}
 		return err
 	}
+	cancel()
 	a.Gate, a.QuestionID = q.Gate, q.ID
 	a.Channel = human.ChannelTemporal
 	a.By = answerer()
@@ -139,6 +171,22 @@ func (f *Factory) answerTemporal(ctx context.Context, te *temporalEngine, runID 
 	}
 	fmt.Fprintf(f.IO.ErrOut, "%s %s: %s\n", cs.Green("✓"), reply.Gate, reply.Decision)
 	return nil
+}
+
+// answeredBy says where the last answer to gate came from ("on the web
+// channel"), from the run's events.
+func answeredBy(st temporal.Status, gate string) string {
+	for i := len(st.Events) - 1; i >= 0; i-- {
+		ev := st.Events[i]
+		if ev.Kind != event.Answer || ev.Node != gate {
+			continue
+		}
+		var a human.Answer
+		if ev.Decode(&a) == nil && a.Channel != "" {
+			return "on the " + a.Channel + " channel"
+		}
+	}
+	return "elsewhere"
 }
 
 // answerer names who answers from this terminal, for the audit log.

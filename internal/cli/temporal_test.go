@@ -397,8 +397,14 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	runID := out.RunID
 
 	srv := startServe(t, state)
-	if !strings.Contains(srv.stderr.String(), "the runs on Temporal at "+c.addr) {
-		t.Errorf("azero serve should say it shows the runs on Temporal:\n%s", srv.stderr)
+	// The line after the URL says whose runs the page shows.
+	select {
+	case line := <-srv.lines:
+		if !strings.Contains(line, "the runs on Temporal at "+c.addr) {
+			t.Errorf("azero serve should say it shows the runs on Temporal, said %q", line)
+		}
+	case <-time.After(testenv.Patience):
+		t.Error("azero serve said nothing after its URL")
 	}
 	var gates struct {
 		Gates []struct {
@@ -436,6 +442,10 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	if code := srv.api(t, "POST", "/api/runs/"+runID+"/answer", `{"gate":"human_review","answer":"approve","question_id":"0123456789abcdef01234567"}`, &refused); code != http.StatusConflict {
 		t.Fatalf("an answer to another version of the question: HTTP %d (%s), want 409", code, refused.Error)
 	}
+	// Someone is being asked at a terminal meanwhile: the page's answer
+	// comes first, the terminal stops asking and says so.
+	term := startAzero(t, state, demoDir, nil, "resume", runID)
+	term.WaitFor(t, "Merge this change?", 1)
 	var taken struct {
 		RunID, Gate, Decision string
 		Continued             bool
@@ -446,6 +456,10 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	}
 	if code := srv.api(t, "POST", "/api/runs/"+runID+"/answer", `{"gate":"human_review","answer":"approve"}`, &refused); code != http.StatusConflict {
 		t.Errorf("a second approval: HTTP %d (%s), want 409", code, refused.Error)
+	}
+	term.WaitFor(t, "human_review was answered on the web channel first", 1)
+	if code := term.exit(t); code != 0 {
+		t.Errorf("the terminal's resume should follow the run to its end: exit %d\n%s", code, term.Text())
 	}
 	st := c.waitFor(t, runID, "the end", func(st temporal.Status) bool { return st.Ended })
 	if st.Status != store.StatusDone {

@@ -32,7 +32,8 @@ func newWorkerCommand(f *Factory) *cobra.Command {
   later step goes to that worker's own queue. If the worker stops, the run's
   next step moves to another worker, which recreates the worktree from the
   run's branch and its last snapshot (refs/azero/snapshots/RUN). Workers must
-  see the run's repository at the path it was started from.
+  see the run's repository itself at the path it was started from (a shared
+  disk mounted at the same path everywhere; a clone is another repository).
 
   Gates are never answered here: a worker has no terminal. A question waits in
   the run until someone answers it with 'azero resume RUN' at a terminal, on
