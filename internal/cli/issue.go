@@ -237,8 +237,7 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 		return err
 	} else if te != nil {
 		defer te.Close()
-		st, err := f.startTemporal(ctx, te, issue.Name, runID, s, meta)
-		return f.reportTemporal(st, nil, err, opts.JSON)
+		return issueTemporal(ctx, f, te, runID, s, meta, opts.JSON)
 	}
 	// The run claims its slug (its key) as its first step.
 	if _, err := flow.Create(ctx, eng, g, s, flow.CreateOptions{ID: runID, Meta: meta}); err != nil {

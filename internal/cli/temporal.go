@@ -22,6 +22,7 @@ import (
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/workflow/implement"
+	"github.com/azero-dev/azero/internal/workflow/issue"
 )
 
 // startTemporal starts a run on Temporal and follows it from this
@@ -282,6 +283,31 @@ func (f *Factory) reportImplementTemporal(st temporal.Status, err error, asJSON 
 	return f.reportTemporal(st, res, err, asJSON)
 }
 
+// issueTemporal starts a governance run on Temporal.
+func issueTemporal(ctx context.Context, f *Factory, te *temporalEngine, runID string, state *issue.State, meta map[string]string, asJSON bool) error {
+	st, err := f.startTemporal(ctx, te, issue.Name, runID, state, meta)
+	return f.reportIssueTemporal(st, err, asJSON)
+}
+
+// reportIssueTemporal reports a governance run on Temporal as the local
+// engine does, from the state the run carries.
+func (f *Factory) reportIssueTemporal(st temporal.Status, err error, asJSON bool) error {
+	var s issue.State
+	if len(st.State) == 0 || json.Unmarshal(st.State, &s) != nil {
+		return f.reportTemporal(st, nil, err, asJSON)
+	}
+	err = judged(st, err, func() error { return issue.New(issue.Deps{}).Judge(&s) })
+	res := issueResult{Slug: s.Slug, AuditDir: s.TrailDir(), Tracker: s.Tracker.Label(), Iteration: s.Iteration,
+		Drafts: s.Drafts, Verdicts: s.Verdicts, Issue: s.Filed, Trail: []issue.Entry{}}
+	if s.Filed == nil && !st.Ended {
+		res.Resume = "azero resume --engine temporal " + st.RunID
+	}
+	if entries, terr := (issue.Trail{Root: s.Root, Dir: s.TrailDir()}).Entries(); terr == nil && entries != nil {
+		res.Trail = entries
+	}
+	return f.reportTemporal(st, res, err, asJSON)
+}
+
 // resumeTemporal continues a Temporal run from this terminal: it answers
 // the question the run waits for, or retries the node a failed run
 // stopped at, then follows the run.
@@ -306,8 +332,11 @@ func resumeTemporal(ctx context.Context, f *Factory, te *temporalEngine, ref str
 	}
 	shown := st.Steps + countNotOK(st.History)
 	final, err := f.followTemporal(ctx, te, runID, shown)
-	if final.Workflow == implement.Name {
+	switch final.Workflow {
+	case implement.Name:
 		return f.reportImplementTemporal(final, err, asJSON)
+	case issue.Name:
+		return f.reportIssueTemporal(final, err, asJSON)
 	}
 	return f.reportTemporal(final, nil, err, asJSON)
 }

@@ -73,12 +73,16 @@ func (c *cluster) config(t *testing.T, state string) {
 }
 
 // startWorker starts a worker in this process with its own state
-// directory.
-func (c *cluster) startWorker(t *testing.T, name string) *testWorker {
+// directory and, besides, the environment extra (KEY=VALUE).
+func (c *cluster) startWorker(t *testing.T, name string, extra ...string) *testWorker {
 	t.Helper()
 	state := t.TempDir()
 	io, _, _, errOut := iostreams.Test()
 	env := map[string]string{"AZERO_STATE_DIR": state, "XDG_CONFIG_HOME": filepath.Join(state, "config"), "HOME": state}
+	for _, kv := range extra {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
 	f := &Factory{IO: io, Getenv: func(k string) string { return env[k] }, Environ: os.Environ, LookPath: exec.LookPath,
 		WorkDir: state, Now: time.Now, Version: "test"}
 	w, err := newTemporalWorker(t.Context(), f, c.client.C, temporal.DefaultTaskQueue, name)
@@ -507,4 +511,43 @@ func getPage(t *testing.T, s *server, path string) string {
 		t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, b)
 	}
 	return string(b)
+}
+
+// The governance workflow on Temporal: the drafter and reviewer are called
+// on the worker, the menus are answered at the terminal that started the
+// run (each answer an Update), and the issue is filed once.
+func TestIssueOnTemporal(t *testing.T) {
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	fake := w.withGitHub("enhancement")
+	testenv.RequireTool(t, "git")
+	c := newCluster(t)
+	wk := c.startWorker(t, "worker-a", "AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT="+w.script,
+		"GITHUB_TOKEN="+fake.Token, "GITHUB_API_URL="+w.apiURL)
+	c.config(t, w.state)
+	brief := w.brief("governance-notes.md", "# Governance notes\n\nStop runaway spending.\n")
+	p := w.start(nil, "issue", "--brief", brief, "--tracker", "github", "--repo", "acme/widgets", "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	checkVocabulary(t, "issue --json", p.stdout.String())
+	o := w.outcome(p.stdout.String())
+	if o.Status != "done" || o.Result.Issue == nil || o.Result.Issue.Number != 1 || o.Result.Slug != "governance-notes" ||
+		o.Result.Drafts != 1 || o.Result.Verdicts != 1 || len(o.Result.Trail) == 0 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if issues := fake.Issues(); len(issues) != 1 || issues[0]["title"] != "Add a budget flag" {
+		t.Errorf("want the issue filed once, got %v", issues)
+	}
+	var seen []string
+	for _, r := range auditOf(t, wk.state, "gate_decision") {
+		seen = append(seen, fmt.Sprintf("%v:%v:%v:%v", r["gate"], r["decision"], r["channel"], r["worker"]))
+	}
+	if want := []string{"edit_draft:send:temporal:worker-a", "edit_verdict:approve:temporal:worker-a"}; strings.Join(seen, " ") != strings.Join(want, " ") {
+		t.Errorf("the worker's gate decisions = %v, want %v", seen, want)
+	}
+	if st := c.status(t, o.RunID); !st.Ended || st.Status != store.StatusDone || st.Workflow != "issue" {
+		t.Errorf("the run on Temporal = %s %s (ended %v)", st.Workflow, st.Status, st.Ended)
+	}
 }
