@@ -18,6 +18,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -549,5 +551,138 @@ func TestIssueOnTemporal(t *testing.T) {
 	}
 	if st := c.status(t, o.RunID); !st.Ended || st.Status != store.StatusDone || st.Workflow != "issue" {
 		t.Errorf("the run on Temporal = %s %s (ended %v)", st.Workflow, st.Status, st.Ended)
+	}
+}
+
+// workerProcess is `azero worker` running as its own process.
+type workerProcess struct {
+	cmd    *exec.Cmd
+	state  string
+	stderr *syncBuffer
+	done   chan struct{}
+	code   int
+}
+
+// syncBuffer is a buffer written by one goroutine and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startWorkerProcess starts `azero worker --identity name` with a state
+// directory of its own whose config names the cluster, and waits until it
+// polls.
+func (c *cluster) startWorkerProcess(t *testing.T, name string) *workerProcess {
+	t.Helper()
+	state := t.TempDir()
+	c.config(t, state)
+	w := &workerProcess{state: state, stderr: &syncBuffer{}, done: make(chan struct{})}
+	w.cmd = exec.Command(os.Args[0], "worker", "--identity", name)
+	w.cmd.Env = azeroEnv(state)
+	w.cmd.Dir = state
+	w.cmd.Stderr = w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.code = exitCode(w.cmd.Wait())
+		close(w.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-w.done:
+		default:
+			w.cmd.Process.Kill()
+			<-w.done
+		}
+	})
+	deadline := time.Now().Add(testenv.Patience)
+	for !strings.Contains(w.stderr.String(), "worker "+name+" on "+c.addr) {
+		select {
+		case <-w.done:
+			t.Fatalf("azero worker exited %d:\n%s", w.code, w.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("azero worker did not start:\n%s", w.stderr)
+		}
+	}
+	return w
+}
+
+// The acceptance scenario with workers as separate `azero worker`
+// processes, and the one holding the run killed outright (a machine that
+// died, not a worker told to stop): the approval, sent as an Update by any
+// Temporal client, is acted on by the other worker, which merges once.
+func TestDemoOnTemporalSurvivesAKilledWorkerProcess(t *testing.T) {
+	testenv.RequireTool(t, "git")
+	testenv.RequireTool(t, "go")
+	c := newCluster(t)
+	workers := map[string]*workerProcess{"worker-a": c.startWorkerProcess(t, "worker-a"), "worker-b": c.startWorkerProcess(t, "worker-b")}
+	state := t.TempDir()
+	c.config(t, state)
+	demoDir := t.TempDir()
+	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json")
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("demo exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	var out runOutcome
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	st := c.status(t, out.RunID)
+	holder := workers[st.Holder.Identity]
+	if holder == nil {
+		t.Fatalf("the run is held by %q, not by one of the workers", st.Holder.Identity)
+	}
+	otherName := "worker-a"
+	if st.Holder.Identity == "worker-a" {
+		otherName = "worker-b"
+	}
+	if err := holder.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-holder.done
+
+	reply, err := c.client.Answer(t.Context(), out.RunID, human.Answer{Gate: "human_review", Key: "approve", Channel: human.ChannelTemporal, By: "a test"})
+	if err != nil || reply.Decision != "APPROVED" {
+		t.Fatalf("the approval: %+v, %v", reply, err)
+	}
+	st = c.waitFor(t, out.RunID, "the end", func(st temporal.Status) bool { return st.Ended })
+	if st.Status != store.StatusDone || st.Holder.Identity != otherName || st.Moves != 1 {
+		t.Fatalf("the run should be done on %s after one move, got %s on %s after %d moves (%s)", otherName, st.Status, st.Holder.Identity, st.Moves, st.Error)
+	}
+	repo := filepath.Join(demoDir, "textkit")
+	if n := len(strings.Fields(testenv.Git(t, repo, "log", "--format=%H", "main", "--", "textkit/slug_test.go"))); n != 1 {
+		t.Errorf("the change should be merged by exactly one commit, got %d", n)
+	}
+	other := workers[otherName]
+	recs := auditOf(t, other.state, "gate_decision")
+	if len(recs) != 1 || recs[0]["gate"] != "human_review" || recs[0]["worker"] != otherName || recs[0]["by"] != "a test" {
+		t.Errorf("the surviving worker should record the approval it acted on, got %v", recs)
+	}
+	// A worker told to stop lets its work finish and exits 0.
+	if err := other.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-other.done:
+	case <-time.After(testenv.Patience):
+		t.Fatalf("the worker did not stop on SIGTERM:\n%s", other.stderr)
+	}
+	if other.code != 0 || !strings.Contains(other.stderr.String(), "stopping the worker") {
+		t.Errorf("azero worker on SIGTERM: exit %d\n%s", other.code, other.stderr)
 	}
 }
