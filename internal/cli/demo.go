@@ -45,6 +45,7 @@ func newDemoCommand(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to create the demo in (default: a new temporary directory)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
+	addEngineFlags(cmd, f)
 	return cmd
 }
 

@@ -28,6 +28,9 @@ type Factory struct {
 	WorkDir  string
 	Now      func() time.Time
 	Version  string
+	// EngineFlags is the engine chosen on the command line (--engine,
+	// --temporal).
+	EngineFlags EngineFlags
 
 	mu     sync.Mutex
 	store  *store.Store

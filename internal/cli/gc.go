@@ -17,6 +17,7 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/temporal"
 )
 
 // GCOptions are the inputs of `azero runs gc`.
@@ -184,6 +185,10 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		a := gcAction{RunID: r.ID}
 		switch {
+		case r.Meta[temporal.MetaEngine] == temporal.EngineName && !r.Status.Finished():
+			// A run on Temporal this machine's worker works on: its
+			// worktree and branch are the run's, wherever it goes next.
+			continue
 		case r.Status.Finished() || r.Node == flow.End:
 			a.Reason = "the run has ended (" + string(r.Status) + ")"
 		case st.LeaseLive(r):

@@ -122,6 +122,7 @@ func newImplementCommand(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.Auto, "auto", false, "never ask about file writes: refuse to replace a file over 100 lines unless --force (the diff review and the final approval are still asked)")
 	fl.BoolVar(&opts.Force, "force", false, "with --auto, allow replacing files over 100 lines")
 	fl.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
+	addEngineFlags(cmd, f)
 	return cmd
 }
 
@@ -215,6 +216,12 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 		return status.Err
 	}
 	printDataPolicy(f, status, opts.LLD, plan, roles.LineageDir(stateDir, runID))
+	if te, err := f.temporalEngine(ctx, top); err != nil {
+		return err
+	} else if te != nil {
+		defer te.Close()
+		return implementTemporal(ctx, f, te, runID, state, opts.JSON)
+	}
 
 	eng, err := f.engine(ctx)
 	if err != nil {

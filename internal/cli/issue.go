@@ -140,6 +140,7 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 	fl.StringVar(&opts.Reviewer, "reviewer", "", "the reviewer model as provider:model (default: config, else "+defaultModels[llm.RoleReviewer]+")")
 	fl.StringVar(&opts.Resume, "resume", "", "continue the unfinished run of this slug")
 	fl.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON on stdout")
+	addEngineFlags(cmd, f)
 	return cmd
 }
 
@@ -232,6 +233,12 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	g := issue.New(deps)
 	meta := map[string]string{"slug": s.Slug, "brief": s.BriefPath, "repo": top, "tracker": deps.Tracker.Name(),
 		"drafter": s.Drafter, "reviewer": s.Reviewer}
+	if te, err := f.temporalEngine(ctx, top); err != nil {
+		return err
+	} else if te != nil {
+		defer te.Close()
+		return issueTemporal(ctx, f, te, runID, s, meta, opts.JSON)
+	}
 	// The run claims its slug (its key) as its first step.
 	if _, err := flow.Create(ctx, eng, g, s, flow.CreateOptions{ID: runID, Meta: meta}); err != nil {
 		return err

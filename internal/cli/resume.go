@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/workflow/implement"
 	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
@@ -70,6 +71,15 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			if budget < 0 {
 				return usagef("--budget must not be negative (got %g)", budget)
 			}
+			if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
+				return err
+			} else if te != nil {
+				defer te.Close()
+				if cmd.Flags().Changed("budget") {
+					return usagef("--budget is not supported for runs on Temporal yet")
+				}
+				return resumeTemporal(ctx, f, te, args[0], asJSON)
+			}
 			st, err := f.Store(ctx)
 			if err != nil {
 				return err
@@ -77,6 +87,11 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			r, err := st.FindRun(ctx, args[0])
 			if err != nil {
 				return err
+			}
+			if r.Meta[temporal.MetaEngine] == temporal.EngineName {
+				// A worker's bookkeeping of a run on Temporal: driving it
+				// here would run it twice.
+				return fmt.Errorf("run %s runs on Temporal (this machine's store only mirrors the steps its worker ran): use azero resume --engine temporal %s", r.ID, r.ID)
 			}
 			if r.Status.Finished() {
 				return fmt.Errorf("run %s is already %s; nothing to resume", r.ID, r.Status)
@@ -107,5 +122,6 @@ func newResumeCommand(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON")
 	cmd.Flags().Float64Var(&budget, "budget", 0, "set the run's budget in USD anew (for a run stopped by its budget); 0 removes it")
+	addEngineFlags(cmd, f)
 	return cmd
 }

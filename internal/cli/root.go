@@ -136,6 +136,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 		newHookCommand(f),
 		newMCPCommand(f),
 		newServeCommand(f, nil),
+		newWorkerCommand(f),
 	)
 
 	strictCompletion(root)

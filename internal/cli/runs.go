@@ -46,6 +46,7 @@ func newRunsCommand(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Status, "status", "", "only runs with this status")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 50, "at most this many runs (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	addEngineFlags(cmd, f)
 	cmd.AddCommand(newRunsShowCommand(f), newRunsGCCommand(f))
 	return cmd
 }
@@ -58,6 +59,12 @@ func newRunsCommand(f *Factory) *cobra.Command {
 func effectiveStatus(st *store.Store, r store.Run) store.Status { return rundoc.Status(st, r) }
 
 func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
+	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
+		return err
+	} else if te != nil {
+		defer te.Close()
+		return runsTemporal(ctx, f, te, opts)
+	}
 	st, err := f.Store(ctx)
 	if err != nil {
 		return err
@@ -119,10 +126,17 @@ func newRunsShowCommand(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&events, "events", false, "also show every event the run reported")
+	addEngineFlags(cmd, f)
 	return cmd
 }
 
 func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents bool) error {
+	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
+		return err
+	} else if te != nil {
+		defer te.Close()
+		return runsShowTemporal(ctx, f, te, ref, asJSON, withEvents)
+	}
 	st, err := f.Store(ctx)
 	if err != nil {
 		return err

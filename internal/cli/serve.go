@@ -14,11 +14,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/web"
 )
 
@@ -71,6 +73,12 @@ func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command 
   A wrong or partial word is refused with HTTP 422 and the run keeps waiting;
   an answer to a gate that is not waiting gets 409.
 
+  With --engine temporal (or [engine] kind = "temporal" in the config) the
+  page shows the runs on that Temporal cluster instead: their steps, events
+  and questions, the worker holding each; an answer goes to the run as a
+  Temporal Update, refused before it reaches the run's history when the
+  question does not allow it, and the cluster's workers continue the run.
+
   It listens on this machine only (127.0.0.1) unless --addr names another
   address, which it warns about: the page is plain HTTP. --addr with port 0
   picks a free port. Stop it with Ctrl-C; runs it is continuing are saved
@@ -93,6 +101,7 @@ func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command 
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultServeAddr, "the address to listen on, HOST:PORT (another host than this machine's loopback is warned about)")
 	cmd.Flags().StringVar(&opts.TokenFile, "token-file", "", "use the token in this file (mode 0600) instead of a fresh one, e.g. the serve.token of a running azero serve")
+	addEngineFlags(cmd, f)
 	return cmd
 }
 
@@ -134,9 +143,29 @@ func loopbackOnly(addr string) bool {
 }
 
 func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
-	st, err := f.Store(ctx)
+	te, err := f.temporalEngine(ctx, f.repoRoot(ctx))
 	if err != nil {
 		return err
+	}
+	var (
+		src   web.Source
+		cont  func(ctx context.Context, runID string) error
+		poll  time.Duration
+		whose string
+	)
+	if te != nil {
+		// The runs on Temporal: an answer goes to the run as an Update,
+		// and its workers continue it.
+		defer te.Close()
+		src, poll = &temporal.Runs{Client: te.client}, time.Second
+		whose = fmt.Sprintf("the runs on Temporal at %s (namespace %s, task queue %s)", te.conn.Address, nsOrDefault(te.conn.Namespace), te.client.TaskQueue)
+	} else {
+		st, err := f.Store(ctx)
+		if err != nil {
+			return err
+		}
+		src = st
+		cont = func(ctx context.Context, runID string) error { return f.continueRun(ctx, runID) }
 	}
 	logger, err := f.Audit()
 	if err != nil {
@@ -157,8 +186,7 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	defer ln.Close()
 	errOut := &lockedWriter{w: f.IO.ErrOut}
 	srv, err := web.New(web.Options{
-		Store: st, Audit: logger, Token: token, StateDir: stateDir, Log: errOut, Now: f.Now,
-		Continue: func(ctx context.Context, runID string) error { return f.continueRun(ctx, runID) },
+		Store: src, Audit: logger, Token: token, StateDir: stateDir, Log: errOut, Now: f.Now, Poll: poll, Continue: cont,
 	})
 	if err != nil {
 		return err
@@ -168,7 +196,10 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if !loopbackOnly(opts.Addr) {
 		fmt.Fprintf(errOut, "azero serve: warning: listening on %s, not only on this machine's loopback: anyone who can reach it and holds the token can answer gates, and plain HTTP is not encrypted\n", ln.Addr())
 	}
-	fmt.Fprintf(errOut, "azero serve: the runs of %s; %s; stop with Ctrl-C\n", stateDir, tokenNote)
+	if whose == "" {
+		whose = "the runs of " + stateDir
+	}
+	fmt.Fprintf(errOut, "azero serve: %s; %s; stop with Ctrl-C\n", whose, tokenNote)
 	_ = logger.Event(ctx, "serve_started", "", slog.String("addr", ln.Addr().String()), slog.Bool("loopback_only", loopbackOnly(opts.Addr)))
 	if err := srv.Serve(ctx, ln, opts.Addr); err != nil {
 		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)

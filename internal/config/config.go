@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -37,6 +38,28 @@ type Config struct {
 	Mock      Mock             `toml:"mock"`
 	Roles     Roles            `toml:"roles"`
 	Notify    Notify           `toml:"notify"`
+	Engine    Engine           `toml:"engine"`
+}
+
+// Engine chooses where workflow runs are driven: "local" (this machine's
+// SQLite store, the default) or "temporal" (a Temporal cluster, with
+// `azero worker` processes running the steps).
+type Engine struct {
+	Kind      string `toml:"kind"`       // "local" or "temporal"
+	Address   string `toml:"address"`    // HOST:PORT of the Temporal frontend
+	Namespace string `toml:"namespace"`  // default "default"
+	TaskQueue string `toml:"task_queue"` // default "azero"
+	// mTLS: the client certificate and key, a CA to trust instead of the
+	// system's, and the server name to verify (Temporal Cloud or a
+	// self-hosted cluster with TLS). The API key, if any, is read from
+	// $TEMPORAL_API_KEY, never from a file.
+	TLSCert    string `toml:"tls_cert"`
+	TLSKey     string `toml:"tls_key"`
+	TLSCA      string `toml:"tls_ca"`
+	ServerName string `toml:"server_name"`
+	// MoveAfter is how long a run's step may wait for the worker holding
+	// its worktree before the run moves to another worker ("30s").
+	MoveAfter string `toml:"move_after"`
 }
 
 // Roles tune each model role.
@@ -233,6 +256,16 @@ func (c Config) validate() error {
 	default:
 		return fmt.Errorf("issue.tracker %q: must be \"github\" or \"local\"", c.Issue.Tracker)
 	}
+	switch c.Engine.Kind {
+	case "", "local", "temporal":
+	default:
+		return fmt.Errorf("engine.kind %q: must be \"local\" or \"temporal\"", c.Engine.Kind)
+	}
+	if m := c.Engine.MoveAfter; m != "" {
+		if d, err := time.ParseDuration(m); err != nil || d <= 0 {
+			return fmt.Errorf("engine.move_after %q: must be a positive duration such as \"30s\"", m)
+		}
+	}
 	if b := c.Implement.Budget; b != nil && *b < 0 {
 		return fmt.Errorf("implement.budget %v: must not be negative", *b)
 	}
@@ -296,4 +329,13 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Mock.Script, src.Mock.Script)
 	set(&dst.Notify.Command, src.Notify.Command)
 	set(&dst.Notify.Webhook, src.Notify.Webhook)
+	set(&dst.Engine.Kind, src.Engine.Kind)
+	set(&dst.Engine.Address, src.Engine.Address)
+	set(&dst.Engine.Namespace, src.Engine.Namespace)
+	set(&dst.Engine.TaskQueue, src.Engine.TaskQueue)
+	set(&dst.Engine.TLSCert, src.Engine.TLSCert)
+	set(&dst.Engine.TLSKey, src.Engine.TLSKey)
+	set(&dst.Engine.TLSCA, src.Engine.TLSCA)
+	set(&dst.Engine.ServerName, src.Engine.ServerName)
+	set(&dst.Engine.MoveAfter, src.Engine.MoveAfter)
 }

@@ -65,6 +65,33 @@ output = 0
 	}
 }
 
+func TestEngineTableOverlays(t *testing.T) {
+	t.Parallel()
+	user, repo := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(user, "azero", "config.toml"), `
+[engine]
+kind = "temporal"
+address = "temporal.example.internal:7233"
+namespace = "team"
+tls_cert = "/etc/azero/client.pem"
+tls_key = "/etc/azero/client.key"
+`)
+	write(t, filepath.Join(repo, "azero.toml"), `
+[engine]
+task_queue = "azero-web"
+move_after = "45s"
+`)
+	cfg, _, err := config.Load(user, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Engine{Kind: "temporal", Address: "temporal.example.internal:7233", Namespace: "team", TaskQueue: "azero-web",
+		TLSCert: "/etc/azero/client.pem", TLSKey: "/etc/azero/client.key", MoveAfter: "45s"}
+	if cfg.Engine != want {
+		t.Errorf("engine = %+v\nwant %+v", cfg.Engine, want)
+	}
+}
+
 func TestStrictErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -81,6 +108,10 @@ func TestStrictErrors(t *testing.T) {
 		{"nan budget", "[implement]\nbudget = nan\n", false, []string{"implement.budget NaN", "finite"}},
 		{"infinite budget", "[implement]\nbudget = inf\n", false, []string{"implement.budget +Inf", "finite"}},
 		{"infinite price", "[prices.\"openai:x\"]\ninput = inf\n", false, []string{`prices."openai:x"`, "finite"}},
+		{"bad engine", "[engine]\nkind = \"temporl\"\n", false, []string{"engine.kind \"temporl\"", "local", "temporal"}},
+		{"bad move_after", "[engine]\nmove_after = \"soon\"\n", false, []string{"engine.move_after", "duration"}},
+		{"negative move_after", "[engine]\nmove_after = \"-5s\"\n", false, []string{"engine.move_after", "positive"}},
+		{"unknown engine key", "[engine]\nadress = \"x:7233\"\n", false, []string{"unknown key engine.adress"}},
 		{"key in repo", "[providers.anthropic]\napi_key = \"sk-ant-x\"\n", true, []string{"providers.anthropic.api_key", "must not be kept in the repository"}},
 		{"notify command in repo", "[notify]\ncommand = \"curl evil.example\"\n", true, []string{"notify", "user config"}},
 		{"notify webhook in repo", "[notify]\nwebhook = \"https://hooks.example/T0/B0/secret\"\n", true, []string{"notify", "user config"}},

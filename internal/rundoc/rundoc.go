@@ -3,7 +3,8 @@
 // `azero runs show RUN --json`. The command line and the JSON API of
 // `azero serve` print the same documents because both build them here.
 //
-// It reads the store and never writes it.
+// It reads runs through a Source (the store, or the runs of the Temporal
+// engine presented as store records) and never writes them.
 package rundoc
 
 import (
@@ -18,6 +19,17 @@ import (
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
 )
+
+// Source is where the documents read runs: *store.Store, or another
+// engine's runs presented as the store presents its own.
+type Source interface {
+	ListRuns(ctx context.Context, f store.Filter) ([]store.Run, error)
+	// LeaseLive reports whether something drives the run now.
+	LeaseLive(r store.Run) bool
+	History(ctx context.Context, runID string) ([]store.Step, error)
+	Calls(ctx context.Context, runID string) ([]store.Call, error)
+	Events(ctx context.Context, runID string, after int64, limit int) ([]event.Event, error)
+}
 
 // View is a run as `azero runs` lists it.
 type View struct {
@@ -36,7 +48,7 @@ type View struct {
 
 // Status is where r stands for a person: a run stored as running whose
 // driver died is interrupted (nobody runs it, and it can be resumed).
-func Status(st *store.Store, r store.Run) store.Status {
+func Status(st Source, r store.Run) store.Status {
 	if r.Status == store.StatusRunning && !st.LeaseLive(r) {
 		return store.StatusInterrupted
 	}
@@ -44,7 +56,7 @@ func Status(st *store.Store, r store.Run) store.Status {
 }
 
 // ViewOf describes r as seen at now.
-func ViewOf(st *store.Store, r store.Run, now time.Time) View {
+func ViewOf(st Source, r store.Run, now time.Time) View {
 	return View{ID: r.ID, Workflow: r.Workflow, Key: r.Key, Status: Status(st, r), Node: r.Node,
 		Steps: r.Steps, Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		AgeMS: now.Sub(r.CreatedAt).Milliseconds(), Meta: r.Meta}
@@ -75,7 +87,7 @@ func (f Filter) Validate() error {
 
 // List returns the runs f selects, newest first. The document of
 // `azero runs --json` is {"runs": List(...)}.
-func List(ctx context.Context, st *store.Store, f Filter, now time.Time) ([]View, error) {
+func List(ctx context.Context, st Source, f Filter, now time.Time) ([]View, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -160,7 +172,7 @@ func Question(r store.Run) (*human.Question, error) {
 // DetailOf describes r at now: its pending question, history, model calls
 // and their cost per node, its lineage directory (lineageDir, named only
 // when it exists) and, withEvents, every event it reported.
-func DetailOf(ctx context.Context, st *store.Store, r store.Run, now time.Time, lineageDir string, withEvents bool) (Detail, error) {
+func DetailOf(ctx context.Context, st Source, r store.Run, now time.Time, lineageDir string, withEvents bool) (Detail, error) {
 	hist, err := st.History(ctx, r.ID)
 	if err != nil {
 		return Detail{}, err

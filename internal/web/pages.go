@@ -390,6 +390,9 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typ
 	switch {
 	case s.isDriving(run.ID):
 		data.Driver = "azero serve is driving this run"
+	case s.opts.Store.LeaseLive(run) && run.Lease.PID == 0:
+		// A run on Temporal: its lease names the worker holding it.
+		data.Driver = fmt.Sprintf("driven by azero on %s", run.Lease.Host)
 	case s.opts.Store.LeaseLive(run):
 		data.Driver = fmt.Sprintf("driven by azero (pid %d on %s)", run.Lease.PID, run.Lease.Host)
 	}

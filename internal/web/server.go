@@ -27,6 +27,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -38,6 +39,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/rundoc"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -51,9 +53,24 @@ var assetFS embed.FS
 // files); larger ones get 413.
 const MaxBody = 1 << 20
 
+// Source is what the pages read runs from and post answers to: the store
+// (*store.Store), or the runs of the Temporal engine presented the same
+// way (an answer posted there is sent to the run as an Update).
+type Source interface {
+	rundoc.Source
+	GetRun(ctx context.Context, id string) (store.Run, error)
+	// FindRun finds the run whose id is ref or uniquely starts with it.
+	FindRun(ctx context.Context, ref string) (store.Run, error)
+	Spent(ctx context.Context, runID string) (float64, error)
+	// PostAnswer records answer for the question questionID the run asks:
+	// store.ErrAnswered when another answer came first, store.ErrNotAsked
+	// when the run no longer asks it.
+	PostAnswer(ctx context.Context, runID, questionID string, answer json.RawMessage) error
+}
+
 // Options configure a Server.
 type Options struct {
-	Store *store.Store
+	Store Source
 	Audit *audit.Logger // records every answer posted or refused; nil discards
 	// Token is the secret every request must carry (at least 32
 	// characters).

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/workflow/implement"
+	"github.com/azero-dev/azero/internal/workflow/issue"
+	"github.com/azero-dev/azero/internal/workflow/selftest"
+)
+
+// Engine kinds.
+const (
+	engineLocal    = "local"
+	engineTemporal = "temporal"
+)
+
+// EngineFlags are the engine choice given on the command line; they win
+// over the [engine] table of the config.
+type EngineFlags struct {
+	Kind      string // --engine
+	Address   string // --temporal HOST:PORT
+	Namespace string // --namespace (azero worker)
+	TaskQueue string // --task-queue (azero worker)
+	// mTLS (azero worker): --tls-cert, --tls-key, --tls-ca,
+	// --tls-server-name.
+	TLSCert, TLSKey, TLSCA, ServerName string
+}
+
+// addEngineFlags adds --engine and --temporal to a command that drives or
+// lists runs.
+func addEngineFlags(cmd *cobra.Command, f *Factory) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.EngineFlags.Kind, "engine", "", "where runs are driven: local (this machine's store, the default) or temporal (default: [engine] kind in the config)")
+	fl.StringVar(&f.EngineFlags.Address, "temporal", "", "the Temporal frontend as HOST:PORT (implies --engine temporal; default: [engine] address)")
+}
+
+// temporalEngine is a connection to the Temporal cluster runs go to.
+type temporalEngine struct {
+	client *temporal.Client
+	opts   temporal.Options
+	conn   temporal.ConnectOptions
+}
+
+func (te *temporalEngine) Close() { te.client.C.Close() }
+
+// engineSettings resolves the engine choice: flags over config.
+func (f *Factory) engineSettings(cfg config.Config) (kind string, conn temporal.ConnectOptions, queue string, opts temporal.Options, err error) {
+	e := cfg.Engine
+	kind = e.Kind
+	if f.EngineFlags.Address != "" && f.EngineFlags.Kind == "" {
+		kind = engineTemporal
+	}
+	if f.EngineFlags.Kind != "" {
+		kind = f.EngineFlags.Kind
+	}
+	switch kind {
+	case "", engineLocal:
+		if f.EngineFlags.Address != "" {
+			return "", conn, "", opts, usagef("--temporal %s needs --engine temporal, not --engine %s", f.EngineFlags.Address, kind)
+		}
+		return engineLocal, conn, "", opts, nil
+	case engineTemporal:
+	default:
+		return "", conn, "", opts, usagef("--engine %q: use local or temporal", kind)
+	}
+	conn = temporal.ConnectOptions{Address: e.Address, Namespace: e.Namespace, TLSCert: e.TLSCert, TLSKey: e.TLSKey,
+		TLSCA: e.TLSCA, ServerName: e.ServerName, APIKey: f.Getenv("TEMPORAL_API_KEY")}
+	if f.EngineFlags.Address != "" {
+		conn.Address = f.EngineFlags.Address
+	}
+	if f.EngineFlags.Namespace != "" {
+		conn.Namespace = f.EngineFlags.Namespace
+	}
+	for _, o := range []struct {
+		dst  *string
+		flag string
+	}{
+		{&conn.TLSCert, f.EngineFlags.TLSCert}, {&conn.TLSKey, f.EngineFlags.TLSKey},
+		{&conn.TLSCA, f.EngineFlags.TLSCA}, {&conn.ServerName, f.EngineFlags.ServerName},
+	} {
+		if o.flag != "" {
+			*o.dst = o.flag
+		}
+	}
+	queue = e.TaskQueue
+	if f.EngineFlags.TaskQueue != "" {
+		queue = f.EngineFlags.TaskQueue
+	}
+	if queue == "" {
+		queue = temporal.DefaultTaskQueue
+	}
+	if e.MoveAfter != "" {
+		// config.Load checked it.
+		opts.MoveAfter, _ = time.ParseDuration(e.MoveAfter)
+	}
+	if conn.Address == "" {
+		return "", conn, "", opts, &UsageError{Err: temporal.ErrNoAddress}
+	}
+	return engineTemporal, conn, queue, opts, nil
+}
+
+// temporalEngine connects to Temporal when the engine chosen for repoRoot
+// (flags, then config) is temporal; nil means the local engine.
+func (f *Factory) temporalEngine(ctx context.Context, repoRoot string) (*temporalEngine, error) {
+	cfg, err := f.Config(repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	kind, conn, queue, opts, err := f.engineSettings(cfg)
+	if err != nil || kind != engineTemporal {
+		return nil, err
+	}
+	c, err := temporal.Dial(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	return &temporalEngine{client: &temporal.Client{C: c, TaskQueue: queue}, opts: opts, conn: conn}, nil
+}
+
+// temporalRegistry is every workflow a worker of this azero runs, with
+// the dependencies of each run built as the local commands build them,
+// from this worker's state directory, config and environment.
+func temporalRegistry(f *Factory) (*temporal.Registry, error) {
+	reg := temporal.NewRegistry()
+	err := temporal.Register(reg, temporal.Definition[implement.State]{
+		Shape: implement.Graph(implement.Deps{}),
+		Build: func(ctx context.Context, run temporal.Run, s *implement.State) (*flow.Graph[implement.State], error) {
+			cfg, err := f.Config(s.Repo)
+			if err != nil {
+				return nil, err
+			}
+			// implementDeps takes its event sink from a local engine; on a
+			// worker the events go to the worker.
+			deps, err := implementDeps(ctx, f, cfg, run.ID, s, &flow.Engine{})
+			if err != nil {
+				return nil, err
+			}
+			deps.Events = run.Events
+			return implement.Graph(deps), nil
+		},
+		Worktree: func(s *implement.State) *temporal.Worktree {
+			return &temporal.Worktree{Repo: s.Repo, Branch: s.Branch, Base: s.BaseCommit, Dir: &s.Worktree}
+		},
+		// An approved change that cannot be merged waits at its merge for
+		// the user: retrying it at once changes nothing.
+		Stops: func(err error) bool {
+			var stopped *implement.MergeStoppedError
+			return errors.As(err, &stopped)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = temporal.Register(reg, temporal.Definition[issue.State]{
+		Shape: issue.New(issue.Deps{}),
+		Build: func(ctx context.Context, run temporal.Run, s *issue.State) (*flow.Graph[issue.State], error) {
+			deps, err := issueDeps(ctx, f, run.ID, s, &flow.Engine{})
+			if err != nil {
+				return nil, err
+			}
+			deps.Events = run.Events
+			return issue.New(deps), nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = temporal.Register(reg, temporal.Definition[selftest.State]{
+		Shape: selftest.Graph(selftest.Deps{}),
+		Build: func(ctx context.Context, run temporal.Run, s *selftest.State) (*flow.Graph[selftest.State], error) {
+			deps, err := selftestDeps(f)
+			if err != nil {
+				return nil, err
+			}
+			return selftest.Graph(deps), nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return reg, nil
+}

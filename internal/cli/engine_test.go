@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/temporal"
+)
+
+func TestEngineSettings(t *testing.T) {
+	t.Parallel()
+	cloud := config.Engine{Kind: "temporal", Address: "azero.a1b2c.tmprl.cloud:7233", Namespace: "azero.a1b2c", TaskQueue: "team",
+		TLSCert: "/etc/azero/client.pem", TLSKey: "/etc/azero/client.key", MoveAfter: "45s"}
+	for _, c := range []struct {
+		name   string
+		cfg    config.Engine
+		flags  EngineFlags
+		env    map[string]string
+		kind   string
+		conn   temporal.ConnectOptions
+		queue  string
+		move   time.Duration
+		usage  bool
+		noAddr bool
+	}{
+		{name: "nothing chosen: local", kind: engineLocal},
+		{name: "--engine local over a temporal config", cfg: cloud, flags: EngineFlags{Kind: "local"}, kind: engineLocal},
+		{name: "--temporal alone chooses temporal", flags: EngineFlags{Address: "localhost:7233"}, kind: engineTemporal,
+			conn: temporal.ConnectOptions{Address: "localhost:7233"}, queue: temporal.DefaultTaskQueue},
+		{name: "the config's cluster, with its mTLS and API key", cfg: cloud, env: map[string]string{"TEMPORAL_API_KEY": "key"}, kind: engineTemporal,
+			conn:  temporal.ConnectOptions{Address: cloud.Address, Namespace: cloud.Namespace, TLSCert: cloud.TLSCert, TLSKey: cloud.TLSKey, APIKey: "key"},
+			queue: "team", move: 45 * time.Second},
+		{name: "flags win over the config", cfg: cloud,
+			flags: EngineFlags{Address: "temporal.internal:7233", Namespace: "ops", TaskQueue: "q2", TLSCert: "/c.pem", TLSKey: "/c.key", TLSCA: "/ca.pem", ServerName: "temporal.internal"},
+			kind:  engineTemporal, queue: "q2", move: 45 * time.Second,
+			conn: temporal.ConnectOptions{Address: "temporal.internal:7233", Namespace: "ops", TLSCert: "/c.pem", TLSKey: "/c.key", TLSCA: "/ca.pem", ServerName: "temporal.internal"}},
+		{name: "an unknown engine", flags: EngineFlags{Kind: "kubernetes"}, usage: true},
+		{name: "--temporal with --engine local", flags: EngineFlags{Kind: "local", Address: "localhost:7233"}, usage: true},
+		{name: "temporal without an address", cfg: config.Engine{Kind: "temporal"}, usage: true, noAddr: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := &Factory{Getenv: func(k string) string { return c.env[k] }, EngineFlags: c.flags}
+			kind, conn, queue, opts, err := f.engineSettings(config.Config{Engine: c.cfg})
+			if c.usage {
+				var ue *UsageError
+				if !errors.As(err, &ue) {
+					t.Fatalf("want a usage error, got %v", err)
+				}
+				if c.noAddr && !errors.Is(err, temporal.ErrNoAddress) {
+					t.Errorf("want ErrNoAddress, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kind != c.kind || conn != c.conn || queue != c.queue || opts.MoveAfter != c.move {
+				t.Errorf("got %s %+v queue %q move %v\nwant %s %+v queue %q move %v", kind, conn, queue, opts.MoveAfter, c.kind, c.conn, c.queue, c.move)
+			}
+		})
+	}
+}
