@@ -73,13 +73,14 @@ func commitPaths(ctx context.Context, root string, paths []string, msg string) (
 	return strings.TrimSpace(string(out)), nil
 }
 
-// runLocked runs git, waiting while another process holds the index lock.
+// runLocked runs git, again while another git process holds a lock it
+// needs (see contended).
 func runLocked(ctx context.Context, repo gitx.Repo, args ...string) ([]byte, error) {
 	deadline := time.Now().Add(lockWait)
 	for {
 		out, err := repo.Run(ctx, args...)
 		var ge *gitx.Error
-		if err == nil || !errors.As(err, &ge) || !strings.Contains(ge.Stderr, ".lock") || time.Now().After(deadline) {
+		if err == nil || !errors.As(err, &ge) || !contended(ge.Stderr) || time.Now().After(deadline) {
 			return out, err
 		}
 		select {
@@ -88,4 +89,13 @@ func runLocked(ctx context.Context, repo gitx.Repo, args ...string) ([]byte, err
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// contended reports whether git failed because another git process was
+// changing the same repository: it held the index or a ref lock ("Unable
+// to create '.../index.lock': File exists"), or it moved HEAD between this
+// commit reading it and updating it ("cannot lock ref 'HEAD': is at X but
+// expected Y"). Running the command again is then safe and succeeds.
+func contended(stderr string) bool {
+	return strings.Contains(stderr, ".lock': File exists") || strings.Contains(stderr, "cannot lock ref")
 }
