@@ -150,17 +150,52 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 	if err != nil {
 		return err
 	}
-	hist, calls := d.History, d.Calls
+	hist := d.History
 	if asJSON {
 		return writeJSON(f.IO.Out, d)
 	}
+	rows := make([][]string, len(hist))
+	for i, h := range hist {
+		rows[i] = []string{h.Node, h.Outcome, h.Duration.Round(time.Millisecond).String(), h.Next, firstLine(h.Error)}
+	}
+	var resume string
+	if d.Run.Status == store.StatusWaiting {
+		resume = "azero resume " + d.Run.ID
+	}
+	printRunDetail(f, d, runText{resume: resume, columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "ERROR"}, rows: rows}, withEvents)
+	return nil
+}
+
+// runText is what the human form of `runs show` adds to a run's document
+// on one engine: a note after the workflow, header lines, the command
+// that answers its question, and the history's columns.
+type runText struct {
+	engine  string     // shown after the workflow ("on Temporal"); "" for the local engine
+	extra   []string   // header lines after the times
+	resume  string     // the command that answers the question; "" when none does
+	columns []string   // the history's columns after #
+	rows    [][]string // one per step
+	lineage string     // what the lineage directory holds, when not everything
+}
+
+// printRunDetail prints one run for a human, through the pager: where it
+// stands, its question in full, its steps, its model calls by node, its
+// lineage, and with withEvents every event it reported.
+func printRunDetail(f *Factory, d rundoc.Detail, t runText, withEvents bool) {
 	defer f.IO.StartPager()()
 	out := f.IO.Out
-	fmt.Fprintf(out, "Run %s (%s): %s at %s\n", d.Run.ID, d.Run.Workflow, d.Run.Status, d.Run.Node)
+	workflow := d.Run.Workflow
+	if t.engine != "" {
+		workflow += ", " + t.engine
+	}
+	fmt.Fprintf(out, "Run %s (%s): %s at %s\n", d.Run.ID, workflow, d.Run.Status, d.Run.Node)
 	if d.Run.Key != "" {
 		fmt.Fprintf(out, "Key:      %s\n", d.Run.Key)
 	}
 	fmt.Fprintf(out, "Created:  %s\nUpdated:  %s\n", d.Run.CreatedAt.Format(time.RFC3339), d.Run.UpdatedAt.Format(time.RFC3339))
+	for _, l := range t.extra {
+		fmt.Fprintln(out, l)
+	}
 	keys := make([]string, 0, len(d.Run.Meta))
 	for k := range d.Run.Meta {
 		keys = append(keys, k)
@@ -176,15 +211,15 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 		fmt.Fprintf(out, "\nWaiting at %s for an answer:\n", q.Gate)
 		fmt.Fprint(out, renderQuestion(*q, f.IO.ColorSchemeOut()))
 		fmt.Fprintf(out, "%s\n  answers: %s\n", q.Prompt, answerList(*q))
-		if d.Run.Status == store.StatusWaiting {
-			fmt.Fprintf(out, "  answer it from a terminal with: azero resume %s\n", d.Run.ID)
+		if t.resume != "" {
+			fmt.Fprintf(out, "  answer it from a terminal with: %s\n", t.resume)
 		}
 	}
 	fmt.Fprintln(out, "\nHistory:")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  #\tNODE\tOUTCOME\tDURATION\tNEXT\tERROR")
-	for i, h := range hist {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", i+1, h.Node, h.Outcome, h.Duration.Round(time.Millisecond), h.Next, firstLine(h.Error))
+	fmt.Fprintln(tw, "  #\t"+strings.Join(t.columns, "\t"))
+	for i, row := range t.rows {
+		fmt.Fprintf(tw, "  %d\t%s\n", i+1, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 	if len(d.CostByNode) > 0 {
@@ -194,11 +229,15 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 		for _, c := range d.CostByNode {
 			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%.4f\n", c.Node, c.Calls, c.InputTokens, c.OutputTokens, c.CostUSD)
 		}
-		fmt.Fprintf(tw, "  total\t%d\t\t\t%.4f\n", len(calls), d.TotalUSD)
+		fmt.Fprintf(tw, "  total\t%d\t\t\t%.4f\n", len(d.Calls), d.TotalUSD)
 		tw.Flush()
 	}
 	if d.LineageDir != "" {
-		fmt.Fprintf(out, "\nLineage: %s\n", d.LineageDir)
+		label := "Lineage"
+		if t.lineage != "" {
+			label += " (" + t.lineage + ")"
+		}
+		fmt.Fprintf(out, "\n%s: %s\n", label, d.LineageDir)
 	}
 	if withEvents {
 		fmt.Fprintln(out, "\nEvents:")
@@ -207,7 +246,6 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 			fmt.Fprintf(out, "%s %s", cs.Faint(ev.At.Format("15:04:05")), renderEvent(ev, cs))
 		}
 	}
-	return nil
 }
 
 // answerList names a question's answers for a human: "approve, reject" or

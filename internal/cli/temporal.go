@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"text/tabwriter"
 	"time"
 
@@ -438,55 +437,15 @@ func runsShowTemporal(ctx context.Context, f *Factory, te *temporalEngine, ref s
 	if asJSON {
 		return writeJSON(f.IO.Out, doc)
 	}
-	defer f.IO.StartPager()()
-	out := f.IO.Out
-	fmt.Fprintf(out, "Run %s (%s, on Temporal): %s at %s\n", d.Run.ID, d.Run.Workflow, d.Run.Status, d.Run.Node)
-	fmt.Fprintf(out, "Started:  %s\nUpdated:  %s\n", d.Run.CreatedAt.Format(time.RFC3339), d.Run.UpdatedAt.Format(time.RFC3339))
+	t := runText{engine: "on Temporal", resume: "azero resume --engine temporal " + d.Run.ID,
+		columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "WORKER", "ERROR"}, lineage: "the steps this machine ran"}
 	if doc.Worker != "" {
-		fmt.Fprintf(out, "Worker:   %s (moved %d times)\n", doc.Worker, doc.Moves)
+		t.extra = append(t.extra, fmt.Sprintf("Worker:   %s (moved %d times)", doc.Worker, doc.Moves))
 	}
-	for _, k := range sortedMetaKeys(d.Run.Meta) {
-		if k != "worker" {
-			fmt.Fprintf(out, "%-9s %s\n", k+":", d.Run.Meta[k])
-		}
+	delete(d.Run.Meta, "worker") // the line above says it
+	for _, h := range doc.History {
+		t.rows = append(t.rows, []string{h.Node, h.Outcome, (time.Duration(h.DurationMS) * time.Millisecond).String(), h.Next, h.Worker, firstLine(h.Error)})
 	}
-	if d.Run.Error != "" {
-		fmt.Fprintf(out, "Error:    %s\n", d.Run.Error)
-	}
-	if q := d.Question; q != nil {
-		fmt.Fprintf(out, "\nWaiting at %s for an answer:\n", q.Gate)
-		fmt.Fprint(out, renderQuestion(*q, f.IO.ColorSchemeOut()))
-		fmt.Fprintf(out, "%s\n  answers: %s\n", q.Prompt, answerList(*q))
-		fmt.Fprintf(out, "  answer it from a terminal with: azero resume --engine temporal %s\n", d.Run.ID)
-	}
-	fmt.Fprintln(out, "\nHistory:")
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  #\tNODE\tOUTCOME\tDURATION\tNEXT\tWORKER\tERROR")
-	for i, h := range doc.History {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, h.Node, h.Outcome, (time.Duration(h.DurationMS) * time.Millisecond).String(), h.Next, h.Worker, firstLine(h.Error))
-	}
-	tw.Flush()
-	if len(d.CostByNode) > 0 {
-		fmt.Fprintf(out, "\nModel calls: %d, %.4f USD\n", len(d.Calls), d.TotalUSD)
-	}
-	if d.LineageDir != "" {
-		fmt.Fprintf(out, "\nLineage (the steps this machine ran): %s\n", d.LineageDir)
-	}
-	if withEvents {
-		fmt.Fprintln(out, "\nEvents:")
-		cs := f.IO.ColorSchemeOut()
-		for _, ev := range d.Events {
-			fmt.Fprintf(out, "%s %s", cs.Faint(ev.At.Format("15:04:05")), renderEvent(ev, cs))
-		}
-	}
+	printRunDetail(f, d, t, withEvents)
 	return nil
-}
-
-func sortedMetaKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
