@@ -393,7 +393,7 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 	if q.AskedAt.IsZero() {
 		q.AskedAt = d.e.now().UTC()
 	}
-	if err := checkQuestion(q); err != nil {
+	if err := q.Check(); err != nil {
 		return "", err
 	}
 	q.ID = human.Fingerprint(q)
@@ -521,27 +521,6 @@ func (d *driver[S]) posted(q human.Question) (human.Answer, bool) {
 		return human.Answer{}, false
 	}
 	return a, true
-}
-
-// checkQuestion refuses a question no human could answer properly.
-func checkQuestion(q human.Question) error {
-	switch q.Kind {
-	case human.Word, human.Menu:
-		if len(q.Options) == 0 {
-			return fmt.Errorf("gate %s asks a %s question without options", q.Gate, q.Kind)
-		}
-	case human.Editor:
-		if len(q.Files) == 0 {
-			return fmt.Errorf("gate %s asks to edit no file", q.Gate)
-		}
-	case human.Text:
-	default:
-		return fmt.Errorf("gate %s asks a question of unknown kind %q", q.Gate, q.Kind)
-	}
-	if q.Unattended != nil && slices.ContainsFunc(q.Options, func(o human.Option) bool { return o.Key == q.Unattended.Key }) {
-		return fmt.Errorf("gate %s offers its unattended answer %q to humans", q.Gate, q.Unattended.Key)
-	}
-	return nil
 }
 
 // editedFiles names the files of an editor answer the human changed.

@@ -311,3 +311,27 @@ func Parse(q Question, input, text, confirm string) (Answer, error) {
 type Answerer interface {
 	Answer(ctx context.Context, q Question) (Answer, error)
 }
+
+// Check refuses a question no human could answer properly: a word or menu
+// without options, an editor question without files, an unknown kind, or
+// an unattended answer that is also offered to humans. Every engine checks
+// a gate's question with it before asking.
+func (q Question) Check() error {
+	switch q.Kind {
+	case Word, Menu:
+		if len(q.Options) == 0 {
+			return fmt.Errorf("gate %s asks a %s question without options", q.Gate, q.Kind)
+		}
+	case Editor:
+		if len(q.Files) == 0 {
+			return fmt.Errorf("gate %s asks to edit no file", q.Gate)
+		}
+	case Text:
+	default:
+		return fmt.Errorf("gate %s asks a question of unknown kind %q", q.Gate, q.Kind)
+	}
+	if q.Unattended != nil && slices.ContainsFunc(q.Options, func(o Option) bool { return o.Key == q.Unattended.Key }) {
+		return fmt.Errorf("gate %s offers its unattended answer %q to humans", q.Gate, q.Unattended.Key)
+	}
+	return nil
+}

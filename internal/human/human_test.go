@@ -2,6 +2,7 @@ package human
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -128,4 +129,29 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q answered %q without the whole word", input, o.Key)
 		}
 	})
+}
+
+func TestQuestionCheck(t *testing.T) {
+	t.Parallel()
+	approve := Option{Key: "approve"}
+	tests := []struct {
+		name string
+		q    Question
+		want string // in the error; "" for none
+	}{
+		{"a word with its answer", Question{Gate: "g", Kind: Word, Options: []Option{approve}}, ""},
+		{"a word without answers", Question{Gate: "g", Kind: Word}, "without options"},
+		{"a menu without answers", Question{Gate: "g", Kind: Menu}, "without options"},
+		{"an editor without files", Question{Gate: "g", Kind: Editor, Options: []Option{approve}}, "edit no file"},
+		{"text", Question{Gate: "g", Kind: Text}, ""},
+		{"an unknown kind", Question{Gate: "g", Kind: "dance"}, "unknown kind"},
+		{"the unattended answer offered to humans", Question{Gate: "g", Kind: Word, Options: []Option{approve},
+			Unattended: &Option{Key: "approve"}}, "offers its unattended answer"},
+	}
+	for _, tt := range tests {
+		err := tt.q.Check()
+		if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
 }

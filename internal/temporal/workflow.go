@@ -364,7 +364,7 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 	// The question's id is its content, as locally: an answer given for
 	// it (the web page sends the id it showed) is refused once it changed.
 	q.ID = human.Fingerprint(q)
-	if err := checkQuestion(q); err != nil {
+	if err := q.Check(); err != nil {
 		return "", temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, nil)
 	}
 	// Only a question that waits for a human is pending: one with an
@@ -514,26 +514,4 @@ func (dr *driver) continueAsNew(ctx workflow.Context) (Result, error) {
 	next.Carry = &Carry{Node: dr.node, Steps: dr.steps, Visits: dr.visits, Holder: dr.holder, Moves: dr.moves,
 		Calls: dr.calls, History: dr.history, Events: dr.events, Started: dr.started, Updated: dr.updated}
 	return Result{}, workflow.NewContinueAsNewError(ctx, dr.d.name(), next)
-}
-
-// checkQuestion refuses a question no human could answer properly, as the
-// local engine does.
-func checkQuestion(q human.Question) error {
-	switch q.Kind {
-	case human.Word, human.Menu:
-		if len(q.Options) == 0 {
-			return fmt.Errorf("gate %s asks a %s question without options", q.Gate, q.Kind)
-		}
-	case human.Editor:
-		if len(q.Files) == 0 {
-			return fmt.Errorf("gate %s asks to edit no file", q.Gate)
-		}
-	case human.Text:
-	default:
-		return fmt.Errorf("gate %s asks a question of unknown kind %q", q.Gate, q.Kind)
-	}
-	if q.Unattended != nil && slices.ContainsFunc(q.Options, func(o human.Option) bool { return o.Key == q.Unattended.Key }) {
-		return fmt.Errorf("gate %s offers its unattended answer %q to humans", q.Gate, q.Unattended.Key)
-	}
-	return nil
 }
