@@ -34,12 +34,13 @@ func newProviderServer(t *testing.T, provider string) *providerServer {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		var req struct {
-			MaxTokens int                           `json:"max_tokens"`       // anthropic
-			Gen       struct{ MaxOutputTokens int } `json:"generationConfig"` // gemini
+			MaxTokens           int                           `json:"max_tokens"`            // anthropic, openai-compatible
+			MaxCompletionTokens int                           `json:"max_completion_tokens"` // api.openai.com
+			Gen                 struct{ MaxOutputTokens int } `json:"generationConfig"`      // gemini
 		}
 		json.Unmarshal(raw, &req)
 		s.mu.Lock()
-		s.calls = append(s.calls, wireCall{maxTokens: max(req.MaxTokens, req.Gen.MaxOutputTokens), prompt: string(raw)})
+		s.calls = append(s.calls, wireCall{maxTokens: max(req.MaxTokens, req.MaxCompletionTokens, req.Gen.MaxOutputTokens), prompt: string(raw)})
 		n := len(s.calls)
 		s.mu.Unlock()
 		text, cut := "", n == 1
@@ -75,6 +76,17 @@ func newProviderServer(t *testing.T, provider string) *providerServer {
 			}
 			fmt.Fprintf(w, `{"candidates":[{"content":{"parts":[{"text":%s}],"role":"model"},"finishReason":%q,"index":0}],
 "usageMetadata":{"promptTokenCount":3120,"candidatesTokenCount":240,"totalTokenCount":3360},"modelVersion":"gemini-2.5-pro","responseId":"r%d"}`, body, stop, n)
+		case "openai":
+			if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key-0123456789abcdef" {
+				t.Errorf("openai: %s %s (Authorization %q)", r.Method, r.URL.Path, r.Header.Get("Authorization"))
+			}
+			stop := "stop"
+			if cut {
+				stop = "length"
+			}
+			fmt.Fprintf(w, `{"id":"chatcmpl-%d","object":"chat.completion","created":1741569952,"model":"qwen2.5-coder:7b",
+"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":%q}],
+"usage":{"prompt_tokens":3120,"completion_tokens":240,"total_tokens":3360}}`, n, body, stop)
 		}
 	}))
 	t.Cleanup(s.Close)
@@ -87,9 +99,8 @@ func (s *providerServer) requests() []wireCall {
 	return append([]wireCall(nil), s.calls...)
 }
 
-// TestImplementWithRealWireFormats runs the implementation workflow with
-// the official SDKs against servers speaking Anthropic's and Gemini's wire
-// formats, replying as models do: a first reply cut off at its limit (never
+// TestImplementWithRealWireFormats runs the implementation workflow
+// against servers speaking Anthropic's, Gemini's and OpenAI's wire formats, replying as models do: a first reply cut off at its limit (never
 // applied, asked again with more room, shown on the terminal), then prose
 // around the file. The coder sees the file the change modifies.
 func TestImplementWithRealWireFormats(t *testing.T) {
@@ -98,12 +109,13 @@ func TestImplementWithRealWireFormats(t *testing.T) {
 	for _, tt := range []struct{ provider, model, env string }{
 		{"anthropic", "anthropic:claude-sonnet-4-5", "ANTHROPIC"},
 		{"gemini", "gemini:gemini-2.5-pro", "GEMINI"},
+		{"openai", "openai:qwen2.5-coder:7b", "OPENAI"},
 	} {
 		t.Run(tt.provider, func(t *testing.T) {
 			t.Parallel()
 			repo, state := calcRepo(t), t.TempDir()
 			srv := newProviderServer(t, tt.provider)
-			env := []string{tt.env + "_API_KEY=test-key-0123456789abcdef", "ANTHROPIC_BASE_URL=" + srv.URL, "GOOGLE_GEMINI_BASE_URL=" + srv.URL}
+			env := []string{tt.env + "_API_KEY=test-key-0123456789abcdef", "ANTHROPIC_BASE_URL=" + srv.URL, "GOOGLE_GEMINI_BASE_URL=" + srv.URL, "OPENAI_BASE_URL=" + srv.URL + "/v1"}
 			res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--coder", tt.model)
 			if res.code != ExitNeedsHuman {
 				t.Fatalf("exit %d, want 3 at the review\n%s", res.code, res.stderr)

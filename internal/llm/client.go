@@ -6,8 +6,8 @@ import (
 )
 
 // DefaultClientTimeout bounds one HTTP request of a provider's client when
-// ClientOptions.Timeout is zero. Some SDKs refuse long non-streaming calls
-// without one; WithRetry's per-attempt timeout usually ends a call sooner.
+// ClientOptions.Timeout is zero; WithRetry's per-attempt timeout usually ends
+// a call sooner.
 const DefaultClientTimeout = 10 * time.Minute
 
 // ClientOptions configure a provider's model (packages anthropic, gemini

@@ -10,7 +10,7 @@
 //   - Errors from a model are classified: a [*ProviderError] is either transient (retried by
 //     [WithRetry]) or permanent (returned at once, carrying the provider's own message). Any other
 //     error is permanent. errors.Is(err, ErrTransient) / errors.Is(err, ErrPermanent) tell which.
-//   - [WithRetry] is the only retry loop: provider packages disable their SDK's own retries.
+//   - [WithRetry] is the only retry loop: provider packages never retry.
 //     It makes a bounded number of attempts, each under its own timeout, and stops at once when
 //     the caller's context is done.
 //   - Prices live in one table (prices.go). A model missing from the table costs 0 and is

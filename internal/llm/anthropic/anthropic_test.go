@@ -153,7 +153,7 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
-// assertRequest checks what the SDK put on the wire.
+// assertRequest checks what was put on the wire.
 func assertRequest(t *testing.T, r llmtest.Request) {
 	t.Helper()
 	if got := r.Header.Get("x-api-key"); got != testKey {

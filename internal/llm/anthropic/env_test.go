@@ -7,8 +7,9 @@ import (
 	"github.com/azero-dev/azero/internal/llm/llmtest"
 )
 
-// The SDK must not read the process environment: the key and base URL come from Options only
-// (azero reads the environment through its injected getenv). Not parallel: it sets variables.
+// The provider must not read the process environment: the key and base URL come from Options
+// only (azero reads the environment through its injected getenv). Not parallel: it sets
+// variables.
 func TestIgnoresProcessEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "process-key-must-not-be-used")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "process-token-must-not-be-used")
@@ -29,7 +30,7 @@ func TestIgnoresProcessEnvironment(t *testing.T) {
 	}
 }
 
-// A large max_tokens must not trip the SDK's "streaming required" guard: a timeout is set.
+// A large max_tokens is sent as it is, without a streaming request.
 func TestLargeMaxTokens(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t, llmtest.Exchange{Method: http.MethodPost, Path: "/v1/messages", BodyFile: "testdata/message.json"})

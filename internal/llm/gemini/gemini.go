@@ -16,12 +16,10 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,9 +34,8 @@ const DefaultBaseURL = "https://generativelanguage.googleapis.com/"
 // apiVersion is the version of the API the request and reply types follow.
 const apiVersion = "v1beta"
 
-// maxReply bounds a reply body. A generateContent reply for the largest output any Gemini
-// model writes is a few megabytes of JSON.
-const maxReply = 64 << 20
+// maxReply bounds a reply body.
+const maxReply = llm.MaxReply
 
 // Options configures a Gemini model. The APIKey is required; BaseURL replaces
 // https://generativelanguage.googleapis.com/ (without the API version); the HTTPClient is
@@ -120,40 +117,18 @@ func (m *Model) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 	if err := req.Validate(); err != nil {
 		return llm.Response{}, fmt.Errorf("%s: %w", m.Name(), err)
 	}
-	body, err := json.Marshal(newRequest(req))
-	if err != nil {
-		return llm.Response{}, fmt.Errorf("%s: encode the request: %w", m.Name(), err)
-	}
-	if m.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, m.timeout)
-		defer cancel()
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(body))
-	if err != nil {
-		return llm.Response{}, fmt.Errorf("%s: build the request: %w", m.Name(), err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("x-goog-api-key", m.key)
-
+	header := http.Header{}
+	header.Set("x-goog-api-key", m.key)
 	start := m.now()
-	hresp, err := m.client.Do(hreq)
-	if err != nil {
-		return llm.Response{}, llm.ClassifyError(llm.ProviderGemini, err)
-	}
-	defer hresp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(hresp.Body, m.maxReply+1))
+	reply, err := llm.Post(ctx, m.client, llm.ProviderGemini, m.endpoint, header, newRequest(req), m.timeout, m.maxReply)
 	latency := m.now().Sub(start)
 	if err != nil {
-		return llm.Response{}, llm.ClassifyError(llm.ProviderGemini, err)
+		return llm.Response{}, err
 	}
-	if hresp.StatusCode < 200 || hresp.StatusCode > 299 {
-		return llm.Response{}, APIError(hresp.StatusCode, hresp.Header, raw)
+	if !reply.OK() {
+		return llm.Response{}, APIError(reply.Status, reply.Header, reply.Body)
 	}
-	if int64(len(raw)) > m.maxReply {
-		return llm.Response{}, &llm.ProviderError{Provider: llm.ProviderGemini, Kind: llm.KindOther,
-			Message: fmt.Sprintf("the reply is larger than %d bytes", m.maxReply)}
-	}
+	raw := reply.Body
 	var resp generateResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		return llm.Response{}, &llm.ProviderError{Provider: llm.ProviderGemini, Kind: llm.KindOther,

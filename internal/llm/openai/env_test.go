@@ -6,7 +6,7 @@ import (
 	"github.com/azero-dev/azero/internal/llm/llmtest"
 )
 
-// The SDK must not read OPENAI_* from the process: no organisation, project or custom headers
+// The provider must not read OPENAI_* from the process: no organisation, project or custom headers
 // sneak in, and the base URL and key are ours. Not parallel: it sets variables.
 func TestIgnoresProcessEnvironment(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "process-key-must-not-be-used")

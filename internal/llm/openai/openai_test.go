@@ -155,7 +155,7 @@ type wireBody struct {
 	} `json:"messages"`
 }
 
-// assertOfficialRequest checks what the SDK sent to api.openai.com.
+// assertOfficialRequest checks what was sent to api.openai.com.
 func assertOfficialRequest(t *testing.T, r llmtest.Request) {
 	t.Helper()
 	if got := r.Header.Get("Authorization"); got != "Bearer "+testKey {
