@@ -2,7 +2,13 @@
 # Build azero's release binaries into dist/: linux and darwin, amd64 and
 # arm64; static (CGO_ENABLED=0), with build paths trimmed (-trimpath), no
 # symbol table or DWARF (-s -w), and the version stamped from git; then
-# dist/SHA256SUMS.
+# dist/SHA256SUMS. Each platform gets two binaries:
+#
+#   azero-OS-ARCH            every command, on the local engine
+#   azero-temporal-OS-ARCH   the same with the Temporal engine (-tags temporal);
+#                            installed next to azero as azero-temporal, it
+#                            takes over the commands run with --engine
+#                            temporal, and `azero worker`
 #
 #   scripts/release.sh            # version: git describe --tags --always --dirty
 #   scripts/release.sh v0.4.0     # an explicit version
@@ -31,23 +37,29 @@ mkdir -p "$dist"
 for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
   goos=${target%/*}
   goarch=${target#*/}
-  out="$dist/azero-$goos-$goarch"
-  echo "release: $out ($version)"
-  # -buildvcs=auto overrides a GOFLAGS=-buildvcs=false: the commit goes into
-  # the build info (azero version --json) when this is a git checkout.
-  CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -buildvcs=auto \
-    -ldflags "-s -w -X main.version=$version" -o "$out" ./cmd/azero
+  for name in azero azero-temporal; do
+    tags=
+    if [ "$name" = azero-temporal ]; then tags=temporal; fi
+    out="$dist/$name-$goos-$goarch"
+    echo "release: $out ($version)"
+    # -buildvcs=auto overrides a GOFLAGS=-buildvcs=false: the commit goes into
+    # the build info (azero version --json) when this is a git checkout.
+    CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -buildvcs=auto -tags "$tags" \
+      -ldflags "-s -w -X main.version=$version" -o "$out" ./cmd/azero
+  done
 done
 
-# The binary for this machine, if one was built, must say what it is.
-host="$dist/azero-$(go env GOHOSTOS)-$(go env GOHOSTARCH)"
-if [ -x "$host" ]; then
-  got=$("$host" version)
-  case $got in
-    "azero $version "*) ;;
-    *) echo "release: $host version printed '$got', want version $version" >&2; exit 1 ;;
-  esac
-fi
+# The binaries for this machine, if they were built, must say what they are.
+for name in azero azero-temporal; do
+  host="$dist/$name-$(go env GOHOSTOS)-$(go env GOHOSTARCH)"
+  if [ -x "$host" ]; then
+    got=$("$host" version)
+    case $got in
+      "azero $version "*) ;;
+      *) echo "release: $host version printed '$got', want version $version" >&2; exit 1 ;;
+    esac
+  fi
+done
 
 (
   cd "$dist"

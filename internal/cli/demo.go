@@ -50,6 +50,14 @@ func newDemoCommand(f *Factory) *cobra.Command {
 }
 
 func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
+	// The engine is the user's: the demo's repository has no config yet.
+	cfg, err := f.Config("")
+	if err != nil {
+		return err
+	}
+	if err := f.handOffEngine(cfg); err != nil {
+		return err
+	}
 	base := f.abs(opts.Dir)
 	if base == "" {
 		d, err := os.MkdirTemp("", "azero-demo-")

@@ -1,45 +1,21 @@
+//go:build temporal || temporalserver
+
 package cli
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/web"
 	"github.com/azero-dev/azero/internal/workflow/implement"
 	"github.com/azero-dev/azero/internal/workflow/issue"
 	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
-
-// Engine kinds.
-const (
-	engineLocal    = "local"
-	engineTemporal = "temporal"
-)
-
-// EngineFlags are the engine choice given on the command line; they win
-// over the [engine] table of the config.
-type EngineFlags struct {
-	Kind      string // --engine
-	Address   string // --temporal HOST:PORT
-	Namespace string // --namespace (azero worker)
-	TaskQueue string // --task-queue (azero worker)
-	// mTLS (azero worker): --tls-cert, --tls-key, --tls-ca,
-	// --tls-server-name.
-	TLSCert, TLSKey, TLSCA, ServerName string
-}
-
-// addEngineFlags adds --engine and --temporal to a command that drives or
-// lists runs.
-func addEngineFlags(cmd *cobra.Command, f *Factory) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.EngineFlags.Kind, "engine", "", "where runs are driven: local (this machine's store, the default) or temporal (default: [engine] kind in the config)")
-	fl.StringVar(&f.EngineFlags.Address, "temporal", "", "the Temporal frontend as HOST:PORT (implies --engine temporal; default: [engine] address)")
-}
 
 // temporalEngine is a connection to the Temporal cluster runs go to.
 type temporalEngine struct {
@@ -53,22 +29,8 @@ func (te *temporalEngine) Close() { te.client.C.Close() }
 // engineSettings resolves the engine choice: flags over config.
 func (f *Factory) engineSettings(cfg config.Config) (kind string, conn temporal.ConnectOptions, queue string, opts temporal.Options, err error) {
 	e := cfg.Engine
-	kind = e.Kind
-	if f.EngineFlags.Address != "" && f.EngineFlags.Kind == "" {
-		kind = engineTemporal
-	}
-	if f.EngineFlags.Kind != "" {
-		kind = f.EngineFlags.Kind
-	}
-	switch kind {
-	case "", engineLocal:
-		if f.EngineFlags.Address != "" {
-			return "", conn, "", opts, usagef("--temporal %s needs --engine temporal, not --engine %s", f.EngineFlags.Address, kind)
-		}
-		return engineLocal, conn, "", opts, nil
-	case engineTemporal:
-	default:
-		return "", conn, "", opts, usagef("--engine %q: use local or temporal", kind)
+	if kind, err = f.engineKind(cfg); err != nil || kind != engineTemporal {
+		return kind, conn, "", opts, err
 	}
 	conn = temporal.ConnectOptions{Address: e.Address, Namespace: e.Namespace, TLSCert: e.TLSCert, TLSKey: e.TLSKey,
 		TLSCA: e.TLSCA, ServerName: e.ServerName, APIKey: f.Getenv("TEMPORAL_API_KEY")}
@@ -122,6 +84,16 @@ func (f *Factory) temporalEngine(ctx context.Context, repoRoot string) (*tempora
 		return nil, err
 	}
 	return &temporalEngine{client: &temporal.Client{C: c, TaskQueue: queue}, opts: opts, conn: conn}, nil
+}
+
+// handOffEngine does nothing: this build drives runs on Temporal itself.
+func (f *Factory) handOffEngine(config.Config) error { return nil }
+
+// temporalSource is what the page of azero serve shows for the runs on
+// Temporal: the runs, how often to look again, and whose runs they are.
+func temporalSource(te *temporalEngine) (web.Source, time.Duration, string) {
+	return &temporal.Runs{Client: te.client}, time.Second,
+		fmt.Sprintf("the runs on Temporal at %s (namespace %s, task queue %s)", te.conn.Address, nsOrDefault(te.conn.Namespace), te.client.TaskQueue)
 }
 
 // temporalRegistry is every workflow a worker of this azero runs, with

@@ -1,3 +1,5 @@
+//go:build temporal || temporalserver
+
 package cli
 
 import (
@@ -61,5 +63,17 @@ func TestEngineSettings(t *testing.T) {
 				t.Errorf("got %s %+v queue %q move %v\nwant %s %+v queue %q move %v", kind, conn, queue, opts.MoveAfter, c.kind, c.conn, c.queue, c.move)
 			}
 		})
+	}
+}
+
+// TestRunOnTemporalNames: the names this package reads on a worker's rows
+// of a run on Temporal are the ones internal/temporal writes.
+func TestRunOnTemporalNames(t *testing.T) {
+	t.Parallel()
+	if metaEngine != temporal.MetaEngine || engineTemporal != temporal.EngineName {
+		t.Errorf("cli reads meta %q = %q; internal/temporal writes %q = %q", metaEngine, engineTemporal, temporal.MetaEngine, temporal.EngineName)
+	}
+	if !runOnTemporal(map[string]string{temporal.MetaEngine: temporal.EngineName}) {
+		t.Error("a worker's row of a run on Temporal is not recognised")
 	}
 }

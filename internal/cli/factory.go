@@ -32,6 +32,8 @@ type Factory struct {
 	// --temporal).
 	EngineFlags EngineFlags
 
+	args []string // the command line Run executes, without the program name
+
 	mu     sync.Mutex
 	store  *store.Store
 	audit  *audit.Logger

@@ -17,7 +17,6 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/store"
-	"github.com/azero-dev/azero/internal/temporal"
 )
 
 // GCOptions are the inputs of `azero runs gc`.
@@ -185,7 +184,7 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		a := gcAction{RunID: r.ID}
 		switch {
-		case r.Meta[temporal.MetaEngine] == temporal.EngineName && !r.Status.Finished():
+		case runOnTemporal(r.Meta) && !r.Status.Finished():
 			// A run on Temporal this machine's worker works on: its
 			// worktree and branch are the run's, wherever it goes next.
 			continue

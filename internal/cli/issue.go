@@ -177,6 +177,9 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := f.handOffEngine(cfg); err != nil {
+		return err
+	}
 	st, err := f.Store(ctx)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/store"
-	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/workflow/implement"
 	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
@@ -88,7 +87,7 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if r.Meta[temporal.MetaEngine] == temporal.EngineName {
+			if runOnTemporal(r.Meta) {
 				// A worker's bookkeeping of a run on Temporal: driving it
 				// here would run it twice.
 				return fmt.Errorf("run %s runs on Temporal (this machine's store only mirrors the steps its worker ran): use azero resume --engine temporal %s", r.ID, r.ID)

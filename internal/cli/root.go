@@ -46,6 +46,7 @@ func Main(version string) int {
 // own document.
 func Run(ctx context.Context, f *Factory, args []string) int {
 	defer f.Close()
+	f.args = args
 	out := &countingWriter{w: f.IO.Out}
 	f.IO.Out = out
 	root := NewRootCommand(f)

@@ -20,7 +20,6 @@ import (
 
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/safewrite"
-	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/web"
 )
 
@@ -157,8 +156,7 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		// The runs on Temporal: an answer goes to the run as an Update,
 		// and its workers continue it.
 		defer te.Close()
-		src, poll = &temporal.Runs{Client: te.client}, time.Second
-		whose = fmt.Sprintf("the runs on Temporal at %s (namespace %s, task queue %s)", te.conn.Address, nsOrDefault(te.conn.Namespace), te.client.TaskQueue)
+		src, poll, whose = temporalSource(te)
 	} else {
 		st, err := f.Store(ctx)
 		if err != nil {

@@ -1,3 +1,5 @@
+//go:build temporal || temporalserver
+
 package cli
 
 import (

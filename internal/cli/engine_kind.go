@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/config"
+)
+
+// The Temporal engine is linked only into builds with the temporal tag
+// (engine.go, temporal.go, worker.go): its SDK and the Temporal API's
+// protobuf registrations would cost every command, `azero version` and the
+// pre-commit gate included, about 3.5 ms of start-up (more than all the
+// rest of azero) and 16 MB of the binary (scripts/bench-startup.sh). A
+// build without it hands a command whose engine is temporal to
+// azero-temporal, the same azero built with the tag, found next to this
+// executable or on the PATH (engine_handoff.go).
+
+// Engine kinds.
+const (
+	engineLocal    = "local"
+	engineTemporal = "temporal"
+)
+
+// temporalCommand is the executable holding the Temporal engine, for a
+// build without it.
+const temporalCommand = "azero-temporal"
+
+// handOffVar marks a process started by a hand-off, so that a build
+// without the engine installed as azero-temporal fails instead of
+// handing the command on forever.
+const handOffVar = "AZERO_HANDED_OFF"
+
+// metaEngine is the meta key internal/temporal writes on a worker's rows
+// of a run on Temporal, with the value engineTemporal (checked against
+// that package in engine_test.go).
+const metaEngine = "engine"
+
+// runOnTemporal reports whether a row of this machine's store is a
+// worker's bookkeeping of a run on Temporal.
+func runOnTemporal(meta map[string]string) bool { return meta[metaEngine] == engineTemporal }
+
+// EngineFlags are the engine choice given on the command line; they win
+// over the [engine] table of the config.
+type EngineFlags struct {
+	Kind      string // --engine
+	Address   string // --temporal HOST:PORT
+	Namespace string // --namespace (azero worker)
+	TaskQueue string // --task-queue (azero worker)
+	// mTLS (azero worker): --tls-cert, --tls-key, --tls-ca,
+	// --tls-server-name.
+	TLSCert, TLSKey, TLSCA, ServerName string
+}
+
+// addEngineFlags adds --engine and --temporal to a command that drives or
+// lists runs.
+func addEngineFlags(cmd *cobra.Command, f *Factory) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.EngineFlags.Kind, "engine", "", "where runs are driven: local (this machine's store, the default) or temporal (default: [engine] kind in the config)")
+	fl.StringVar(&f.EngineFlags.Address, "temporal", "", "the Temporal frontend as HOST:PORT (implies --engine temporal; default: [engine] address)")
+}
+
+// engineKind resolves which engine drives runs: --engine, else --temporal
+// (which implies temporal), else [engine] kind, else local.
+func (f *Factory) engineKind(cfg config.Config) (string, error) {
+	kind := cfg.Engine.Kind
+	if f.EngineFlags.Address != "" && f.EngineFlags.Kind == "" {
+		kind = engineTemporal
+	}
+	if f.EngineFlags.Kind != "" {
+		kind = f.EngineFlags.Kind
+	}
+	switch kind {
+	case "", engineLocal:
+		if f.EngineFlags.Address != "" {
+			return "", usagef("--temporal %s needs --engine temporal, not --engine %s", f.EngineFlags.Address, kind)
+		}
+		return engineLocal, nil
+	case engineTemporal:
+		return engineTemporal, nil
+	}
+	return "", usagef("--engine %q: use local or temporal", kind)
+}
+
+// TemporalMissingError says that this build has no Temporal engine and no
+// azero-temporal was found to hand the command to.
+type TemporalMissingError struct {
+	Dir string // the directory of this executable, looked in first
+}
+
+func (e *TemporalMissingError) Error() string {
+	return fmt.Sprintf("the Temporal engine is not in this build of azero, and no %s was found next to it (in %s) or on the PATH: "+
+		"install the release's %s-OS-ARCH as %s next to azero, or a build with the engine: go install -tags temporal github.com/azero-dev/azero/cmd/azero@latest",
+		temporalCommand, e.Dir, temporalCommand, temporalCommand)
+}
+
+// findTemporal finds azero-temporal: next to this executable (after
+// resolving symlinks, so a linked azero finds the release's pair), else on
+// the PATH.
+func (f *Factory) findTemporal() (string, error) {
+	var dir string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		dir = filepath.Dir(exe)
+		p := filepath.Join(dir, temporalCommand)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := f.LookPath(temporalCommand); err == nil {
+		return p, nil
+	}
+	return "", &TemporalMissingError{Dir: dir}
+}
+
+// handOff runs this command line in azero-temporal instead, with the same
+// arguments, environment, standard streams and (on Unix) process: it
+// returns only when that cannot happen.
+func (f *Factory) handOff() error {
+	if f.Getenv(handOffVar) != "" {
+		return errors.New("the Temporal engine is not in this build of azero, which was itself started as " + temporalCommand +
+			": install a build with the engine as " + temporalCommand + " (go build -tags temporal -o " + temporalCommand + " ./cmd/azero)")
+	}
+	path, err := f.findTemporal()
+	if err != nil {
+		return err
+	}
+	argv := append([]string{path}, f.args...)
+	return execCommand(path, argv, append(f.Environ(), handOffVar+"=1"))
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/azero-dev/azero/internal/config"
+)
+
+func TestEngineKind(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		cfg   config.Engine
+		flags EngineFlags
+		want  string
+		usage bool
+	}{
+		{name: "nothing chosen", want: engineLocal},
+		{name: "the config", cfg: config.Engine{Kind: "temporal", Address: "t:7233"}, want: engineTemporal},
+		{name: "--engine local over the config", cfg: config.Engine{Kind: "temporal"}, flags: EngineFlags{Kind: "local"}, want: engineLocal},
+		{name: "--temporal implies temporal", flags: EngineFlags{Address: "t:7233"}, want: engineTemporal},
+		{name: "--engine temporal over a local config", cfg: config.Engine{Kind: "local"}, flags: EngineFlags{Kind: "temporal"}, want: engineTemporal},
+		{name: "an unknown engine", flags: EngineFlags{Kind: "kubernetes"}, usage: true},
+		{name: "an unknown engine in the config", cfg: config.Engine{Kind: "nomad"}, usage: true},
+		{name: "--temporal with --engine local", flags: EngineFlags{Kind: "local", Address: "t:7233"}, usage: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := &Factory{EngineFlags: c.flags}
+			got, err := f.engineKind(config.Config{Engine: c.cfg})
+			var ue *UsageError
+			if c.usage != errors.As(err, &ue) || got != c.want {
+				t.Errorf("engineKind = %q, %v; want %q (usage error: %v)", got, err, c.want, c.usage)
+			}
+		})
+	}
+}

@@ -1,0 +1,64 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// WorkerOptions are the inputs of `azero worker`.
+type WorkerOptions struct {
+	Identity string
+}
+
+func newWorkerCommand(f *Factory) *cobra.Command {
+	opts := &WorkerOptions{}
+	cmd := &cobra.Command{
+		Use:   "worker --temporal HOST:PORT",
+		Short: "Run azero's workflows for a team: a Temporal worker",
+		Long: trimLines(`
+  Connect to a Temporal cluster and run the steps of azero's workflows
+  (implement, issue, selftest) that any azero started there with
+  '--engine temporal' (or [engine] kind = "temporal" in its config). Start as
+  many workers, on as many machines, as you like: they share the task queue.
+
+  A run is held by the worker that took its first step: its worktree lives in
+  that worker's state directory ($AZERO_STATE_DIR/worktrees/RUN) and every
+  later step goes to that worker's own queue. If the worker stops, the run's
+  next step moves to another worker, which recreates the worktree from the
+  run's branch and its last snapshot (refs/azero/snapshots/RUN). Workers must
+  see the run's repository itself at the path it was started from (a shared
+  disk mounted at the same path everywhere; a clone is another repository).
+
+  Gates are never answered here: a worker has no terminal. A question waits in
+  the run until someone answers it with 'azero resume RUN' at a terminal, on
+  the page of 'azero serve --engine temporal', or with any Temporal client
+  sending the "answer" Update; a question that needs
+  nobody (a diff with nothing flagged) passes unattended. The audit log and
+  lineage of the steps a worker runs are written in its state directory.
+
+  Connection: --temporal, --namespace and --task-queue, or the [engine] table
+  of the config (address, namespace, task_queue). TLS: --tls-cert and
+  --tls-key (mTLS, as Temporal Cloud and most self-hosted clusters ask),
+  --tls-ca and --tls-server-name, or tls_cert, tls_key, tls_ca and
+  server_name in [engine]; any of them turns TLS on. A Temporal Cloud API key
+  is read from $TEMPORAL_API_KEY (never from a file or a flag) and turns TLS
+  on. The worker runs until interrupted (SIGINT/SIGTERM), then lets the steps
+  under way finish.`),
+		Example: "  azero worker --temporal localhost:7233\n" +
+			"  azero worker --temporal azero.a1b2c.tmprl.cloud:7233 --namespace azero.a1b2c --task-queue azero \\\n" +
+			"    --tls-cert /etc/azero/client.pem --tls-key /etc/azero/client.key\n" +
+			"  TEMPORAL_API_KEY=... azero worker --temporal us-east-1.aws.api.temporal.io:7233 --namespace azero.a1b2c",
+		Args:        noArgs,
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return workerRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.EngineFlags.Address, "temporal", "", "the Temporal frontend as HOST:PORT (default: [engine] address)")
+	fl.StringVar(&f.EngineFlags.Namespace, "namespace", "", "the Temporal namespace (default: [engine] namespace, else default)")
+	fl.StringVar(&f.EngineFlags.TaskQueue, "task-queue", "", "the shared task queue (default: [engine] task_queue, else azero)")
+	fl.StringVar(&opts.Identity, "identity", "", "this worker's name in Temporal and the audit log (default: host-pid-random)")
+	fl.StringVar(&f.EngineFlags.TLSCert, "tls-cert", "", "mTLS: the client certificate, PEM (default: [engine] tls_cert)")
+	fl.StringVar(&f.EngineFlags.TLSKey, "tls-key", "", "mTLS: the client certificate's private key, PEM (default: [engine] tls_key)")
+	fl.StringVar(&f.EngineFlags.TLSCA, "tls-ca", "", "a CA certificate to trust instead of the system's, PEM (default: [engine] tls_ca)")
+	fl.StringVar(&f.EngineFlags.ServerName, "tls-server-name", "", "the name to verify on the server's certificate (default: [engine] server_name, else the host of --temporal)")
+	return cmd
+}
