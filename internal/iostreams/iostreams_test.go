@@ -197,3 +197,50 @@ func TestPagerCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestColorSchemeSequences: each line is wrapped in its own SGR sequence
+// and reset, tabs and empty lines are kept; off, text passes unchanged.
+func TestColorSchemeSequences(t *testing.T) {
+	t.Parallel()
+	on := ColorScheme{on: true}
+	tests := []struct {
+		name, got, want string
+	}{
+		{"red", on.Red("x y"), "\x1b[31mx y\x1b[m"},
+		{"green, two lines", on.Green("a\nb"), "\x1b[32ma\x1b[m\n\x1b[32mb\x1b[m"},
+		{"tabs kept, empty lines plain", on.Yellow("\tz\n\nw"), "\x1b[33m\tz\x1b[m\n\n\x1b[33mw\x1b[m"},
+		{"cyan", on.Cyan("c"), "\x1b[36mc\x1b[m"},
+		{"bold", on.Bold("b"), "\x1b[1mb\x1b[m"},
+		{"faint", on.Faint("f"), "\x1b[2mf\x1b[m"},
+		{"alert", on.Alert("!! WARNING "), "\x1b[1;97;41m!! WARNING \x1b[m"},
+		{"empty", on.Red(""), ""},
+		{"off", ColorScheme{}.Red("a\nb"), "a\nb"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+func TestDiffLine(t *testing.T) {
+	t.Parallel()
+	on := ColorScheme{on: true}
+	for line, want := range map[string]struct{ class, coloured string }{
+		"diff --git a/x b/x": {"file", "\x1b[1mdiff --git a/x b/x\x1b[m"},
+		"--- a/x":            {"file", "\x1b[1m--- a/x\x1b[m"},
+		"+++ b/x":            {"file", "\x1b[1m+++ b/x\x1b[m"},
+		"@@ -1,2 +1,2 @@":    {"hunk", "\x1b[36m@@ -1,2 +1,2 @@\x1b[m"},
+		"+added":             {"add", "\x1b[32m+added\x1b[m"},
+		"-deleted":           {"del", "\x1b[31m-deleted\x1b[m"},
+		" context":           {"", " context"},
+		"":                   {"", ""},
+	} {
+		if got := DiffLineClass(line); got != want.class {
+			t.Errorf("DiffLineClass(%q) = %q, want %q", line, got, want.class)
+		}
+		if got := on.DiffLine(line); got != want.coloured {
+			t.Errorf("DiffLine(%q) = %q, want %q", line, got, want.coloured)
+		}
+	}
+}

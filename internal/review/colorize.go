@@ -80,25 +80,10 @@ func ClassifyReport(report string) []ReportLine {
 		case stat:
 			out[i] = ReportLine{Class: "stat", Spans: plain}
 		default:
-			out[i] = ReportLine{Class: diffClass(l), Spans: plain}
+			out[i] = ReportLine{Class: iostreams.DiffLineClass(l), Spans: plain}
 		}
 	}
 	return out
-}
-
-// diffClass classes one line of a unified diff.
-func diffClass(l string) string {
-	switch {
-	case strings.HasPrefix(l, "diff --git "), strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
-		return "file"
-	case strings.HasPrefix(l, "@@"):
-		return "hunk"
-	case strings.HasPrefix(l, "+"):
-		return "add"
-	case strings.HasPrefix(l, "-"):
-		return "del"
-	}
-	return ""
 }
 
 // ColorizeReport colours a report FormatReport rendered as plain text (a
