@@ -48,7 +48,7 @@ func NewFactory(version string) (*Factory, error) {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
 	io := iostreams.System(os.Getenv)
-	io.SetPager(iostreams.PagerCommand(os.Getenv, exec.LookPath), nil)
+	io.SetPagerFrom(os.Getenv, exec.LookPath)
 	return &Factory{
 		IO:       io,
 		Getenv:   os.Getenv,

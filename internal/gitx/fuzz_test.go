@@ -273,3 +273,37 @@ func FuzzParseUnmerged(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseListing: what parses reprints as the same records (untracked
+// paths, then each conflicted path once), and any untracked path and
+// stage round-trips.
+func FuzzParseListing(f *testing.F) {
+	id := strings.Repeat("ab", 20)
+	f.Add([]byte("? new.txt\x00? dir/\x00M 100644 "+id+" 1\ta\x00M 100644 "+id+" 2\ta\x00"), "with\ttab", uint8(3))
+	f.Add([]byte("? \x00"), "new\nline", uint8(1))
+	f.Add([]byte("H cached\x00"), "? q", uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, path string, stage uint8) {
+		l, err := gitx.ParseListing(data)
+		if err == nil {
+			for _, p := range append(l.Untracked, l.Unmerged...) {
+				if p == "" {
+					t.Fatalf("%q gave an empty path: %+v", data, l)
+				}
+			}
+			for i := 1; i < len(l.Unmerged); i++ {
+				if l.Unmerged[i] == l.Unmerged[i-1] {
+					t.Fatalf("%q lists %s twice in a row", data, l.Unmerged[i])
+				}
+			}
+		}
+		path = strings.ReplaceAll(path, "\x00", "")
+		if path == "" {
+			path = "p"
+		}
+		rec := fmt.Sprintf("? %s\x00M 100644 %s %d\t%s\x00M 100755 %s 3\t%s\x00", path, id, stage%2+1, path, id, path)
+		got, err := gitx.ParseListing([]byte(rec))
+		if err != nil || len(got.Untracked) != 1 || got.Untracked[0] != path || len(got.Unmerged) != 1 || got.Unmerged[0] != path {
+			t.Fatalf("round trip of %q gave %+v, %v", path, got, err)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -211,5 +212,36 @@ func TestCatFileUnreadContentIsSkipped(t *testing.T) {
 	})
 	if err != nil || !slices.Equal(sizes, []int64{200000, 2}) {
 		t.Fatalf("sizes = %v, err = %v; want [200000 2]", sizes, err)
+	}
+}
+
+// TestListUntrackedAndUnmerged: one ls-files tells untracked paths (odd
+// names, a nested repository, not the ignored ones) from conflicted ones.
+func TestListUntrackedAndUnmerged(t *testing.T) {
+	t.Parallel()
+	dir := testenv.NewRepo(t, map[string]string{"a.txt": "base\n", ".gitignore": "*.log\n"})
+	testenv.Git(t, dir, "checkout", "-q", "-b", "other")
+	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "theirs\n"})
+	testenv.Git(t, dir, "commit", "-qam", "theirs")
+	testenv.Git(t, dir, "checkout", "-q", "-")
+	testenv.WriteFiles(t, dir, map[string]string{"a.txt": "ours\n"})
+	testenv.Git(t, dir, "commit", "-qam", "ours")
+	cmd := exec.Command("git", "merge", "-q", "other")
+	cmd.Dir, cmd.Env = dir, testenv.GitEnv(os.Environ())
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the merge did not conflict")
+	}
+	testenv.WriteFiles(t, dir, map[string]string{"new\tfile.txt": "n\n", "x.log": "ignored\n", "? q.txt": "q\n"})
+	testenv.Git(t, filepath.Join(dir), "init", "-q", "nested")
+	testenv.WriteFiles(t, dir, map[string]string{"nested/inner.txt": "i\n"})
+	l, err := gitx.Repo{Dir: dir}.ListUntrackedAndUnmerged(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(l.Untracked, "|"), "? q.txt|nested/|new\tfile.txt"; got != want {
+		t.Errorf("untracked %q, want %q", got, want)
+	}
+	if got := strings.Join(l.Unmerged, "|"); got != "a.txt" {
+		t.Errorf("unmerged %q, want a.txt once", got)
 	}
 }

@@ -28,8 +28,9 @@ type IOStreams struct {
 	inTTY, outTTY, errTTY bool
 	noColor, forceColor   bool
 
-	pager    string   // the pager command for long output on a terminal ("" for none)
-	pagerEnv []string // its environment
+	pager     string        // the pager command for long output on a terminal ("" for none)
+	pagerEnv  []string      // its environment
+	pagerFrom func() string // chooses pager on first use (SetPagerFrom)
 
 	lineMu  sync.Mutex
 	typed   []byte        // read from In, not yet returned as lines

@@ -244,3 +244,38 @@ func TestDiffLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPagerChosenOnFirstUse: the pager is looked up only when output is
+// paged, once.
+func TestPagerChosenOnFirstUse(t *testing.T) {
+	t.Parallel()
+	looked := 0
+	look := func(string) (string, error) { looked++; return "", errors.New("not found") }
+	getenv := func(k string) string {
+		if k == "PAGER" {
+			return "tr a-z A-Z"
+		}
+		return ""
+	}
+	s, _, out, _ := Test()
+	s.SetPagerFrom(getenv, look)
+	s.StartPager()()
+	if looked != 0 {
+		t.Errorf("piped output: the pager was looked up %d times", looked)
+	}
+	s.SetTTY(false, true, false)
+	for range 2 {
+		stop := s.StartPager()
+		fmt.Fprintln(s.Out, "paged")
+		stop()
+	}
+	if out.String() != "PAGED\nPAGED\n" {
+		t.Errorf("output %q, want both lines through $PAGER", out.String())
+	}
+	s.SetPagerFrom(func(string) string { return "" }, look)
+	s.StartPager()()
+	s.StartPager()()
+	if looked != 1 {
+		t.Errorf("less was looked up %d times for two pages, want once", looked)
+	}
+}

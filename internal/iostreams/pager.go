@@ -31,7 +31,15 @@ func PagerCommand(getenv func(string) string, lookPath func(string) (string, err
 // SetPager sets the pager command StartPager runs (see PagerCommand), and
 // the environment it runs in.
 func (s *IOStreams) SetPager(cmd string, environ []string) {
-	s.pager, s.pagerEnv = cmd, environ
+	s.pager, s.pagerEnv, s.pagerFrom = cmd, environ, nil
+}
+
+// SetPagerFrom has StartPager choose the pager with PagerCommand the
+// first time output is paged: a command whose output is not paged looks
+// nothing up.
+func (s *IOStreams) SetPagerFrom(getenv func(string) string, lookPath func(string) (string, error)) {
+	s.pager, s.pagerEnv = "", nil
+	s.pagerFrom = func() string { return PagerCommand(getenv, lookPath) }
 }
 
 // StartPager sends what is written to Out through the pager until the
@@ -41,7 +49,13 @@ func (s *IOStreams) SetPager(cmd string, environ []string) {
 // text fits on one screen, keeps colours, and leaves the text on screen.
 func (s *IOStreams) StartPager() (stop func()) {
 	nop := func() {}
-	if s.pager == "" || !s.outTTY {
+	if !s.outTTY {
+		return nop
+	}
+	if s.pagerFrom != nil {
+		s.pager, s.pagerFrom = s.pagerFrom(), nil
+	}
+	if s.pager == "" {
 		return nop
 	}
 	cmd := exec.Command("sh", "-c", s.pager)

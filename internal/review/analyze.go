@@ -249,8 +249,8 @@ func analyzeRepo(ctx context.Context, repo checkout, opts AnalyzeOptions) ([]Fil
 
 // analysis holds what the concurrent stages found. changes, stats, byKey
 // and conflicts are written only by the diff stage, blobs only by the
-// cat-file stage, untracked only by the untracked stage, unmerged only by
-// the unmerged stage; all are read after they end. keep is shared by the
+// cat-file stage, untracked and unmerged only by the untracked stage; all
+// are read after they end. keep is shared by the
 // diff and cat-file stages, under mu.
 type analysis struct {
 	repo   gitx.Repo
@@ -318,9 +318,10 @@ func diffArgs(base string, staged bool, extra ...string) []string {
 
 // run streams the diff, feeding old blob ids to cat-file as the raw
 // records arrive (git prints them all before it computes the numstat
-// section), while untracked files are listed and read and, comparing the
-// working tree, unmerged paths are listed (that diff shows a conflicted
-// file as modified; the index's diff shows it as unmerged, U).
+// section), while, comparing the working tree, untracked files and
+// unmerged paths are listed (that diff shows a conflicted file as
+// modified; the index's diff shows it as unmerged, U) and untracked files
+// read.
 func (a *analysis) run(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	ids := make(chan string, 1024)
@@ -432,11 +433,6 @@ func (a *analysis) run(ctx context.Context) error {
 	})
 	if !a.staged {
 		g.Go(func() error { return a.readUntracked(gctx) })
-		g.Go(func() error {
-			var err error
-			a.unmerged, err = a.repo.UnmergedPaths(gctx)
-			return err
-		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -471,17 +467,16 @@ func countable(c gitx.Change) bool {
 	return c.Status != 'A' && c.OldMode != 0 && c.OldMode&0o170000 != gitx.ModeGitlink && !gitx.ZeroID(c.OldID)
 }
 
-// readUntracked lists untracked, not-ignored files with one git process
-// and reads each from disk.
+// readUntracked lists untracked, not-ignored files and the paths with
+// merge conflicts with one git process, and reads each untracked file
+// from disk.
 func (a *analysis) readUntracked(ctx context.Context) error {
-	out, err := a.repo.Run(ctx, "ls-files", "--others", "--exclude-standard", "-z")
+	listing, err := a.repo.ListUntrackedAndUnmerged(ctx)
 	if err != nil {
 		return err
 	}
-	paths, err := gitx.SplitZ(out)
-	if err != nil {
-		return fmt.Errorf("list untracked files: %w", err)
-	}
+	a.unmerged = listing.Unmerged
+	paths := listing.Untracked
 	a.total.Add(int64(len(paths)))
 	buf := make([]byte, 64<<10)
 	for _, p := range paths {

@@ -36,8 +36,8 @@
 //     files changed: one rev-parse (top level, HEAD, object format), one
 //     `git diff --raw --numstat -z`, one `git cat-file --batch` stream fed
 //     with blob ids (never paths) and, comparing the working tree, one
-//     `git ls-files --others -z` and one `git ls-files --unmerged -z`; the
-//     diffs of flagged files come from one more `git diff`. Untracked
+//     `git ls-files -t -z --others --unmerged` (untracked files and merge
+//     conflicts); the diffs of flagged files come from one more `git diff`. Untracked
 //     files, and the working tree's side of flagged files whose line
 //     endings may be all that changed, are read from disk.
 //   - Fail closed: any error while analysing is an error, never a pass.
