@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/azero-dev/azero/internal/lazyre"
 	"github.com/azero-dev/azero/internal/shell"
@@ -490,16 +491,28 @@ func (w walker) command(args []word, env map[string]string, st *shellState, text
 }
 
 // readOnlyCommands change no file (unless redirected, which stmt sees).
-var readOnlyCommands = map[string]bool{}
+var readOnlyCommands = newWordSet(`ls cat echo printf pwd true false test [ : grep egrep fgrep rg ag head tail wc
+	which type whoami id date sleep basename dirname realpath readlink stat file diff cmp tree du df uname
+	hostname tr cut uniq jq less more nl od hexdump md5sum sha1sum sha256sum shasum column expr seq yes
+	printenv set export local declare read wait jobs history help`)
 
-func init() {
-	for _, c := range strings.Fields(`ls cat echo printf pwd true false test [ : grep egrep fgrep rg ag head tail wc
-		which type whoami id date sleep basename dirname realpath readlink stat file diff cmp tree du df uname
-		hostname tr cut uniq jq less more nl od hexdump md5sum sha1sum sha256sum shasum column expr seq yes
-		printenv set export local declare read wait jobs history help`) {
-		readOnlyCommands[c] = true
-	}
+// wordSet is a set of words built the first time it is asked: every
+// azero command loads this package, few judge a shell command.
+type wordSet func() map[string]bool
+
+func newWordSet(words ...string) wordSet {
+	return sync.OnceValue(func() map[string]bool {
+		set := map[string]bool{}
+		for _, list := range words {
+			for _, w := range strings.Fields(list) {
+				set[w] = true
+			}
+		}
+		return set
+	})
 }
+
+func (s wordSet) has(w string) bool { return s()[w] }
 
 // readOnly reports whether a command changes no file: a read-only
 // utility, or sed and sort without their in-place or output options.
@@ -518,7 +531,7 @@ func readOnly(name string, args []word) bool {
 		}
 		return true
 	}
-	return readOnlyCommands[name]
+	return readOnlyCommands.has(name)
 }
 
 // cd applies a cd or pushd to the state.

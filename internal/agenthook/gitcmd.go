@@ -23,32 +23,24 @@ func gitEnvMatters(name string) string {
 	return ""
 }
 
-// gitBuiltins are git's own commands: an alias never shadows them.
-var gitBuiltins = map[string]bool{}
-
 // gitReadOnly are the builtins that never change the index or make a
 // commit, so a commit after them takes what it would have taken anyway.
-var gitReadOnly = map[string]bool{}
+const gitReadOnlyWords = `status diff log show rev-parse ls-files ls-tree cat-file blame grep describe
+	shortlog reflog branch tag remote fetch config help version show-ref for-each-ref symbolic-ref rev-list
+	name-rev var check-ignore check-attr check-ref-format diff-files diff-index diff-tree whatchanged
+	count-objects fsck verify-commit verify-tag archive ls-remote push cherry range-diff merge-base
+	show-branch annotate difftool get-tar-commit-id help instaweb`
 
-func init() {
-	for _, c := range strings.Fields(`status diff log show rev-parse ls-files ls-tree cat-file blame grep describe
-		shortlog reflog branch tag remote fetch config help version show-ref for-each-ref symbolic-ref rev-list
-		name-rev var check-ignore check-attr check-ref-format diff-files diff-index diff-tree whatchanged
-		count-objects fsck verify-commit verify-tag archive ls-remote push cherry range-diff merge-base
-		show-branch annotate difftool get-tar-commit-id help instaweb`) {
-		gitReadOnly[c] = true
-		gitBuiltins[c] = true
-	}
-	for _, c := range strings.Fields(`add am apply bisect bundle checkout checkout-index cherry-pick citool clean
-		clone commit commit-graph commit-tree credential fast-export fast-import format-patch fsmonitor--daemon gc
-		gui hash-object hook index-pack init interpret-trailers log maintenance merge merge-file merge-index
-		merge-tree mktag mktree multi-pack-index mv notes pack-objects pack-refs prune pull read-tree rebase
-		repack replace request-pull rerere reset restore revert rm scalar send-email sparse-checkout stash
-		stripspace submodule switch unpack-objects update-index update-ref update-server-info worktree
-		write-tree backfill replay refs stage`) {
-		gitBuiltins[c] = true
-	}
-}
+var gitReadOnly = newWordSet(gitReadOnlyWords)
+
+// gitBuiltins are git's own commands: an alias never shadows them.
+var gitBuiltins = newWordSet(gitReadOnlyWords, `add am apply bisect bundle checkout checkout-index cherry-pick citool clean
+	clone commit commit-graph commit-tree credential fast-export fast-import format-patch fsmonitor--daemon gc
+	gui hash-object hook index-pack init interpret-trailers log maintenance merge merge-file merge-index
+	merge-tree mktag mktree multi-pack-index mv notes pack-objects pack-refs prune pull read-tree rebase
+	repack replace request-pull rerere reset restore revert rm scalar send-email sparse-checkout stash
+	stripspace submodule switch unpack-objects update-index update-ref update-server-info worktree
+	write-tree backfill replay refs stage`)
 
 // git interprets git [GLOBAL OPTIONS] SUBCOMMAND [ARGS].
 func (w walker) git(args []word, env map[string]string, st *shellState, text string) {
@@ -147,12 +139,12 @@ options:
 		st.staged = true // a later commit takes what this one leaves
 		return
 	}
-	if gitBuiltins[sub] {
+	if gitBuiltins.has(sub) {
 		switch {
 		case sub == "add" || sub == "stage":
 			// Stages working-tree content, which the gate then reads.
 			st.staged = true
-		case !gitReadOnly[sub]:
+		case !gitReadOnly.has(sub):
 			st.ran(text)
 		}
 		return
