@@ -219,7 +219,8 @@ func (r Repo) verifyWorktree(ctx context.Context, path, branch, want string) err
 	return nil
 }
 
-// ShortID is a commit id as people read it: its first 12 characters.
+// ShortID is an id (a commit, a blob, a content hash) as people read it:
+// its first 12 characters. It is the one way azero shortens an id.
 func ShortID(id string) string { return id[:min(len(id), 12)] }
 
 // commitID resolves rev to a commit id.

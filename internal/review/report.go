@@ -7,9 +7,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/azero-dev/azero/internal/shell"
-
+	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/shell"
 )
 
 // ReportOptions tune FormatReport.
@@ -231,7 +231,7 @@ func submoduleReason(f FileAnalysis, d FileDiff) (why, counts string) {
 		if id == "" {
 			return "unknown"
 		}
-		return "commit " + id[:min(len(id), 12)]
+		return "commit " + gitx.ShortID(id)
 	}
 	counts = "submodule: before " + commit(f.Before) + ", after " + commit(after)
 	switch {
@@ -245,7 +245,7 @@ func submoduleReason(f FileAnalysis, d FileDiff) (why, counts string) {
 		return fmt.Sprintf("This submodule moves from %s to another commit: see what changed with git -C %s log.", commit(f.Before), shell.Quote(f.FilePath)), counts
 	}
 	why = fmt.Sprintf("This submodule moves from %s to %s: see what changed with git -C %s log --oneline %s..%s.",
-		commit(f.Before), commit(after), shell.Quote(f.FilePath), f.Before[:min(len(f.Before), 12)], after[:min(len(after), 12)])
+		commit(f.Before), commit(after), shell.Quote(f.FilePath), gitx.ShortID(f.Before), gitx.ShortID(after))
 	if dirty {
 		why += " Its checkout also has uncommitted changes, which a commit here does not take."
 	}

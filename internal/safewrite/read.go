@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/azero-dev/azero/internal/gitx"
 )
 
 // Snapshot identifies what a caller read: whether the file existed and
@@ -21,14 +23,7 @@ func (s Snapshot) describe() string {
 	if !s.Exists {
 		return "no file"
 	}
-	return "sha256 " + short(s.SHA256)
-}
-
-func short(sum string) string {
-	if len(sum) > 12 {
-		return sum[:12]
-	}
-	return sum
+	return "sha256 " + gitx.ShortID(s.SHA256)
 }
 
 // snapshotOf returns the Snapshot of content read from an existing file.
