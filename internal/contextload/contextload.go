@@ -238,10 +238,11 @@ func expand(ctx context.Context, realRoot, p string) ([]string, error) {
 }
 
 // gitFiles lists the files of dir (relative to root) that git sees: tracked
-// and untracked but not ignored. ok is false when root is not a work tree.
+// and untracked but not ignored, relative to root (which may be below the
+// work tree's top). ok is false when root is not in a work tree.
 func gitFiles(ctx context.Context, root, dir string) ([]string, bool) {
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "-c", "core.quotePath=false", "ls-files", "-z",
-		"--cached", "--others", "--exclude-standard", "--full-name", "--", dir)
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z",
+		"--cached", "--others", "--exclude-standard", "--", dir)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, false

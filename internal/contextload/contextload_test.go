@@ -150,4 +150,13 @@ func TestDirectoriesHonourGitignore(t *testing.T) {
 	if err != nil || len(files) != 1 {
 		t.Errorf("an ignored file named on its own: %v, %v", files, err)
 	}
+	// A root below the work tree's top: the same files, relative to it.
+	files, err = contextload.Load(t.Context(), filepath.Join(root, "pkg"), []string{"."}, contextload.Options{CountTokens: words})
+	got = got[:0]
+	for _, f := range files {
+		got = append(got, f.Rel)
+	}
+	if err != nil || strings.Join(got, ",") != "new.go,tracked.go" {
+		t.Errorf("from pkg/: files = %v, %v; want new.go and tracked.go", got, err)
+	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // ErrNoEditor is returned when no editor can be found.
-var ErrNoEditor = errors.New("no editor found: set $AZERO_EDITOR, $VISUAL or $EDITOR (for example EDITOR=nano)")
+var ErrNoEditor = errors.New("no editor found: set $AZERO_EDITOR, $GIT_EDITOR, $VISUAL or $EDITOR (for example EDITOR=nano), or install vi")
 
 // EditorVars are the variables naming the editor, in the order they are
 // read: azero's own, git's, then the usual ones.
@@ -44,7 +44,7 @@ func (p *Prompter) CheckEditor() (string, error) {
 	}
 	prog := firstWord(cmd)
 	if _, err := p.lookPath(prog); err != nil {
-		return "", fmt.Errorf("editor %q not found in PATH: install it or set $AZERO_EDITOR (or $VISUAL/$EDITOR)", prog)
+		return "", fmt.Errorf("editor %q not found in PATH: install it or set $AZERO_EDITOR (or $GIT_EDITOR, $VISUAL, $EDITOR)", prog)
 	}
 	return cmd, nil
 }
