@@ -204,6 +204,8 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 		if opts.JSON {
 			return writeJSON(f.IO.Out, rep)
 		}
+		// The diff is the output, as long as the change: paged on a terminal.
+		defer f.IO.StartPager()()
 		fmt.Fprint(f.IO.Out, safewrite.ColorDiff(f.IO.ColorSchemeOut(), p.Diff))
 		return nil
 	}

@@ -104,8 +104,9 @@ func TestJSONErrorsAreOneDocument(t *testing.T) {
 	}
 }
 
-// TestLongOutputIsPagedOnATerminal: `azero runs show` goes through
-// $AZERO_PAGER on a terminal, never when piped.
+// TestLongOutputIsPagedOnATerminal: the long human output of `azero runs`,
+// `runs show` and `apply --dry-run` goes through $AZERO_PAGER when stdout
+// is a terminal; never when piped, never with --json.
 func TestLongOutputIsPagedOnATerminal(t *testing.T) {
 	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
@@ -113,22 +114,45 @@ func TestLongOutputIsPagedOnATerminal(t *testing.T) {
 		t.Fatalf("selftest: exit %d\n%s", res.code, res.stderr)
 	}
 	id := onlyRun(t, state).ID
-	pager := []string{"AZERO_PAGER=sed 's/^/PAGED: /'", "NO_COLOR=1"}
-	// stdout on the terminal too.
-	screen := testenv.NewTerminal(t)
-	cmd := exec.Command(os.Args[0], "runs", "show", id)
-	cmd.Dir, cmd.Env = dir, azeroEnv(state, pager...)
-	screen.Start(t, cmd)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("runs show: %v\n%s", err, screen.Text())
+	repo := testenv.NewRepo(t, map[string]string{"a.txt": "one\ntwo\n"})
+	edits := filepath.Join(t.TempDir(), "edits.md")
+	if err := os.WriteFile(edits, []byte("<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	<-screen.Drained()
-	if !strings.Contains(screen.Text(), "PAGED: Run "+id) || !strings.Contains(screen.Text(), "PAGED: Waiting at approve") {
-		t.Errorf("not paged on a terminal:\n%s", screen.Text())
+	pager := []string{"AZERO_PAGER=sed 's/^/PAGED: /'", "PAGER=false", "NO_COLOR=1"}
+	onTerminal := func(dir string, args ...string) string {
+		screen := testenv.NewTerminal(t)
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Dir, cmd.Env = dir, azeroEnv(state, pager...)
+		screen.Start(t, cmd)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, screen.Text())
+		}
+		<-screen.Drained()
+		return screen.Text()
 	}
-	res := runAzeroIn(t, state, dir, pager, "runs", "show", id)
-	if res.code != 0 || strings.Contains(res.stdout, "PAGED") || !strings.Contains(res.stdout, "Run "+id) {
-		t.Errorf("piped output was paged (or lost): %q", res.stdout)
+	for _, tt := range []struct {
+		dir  string
+		args []string
+		want string // a line of the output
+	}{
+		{dir, []string{"runs", "show", id}, "Run " + id},
+		{dir, []string{"runs"}, id},
+		{repo, []string{"apply", "a.txt", "--edits", edits, "--dry-run"}, "+2"},
+	} {
+		if got := onTerminal(tt.dir, tt.args...); !strings.Contains(got, "PAGED: ") || !strings.Contains(got, tt.want) {
+			t.Errorf("%v on a terminal: not paged:\n%s", tt.args, got)
+		}
+		if got := onTerminal(tt.dir, append(tt.args, "--json")...); strings.Contains(got, "PAGED") || !strings.Contains(got, "{") {
+			t.Errorf("%v --json on a terminal: paged:\n%s", tt.args, got)
+		}
+		res := runAzeroIn(t, state, tt.dir, pager, tt.args...)
+		if res.code != 0 || strings.Contains(res.stdout, "PAGED") || !strings.Contains(res.stdout, tt.want) {
+			t.Errorf("%v piped: exit %d, output paged (or lost): %q", tt.args, res.code, res.stdout)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("--dry-run wrote a.txt: %q", b)
 	}
 }
 
