@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -227,5 +228,70 @@ func TestManPages(t *testing.T) {
 	}
 	if code, _, _ := runInProcess(t, t.TempDir(), "docs"); code != ExitUsage {
 		t.Errorf("docs without a kind: exit %d, want 2", code)
+	}
+}
+
+// TestColourConventions: colour goes to terminals only; CLICOLOR=0 turns
+// it off, CLICOLOR_FORCE=1 turns it on when piped, and NO_COLOR wins over
+// both. The gate's report (stderr) and `azero runs` (stdout) show it.
+func TestColourConventions(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"a.py": numberedLines("a", 20)})
+	testenv.WriteFiles(t, repo, map[string]string{"a.py": strings.Replace(numberedLines("a", 20), "a 3\n", "three\n", 1)})
+	state := t.TempDir()
+	if res := runAzeroIn(t, state, t.TempDir(), nil, "selftest", "--dir", t.TempDir(), "--steps", "1", "--delay", "1ms"); res.code != ExitNeedsHuman {
+		t.Fatalf("selftest: exit %d\n%s", res.code, res.stderr)
+	}
+	sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`) // colour, not the progress line's erasing
+	for _, tt := range []struct {
+		name     string
+		env      []string
+		terminal bool
+		colour   bool
+	}{
+		{"a terminal", nil, true, true},
+		{"a terminal, CLICOLOR=0", []string{"CLICOLOR=0"}, true, false},
+		{"a terminal, NO_COLOR", []string{"NO_COLOR=1"}, true, false},
+		{"a terminal, CLICOLOR=1", []string{"CLICOLOR=1"}, true, true},
+		{"piped", nil, false, false},
+		{"piped, CLICOLOR=1", []string{"CLICOLOR=1"}, false, false},
+		{"piped, CLICOLOR_FORCE=1", []string{"CLICOLOR_FORCE=1"}, false, true},
+		{"piped, CLICOLOR_FORCE=1 over CLICOLOR=0", []string{"CLICOLOR=0", "CLICOLOR_FORCE=1"}, false, true},
+		{"piped, NO_COLOR wins over CLICOLOR_FORCE=1", []string{"CLICOLOR_FORCE=1", "NO_COLOR=1"}, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var gate, runs string
+			if tt.terminal {
+				// stdin and stderr on a terminal, stdout too for runs. On a
+				// terminal the gate always asks.
+				s := startAzero(t, t.TempDir(), repo, tt.env, "gate")
+				s.WaitFor(t, "to proceed", 1)
+				s.Type(t, "reject")
+				if code := s.exit(t); code != ExitRejected {
+					t.Fatalf("gate: exit %d\n%s", code, s.Text())
+				}
+				gate = s.Text()
+				screen := testenv.NewTerminal(t)
+				cmd := exec.Command(os.Args[0], "runs")
+				cmd.Dir, cmd.Env = t.TempDir(), azeroEnv(state, append([]string{"AZERO_PAGER=cat"}, tt.env...)...)
+				screen.Start(t, cmd)
+				if err := cmd.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				<-screen.Drained()
+				runs = screen.Text()
+			} else {
+				res := runAzeroIn(t, t.TempDir(), repo, tt.env, "gate")
+				gate = res.stderr
+				runs = runAzeroIn(t, state, t.TempDir(), tt.env, "runs").stdout
+			}
+			if !strings.Contains(gate, "a.py") || !strings.Contains(runs, "waiting") {
+				t.Fatalf("gate %q, runs %q", gate, runs)
+			}
+			if sgr.MatchString(gate) != tt.colour || sgr.MatchString(runs) != tt.colour {
+				t.Errorf("colour in the gate's report %v, in runs %v; want %v\n%q\n%q", sgr.MatchString(gate), sgr.MatchString(runs), tt.colour, gate, runs)
+			}
+		})
 	}
 }
