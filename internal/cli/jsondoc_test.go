@@ -16,6 +16,11 @@ import (
 // snakeKey is a key of azero's JSON vocabulary: lower snake_case.
 var snakeKey = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
+// statusWord is a status or outcome: a lowercase word, or words joined by
+// underscores ("no_change"). The diff review's decisions keep the
+// specification's uppercase and are not statuses.
+var statusWord = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
 // dataMaps are the objects whose keys are data (paths, names a user
 // chose, a state document's own fields), not azero's vocabulary.
 var dataMaps = map[string]bool{"facts": true, "data": true, "meta": true, "state": true, "settings": true, "env": true}
@@ -45,6 +50,10 @@ func vocabularyProblems(doc any) []string {
 					if n, ok := x.(float64); !ok || n != float64(int64(n)) || n < 0 {
 						problems = append(problems, fmt.Sprintf("%s = %v is not whole milliseconds", p, x))
 					}
+				case k == "status" || strings.HasSuffix(k, "_status") || k == "outcome" || k == "result" && isString(x):
+					if str, ok := x.(string); x != nil && (!ok || !statusWord.MatchString(str)) {
+						problems = append(problems, fmt.Sprintf("%s = %v is not a lowercase status word", p, x))
+					}
 				case strings.HasSuffix(k, "_ns"), strings.HasSuffix(k, "_seconds"), strings.HasSuffix(k, "_secs"),
 					k == "at", k == "time", k == "duration", k == "elapsed", k == "latency":
 					problems = append(problems, "key "+p+": times end in _at, durations in _ms")
@@ -62,6 +71,8 @@ func vocabularyProblems(doc any) []string {
 	walk("", doc)
 	return problems
 }
+
+func isString(v any) bool { _, ok := v.(string); return ok }
 
 // TestJSONVocabulary runs each command that has --json on a real run and
 // repository and checks every document it prints against the vocabulary.
@@ -95,6 +106,11 @@ func TestJSONVocabulary(t *testing.T) {
 	record("runs show", runAzeroIn(t, state, base, nil, "runs", "show", d.RunID, "--json"), ExitOK)
 	record("runs show --events", runAzeroIn(t, state, base, nil, "runs", "show", d.RunID, "--json", "--events"), ExitOK)
 	record("runs gc --dry-run", runAzeroIn(t, state, base, nil, "runs", "gc", "--dry-run", "--json"), ExitOK)
+	record("resume", runAzeroIn(t, state, base, nil, "resume", d.RunID, "--json"), ExitNeedsHuman)
+	record("selftest", runAzeroIn(t, state, base, nil, "selftest", "--dir", t.TempDir(), "--steps", "1", "--delay", "1ms", "--json"), ExitNeedsHuman)
+	record("models ping", runAzeroIn(t, state, base, []string{"AZERO_MOCK_LLM=1"}, "models", "ping", "drafter", "--json"), ExitOK)
+	issueRepo := testenv.NewRepo(t, map[string]string{"brief.md": "Add a --budget flag that stops a run before it costs too much.\n"})
+	record("issue", runAzeroIn(t, state, issueRepo, []string{"AZERO_MOCK_LLM=1"}, "issue", "--brief", "brief.md", "--json"), ExitNeedsHuman)
 	record("version", runAzeroIn(t, state, base, nil, "version", "--json"), ExitOK)
 	record("models", runAzeroIn(t, state, base, nil, "models", "--json"), ExitOK)
 
@@ -130,7 +146,8 @@ func TestJSONVocabulary(t *testing.T) {
 		}
 	}
 	// The walk can fail: a document from before the vocabulary.
-	for _, bad := range []string{`{"Seconds":1}`, `{"duration_ns":5}`, `{"created_at":"yesterday"}`, `{"elapsed_ms":1.5}`} {
+	for _, bad := range []string{`{"Seconds":1}`, `{"duration_ns":5}`, `{"created_at":"yesterday"}`, `{"elapsed_ms":1.5}`,
+		`{"status":"Done"}`, `{"runs":[{"status":"NOT_REQUIRED"}]}`, `{"outcome":"pass ed"}`} {
 		var doc any
 		_ = json.Unmarshal([]byte(bad), &doc)
 		if len(vocabularyProblems(doc)) == 0 {
