@@ -102,21 +102,32 @@ func (e *TemporalMissingError) Error() string {
 // resolving symlinks, so a linked azero finds the release's pair), else on
 // the PATH.
 func (f *Factory) findTemporal() (string, error) {
-	var dir string
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		dir = filepath.Dir(exe)
-		p := filepath.Join(dir, temporalCommand)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	exe, _ := os.Executable()
+	p, dir := temporalNextTo(exe)
+	if p != "" {
+		return p, nil
 	}
 	if p, err := f.LookPath(temporalCommand); err == nil {
 		return p, nil
 	}
 	return "", &TemporalMissingError{Dir: dir}
+}
+
+// temporalNextTo returns the executable azero-temporal in the directory of
+// exe (symlinks resolved), and that directory.
+func temporalNextTo(exe string) (path, dir string) {
+	if exe == "" {
+		return "", ""
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	dir = filepath.Dir(exe)
+	p := filepath.Join(dir, temporalCommand)
+	if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return p, dir
+	}
+	return "", dir
 }
 
 // handOff runs this command line in azero-temporal instead, with the same

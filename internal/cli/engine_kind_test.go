@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/config"
@@ -34,5 +36,36 @@ func TestEngineKind(t *testing.T) {
 				t.Errorf("engineKind = %q, %v; want %q (usage error: %v)", got, err, c.want, c.usage)
 			}
 		})
+	}
+}
+
+// TestTemporalNextTo: azero-temporal is found next to the executable a
+// symlink on the PATH leads to, and only when it can be run.
+func TestTemporalNextTo(t *testing.T) {
+	t.Parallel()
+	release, bin := t.TempDir(), t.TempDir()
+	exe := filepath.Join(release, "azero-linux-amd64")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(bin, "azero")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	companion := filepath.Join(release, temporalCommand)
+	if p, dir := temporalNextTo(link); p != "" || dir != release {
+		t.Errorf("without a companion: %q in %q", p, dir)
+	}
+	if err := os.WriteFile(companion, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := temporalNextTo(link); p != "" {
+		t.Errorf("a companion that cannot be run was chosen: %q", p)
+	}
+	if err := os.Chmod(companion, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := temporalNextTo(link); p != companion {
+		t.Errorf("found %q, want %q next to the link's target", p, companion)
 	}
 }
