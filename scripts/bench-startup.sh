@@ -34,6 +34,10 @@ if [ "$size" -gt 60000000 ]; then
 fi
 awk -v s="$size" -v v="$size_verdict" 'BEGIN {
   printf "%-30s %.1f MB (%.1f MiB)  target <= 60 MB: %s\n", "stripped static build", s/1e6, s/1048576, v }'
+# For reference, no target: azero-temporal, the same with the Temporal engine.
+CGO_ENABLED=0 go build -trimpath -tags temporal -ldflags "-s -w -X main.version=bench" -o "$work/azero-temporal" ./cmd/azero
+awk -v s="$(wc -c <"$work/azero-temporal" | tr -d ' ')" 'BEGIN {
+  printf "%-30s %.1f MB (%.1f MiB)\n", "  azero-temporal (-tags temporal)", s/1e6, s/1048576 }'
 
 # A repository with a 3-file change, and git and azero isolated from the
 # user's configuration and state.
