@@ -88,6 +88,21 @@ func TestHookFailsClosedWithoutAuditLog(t *testing.T) {
 	hooktest.Check(t, hooktest.Case{Fixture: "write_small_file.json", Decision: "deny", Reason: []string{"audit log"}}, res.stdout)
 }
 
+// TestHookPanicIsADenial: a crash outside the rules (here opening the
+// audit log) still prints a deny and returns nil, so the process exits 0
+// with JSON rather than 2 with a stack trace.
+func TestHookPanicIsADenial(t *testing.T) {
+	t.Parallel()
+	io, in, out, _ := iostreams.Test()
+	in.WriteString(`{"tool_name":"Write","tool_input":{"file_path":"/x","content":"x"}}`)
+	opts := &HookOptions{IO: io, Getenv: func(string) string { return "" },
+		Audit: func() (*audit.Logger, error) { panic("log exploded") }}
+	if err := hookRun(t.Context(), opts); err != nil {
+		t.Fatalf("hookRun returned %v", err)
+	}
+	hooktest.Check(t, hooktest.Case{Fixture: "panic", Decision: "deny", Reason: []string{"internal error: log exploded"}}, out.String())
+}
+
 func TestHookInstall(t *testing.T) {
 	t.Parallel()
 	t.Run("repository", func(t *testing.T) {
