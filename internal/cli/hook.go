@@ -167,11 +167,28 @@ func hookInstall(ctx context.Context, opts *HookOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "%s already runs azero's Claude Code hook; nothing changed.\n", settings)
 		return nil
 	}
+	req := safewrite.Request{Root: root, Path: rel, Content: merged, Base: &snap, Actor: "azero hook claude-code --install"}
+	prop, err := safewrite.ProposeContext(ctx, req)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", settings, err)
+	}
+	if prop.Exists && agenthook.KeepsOtherSettings(existing, merged) {
+		// The merge keeps every setting of exactly the content read and
+		// changes only azero's hook: nothing can be lost, so a settings
+		// file of any size takes it as an edit of that content (stale if
+		// the file changes meanwhile), without a question. Anything else
+		// stays a replace, approved in a terminal.
+		req.Strategy = safewrite.Edit
+	}
 	w, err := opts.Writer()
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(ctx, safewrite.Request{Root: root, Path: rel, Content: merged, Base: &snap, Actor: "azero hook claude-code --install"}); err != nil {
+	if _, err := w.Write(ctx, req); err != nil {
+		var ae *safewrite.ApprovalError
+		if errors.As(err, &ae) && ae.NeedsHuman() {
+			return fmt.Errorf("write %s: %w (azero cannot show that the merge keeps every other setting; run azero hook claude-code --install in a terminal to see the diff and approve it)", settings, err)
+		}
 		return fmt.Errorf("write %s: %w", settings, err)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Installed azero's PreToolUse hook in %s (tools %s).\n"+
