@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -68,6 +69,54 @@ func TestLoopbackOnly(t *testing.T) {
 		if got := loopbackOnly(addr); got != want {
 			t.Errorf("loopbackOnly(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+func TestPageURL(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{
+		"127.0.0.1:7077":  "http://127.0.0.1:7077/?token=T",
+		"[::1]:7077":      "http://[::1]:7077/?token=T",
+		"192.168.1.10:80": "http://192.168.1.10:80/?token=T",
+		"0.0.0.0:7077":    "http://127.0.0.1:7077/?token=T",
+		"[::]:7077":       "http://127.0.0.1:7077/?token=T",
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pageURL(tcp, "T"); got != want {
+			t.Errorf("pageURL(%s) = %s, want %s", addr, got, want)
+		}
+	}
+}
+
+// By default azero serve listens on loopback and says nothing more;
+// another address is warned about, and its URL line still opens the page
+// (through loopback when it listens on every address).
+func TestServeWarnsOffLoopback(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"loopback", nil, false},
+		{"every address", []string{"--addr", "0.0.0.0:0"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startServe(t, t.TempDir(), tt.args...)
+			startup := srv.linesUntil(t, "stop with Ctrl-C")
+			warned := strings.Contains(startup, "azero serve: warning: listening on ")
+			if warned != tt.warn || tt.warn && !strings.Contains(startup, "not only on this machine's loopback") {
+				t.Errorf("warned %v, want %v:\n%s", warned, tt.warn, srv.stderr)
+			}
+			if code := srv.api(t, "GET", "/api/runs", "", nil); code != http.StatusOK {
+				t.Errorf("GET /api/runs through the URL printed: %d", code)
+			}
+		})
 	}
 }
 
@@ -131,6 +180,27 @@ func startServe(t *testing.T, state string, args ...string) *server {
 			t.Fatalf("azero serve exited %d before printing its URL:\n%s", s.code, s.stderr)
 		case <-deadline:
 			t.Fatalf("azero serve printed no URL:\n%s", s.stderr)
+		}
+	}
+}
+
+// linesUntil returns the lines serve printed after its URL, up to the
+// first one containing want.
+func (s *server) linesUntil(t *testing.T, want string) string {
+	t.Helper()
+	var b strings.Builder
+	deadline := time.After(testenv.Patience)
+	for {
+		select {
+		case line := <-s.lines:
+			b.WriteString(line + "\n")
+			if strings.Contains(line, want) {
+				return b.String()
+			}
+		case <-s.done:
+			t.Fatalf("azero serve exited %d before printing %q:\n%s", s.code, want, s.stderr)
+		case <-deadline:
+			t.Fatalf("azero serve never printed %q:\n%s", want, s.stderr)
 		}
 	}
 }

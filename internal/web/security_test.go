@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -201,15 +202,46 @@ func csrfOf(t *testing.T, f *fixture, id string) string {
 	return tok
 }
 
-// Bodies are size-limited.
+// Bodies are size-limited, whether they say their length or not.
 func TestLargeBodiesAreRefused(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	id := f.waitingRun(state{})
-	big := `{"gate":"review","answer":"approve","feedback":"` + strings.Repeat("x", 2<<20) + `"}`
-	resp, _ := f.request("POST", "/api/runs/"+id+"/answer", big, bearer)
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("status %d, want 413", resp.StatusCode)
+	feedback := strings.Repeat("x", 2<<20)
+	tests := []struct {
+		name, path, body, contentType string
+		chunked                       bool
+	}{
+		{"json with its length", "/api/runs/" + id + "/answer", `{"gate":"review","answer":"revise","feedback":"` + feedback + `"}`, "application/json", false},
+		{"json sent in chunks", "/api/runs/" + id + "/answer", `{"gate":"review","answer":"revise","feedback":"` + feedback + `"}`, "application/json", true},
+		{"a form sent in chunks", "/runs/" + id + "/answer", "gate=review&answer=revise&feedback=" + feedback, "application/x-www-form-urlencoded", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body io.Reader = strings.NewReader(tt.body)
+			if tt.chunked {
+				// A reader of unknown length: the client sends it chunked,
+				// without Content-Length.
+				body = io.MultiReader(body)
+			}
+			req, err := http.NewRequestWithContext(t.Context(), "POST", f.http.URL+tt.path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", tt.contentType)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if (req.ContentLength <= 0) != tt.chunked {
+				t.Fatalf("Content-Length %d", req.ContentLength)
+			}
+			if resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Fatalf("status %d, want 413", resp.StatusCode)
+			}
+		})
 	}
 	if r := f.run(id); len(r.Answer) != 0 || r.Status != store.StatusWaiting {
 		t.Fatalf("run changed: %s, answer %s", r.Status, r.Answer)
