@@ -88,6 +88,10 @@ func TestTheURLTokenBecomesACookie(t *testing.T) {
 	if c == nil || c.Value != testToken || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
 		t.Fatalf("cookie %+v, want the token, HttpOnly, SameSite=Strict, Path=/", c)
 	}
+	// The page it sends the browser to is on this server.
+	if resp, _ := f.request("GET", "//evil.example/?token="+testToken, "", nil); resp.Header.Get("Location") != "/evil.example/" {
+		t.Errorf("a URL naming another host redirects to %q", resp.Header.Get("Location"))
+	}
 	if rp := resp.Header.Get("Referrer-Policy"); rp != "no-referrer" {
 		t.Errorf("Referrer-Policy %q: the token could leak through a link", rp)
 	}
