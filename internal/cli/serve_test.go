@@ -12,11 +12,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -576,5 +578,84 @@ func TestServeNotifications(t *testing.T) {
 	}
 	if !failed {
 		t.Errorf("the failed notification is not in the audit log")
+	}
+}
+
+// The webhook gets the same JSON as the command, plus a text line, when a
+// run waits and when serve ends it; a webhook that fails is reported
+// without its URL (a credential), and the run waits all the same.
+func TestServeWebhookNotifications(t *testing.T) {
+	t.Parallel()
+	type post struct {
+		path, contentType string
+		doc               map[string]any
+	}
+	posts := make(chan post, 10)
+	failing := false
+	var mu sync.Mutex
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var doc map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&doc); err != nil {
+			t.Errorf("webhook body: %v", err)
+		}
+		posts <- post{r.URL.Path, r.Header.Get("Content-Type"), doc}
+		mu.Lock()
+		defer mu.Unlock()
+		if failing {
+			http.Error(w, "channel_is_archived", http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(hook.Close)
+	const secret = "/services/T000/B000/secret-part"
+	state, dir := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(state, "config", "azero", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[notify]\nwebhook = '"+hook.URL+secret+"'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	next := func() post {
+		t.Helper()
+		select {
+		case p := <-posts:
+			return p
+		case <-time.After(testenv.Patience):
+			t.Fatal("the webhook was never called")
+		}
+		return post{}
+	}
+
+	res := runAzeroIn(t, state, dir, nil, "selftest", "--steps", "1", "--dir", dir)
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("selftest exit %d\n%s", res.code, res.stderr)
+	}
+	p := next()
+	id, _ := p.doc["run_id"].(string)
+	text, _ := p.doc["text"].(string)
+	if p.path != secret || p.contentType != "application/json" || p.doc["event"] != "waiting" || p.doc["gate"] != "approve" ||
+		id == "" || !strings.Contains(text, "run "+id) || !strings.Contains(text, "waiting at approve") {
+		t.Fatalf("webhook got %+v", p)
+	}
+
+	srv := startServe(t, state)
+	if code := srv.api(t, "POST", "/api/runs/"+id+"/answer", `{"gate":"approve","answer":"approve"}`, nil); code != http.StatusOK {
+		t.Fatalf("answer: %d", code)
+	}
+	if p = next(); p.doc["event"] != "finished" || p.doc["run_id"] != id || p.doc["status"] != "done" || p.doc["text"] == "" {
+		t.Fatalf("webhook got %+v after the answer", p)
+	}
+	srv.stop(t)
+
+	mu.Lock()
+	failing = true
+	mu.Unlock()
+	res = runAzeroIn(t, state, dir, nil, "selftest", "--steps", "1", "--dir", dir)
+	if p = next(); p.doc["event"] != "waiting" {
+		t.Fatalf("webhook got %+v", p)
+	}
+	if res.code != ExitNeedsHuman || !strings.Contains(res.stderr, "notification of run") || !strings.Contains(res.stderr, "500") ||
+		strings.Contains(res.stderr, "secret-part") {
+		t.Fatalf("exit %d with a failing webhook:\n%s", res.code, res.stderr)
 	}
 }
