@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -176,7 +177,20 @@ func (s *Server) guard(hosts hostRule, cookie string, next http.Handler) http.Ha
 			// The browser keeps the token in a cookie it will not send
 			// from other sites or show to scripts, and the URL loses it.
 			http.SetCookie(w, &http.Cookie{Name: cookie, Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			http.Redirect(w, r, withoutToken(r.URL), http.StatusSeeOther)
+			to := withoutToken(r.URL)
+			if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+				// Opened from a link on another site: a redirect would
+				// carry that site along, and the browser would not send a
+				// SameSite=Strict cookie with it. A page of this server
+				// sends the browser on instead.
+				var b strings.Builder
+				if err := s.pages.ExecuteTemplate(&b, "continue", to); err == nil {
+					hd.Set("Content-Type", "text/html; charset=utf-8")
+					_, _ = io.WriteString(w, b.String())
+					return
+				}
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		next.ServeHTTP(w, r)

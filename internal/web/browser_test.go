@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -159,4 +160,33 @@ func TestBrowserFormsOfferTheGatesAnswers(t *testing.T) {
 	check("the menu's fields", named, "answer answer answer confirm csrf feedback file:draft.md gate question_id")
 	check("the menu's labels", `Array.from(document.querySelectorAll('#question fieldset.menu label')).map(l => l.innerText.trim()).join(' | ')`,
 		"[S]end | [R]evise (with feedback) | [A]pprove (confirmed by typing override)")
+}
+
+// The URL with the token opened from a link on another site (a chat
+// message, a notes page) shows the page too: the browser would not send a
+// SameSite=Strict cookie along a redirect started by another site, so the
+// server sends it on from a page of its own.
+func TestBrowserOpensTheURLFromAnotherSite(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{})
+	target := f.http.URL + "/runs/" + id + "?token=" + testToken
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><a id="open" href="` + target + `">the run</a>`))
+	}))
+	t.Cleanup(other.Close)
+	// localhost and 127.0.0.1 are different sites.
+	elsewhere := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.Navigate(elsewhere), chromedp.WaitVisible(chromedp.CSS("#open")))
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#open")))
+	webtest.WaitFor(t, ctx, `document.querySelector('#question[data-gate="review"]') !== null`)
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if loc != f.http.URL+"/runs/"+id {
+		t.Errorf("the page is at %s", loc)
+	}
+	if cookie, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.cookie")); cookie != "" {
+		t.Errorf("scripts can read the cookie %q", cookie)
+	}
 }

@@ -88,6 +88,13 @@ func TestTheURLTokenBecomesACookie(t *testing.T) {
 	if c == nil || c.Value != testToken || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
 		t.Fatalf("cookie %+v, want the token, HttpOnly, SameSite=Strict, Path=/", c)
 	}
+	// Opened from another site's link, the browser is sent on by a page
+	// of this server (a redirect would not carry the Strict cookie).
+	resp2, body2 := f.request("GET", "/runs/"+id+"?token="+testToken+"&x=1", "", map[string]string{"Sec-Fetch-Site": "cross-site"})
+	if resp2.StatusCode != http.StatusOK || !strings.Contains(body2, `<meta http-equiv="refresh" content="0;url=/runs/`+id+`?x=1">`) ||
+		strings.Contains(body2, testToken) || len(resp2.Cookies()) != 1 || !resp2.Cookies()[0].HttpOnly || resp2.Cookies()[0].SameSite != http.SameSiteStrictMode {
+		t.Errorf("from another site: %d %v\n%s", resp2.StatusCode, resp2.Cookies(), body2)
+	}
 	// The page it sends the browser to is on this server.
 	if resp, _ := f.request("GET", "//evil.example/?token="+testToken, "", nil); resp.Header.Get("Location") != "/evil.example/" {
 		t.Errorf("a URL naming another host redirects to %q", resp.Header.Get("Location"))
