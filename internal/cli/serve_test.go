@@ -111,7 +111,7 @@ func TestServeWarnsOffLoopback(t *testing.T) {
 			t.Parallel()
 			srv := startServe(t, t.TempDir(), tt.args...)
 			startup := srv.linesUntil(t, "stop with Ctrl-C")
-			warned := strings.Contains(startup, "azero serve: warning: listening on ")
+			warned := strings.Contains(startup, "azero serve: warning: listening on 0.0.0.0:")
 			if warned != tt.warn || tt.warn && !strings.Contains(startup, "not only on this machine's loopback") {
 				t.Errorf("warned %v, want %v:\n%s", warned, tt.warn, srv.stderr)
 			}
