@@ -171,7 +171,7 @@ func gateGraph(unattended bool) *flow.Graph[counter] {
 			return "ask", nil
 		}, "ask").
 		Gate("ask", func(ctx context.Context, s *counter) (human.Question, error) {
-			s.Trail = append(s.Trail, "asked") // discarded when nobody answers
+			s.Trail = append(s.Trail, "asked") // never kept: ask works on a copy
 			q := human.Question{Kind: human.Word, Prompt: "Go on?", Report: "the report",
 				Options: []human.Option{{Key: "approve", Decision: "APPROVED"}, {Key: "reject", Decision: "REJECTED"}},
 				Facts:   map[string]any{"flagged_files": []string{"a.py"}}}
@@ -236,7 +236,7 @@ func TestGateWaitsWithoutAnyoneThenResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(s.Trail, ","); got != "before,asked,after" || s.Answer != "approve" {
+	if got := strings.Join(s.Trail, ","); got != "before,after" || s.Answer != "approve" {
 		t.Errorf("trail = %s answer = %s", got, s.Answer)
 	}
 	r, _ = e.Store.GetRun(t.Context(), id)
