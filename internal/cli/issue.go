@@ -10,6 +10,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
@@ -339,8 +340,9 @@ func (r issueRuns) Claim(ctx context.Context, runID, slug string) error {
 	return r.st.SetKey(ctx, runID, slug)
 }
 
-// issueDeps builds what the workflow's nodes use for one run.
-func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, eng *flow.Engine) (issue.Deps, error) {
+// issueDeps builds what the workflow's nodes use for one run. The nodes
+// and the models report to events (the engine driving the run).
+func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, events event.Sink) (issue.Deps, error) {
 	w, err := f.writer(false, false)
 	if err != nil {
 		return issue.Deps{}, err
@@ -366,7 +368,7 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, en
 	env.MockLLM, env.MockScript = false, s.MockScript
 	run := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID, Env: env,
 		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...),
-		Lineage: roles.NewLineage(w, stateDir, runID)}
+		Lineage: roles.NewLineage(w, stateDir, runID), Events: events}
 	drafter, err := roles.Open(llm.RoleDrafter, s.Drafter, run)
 	if err != nil {
 		return issue.Deps{}, err
@@ -381,7 +383,7 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, en
 	}
 	p := f.Prompter()
 	return issue.Deps{
-		Writer: w, Events: eng, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
+		Writer: w, Events: events, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
 		Runs: issueRuns{st: st},
 		MaxOutput: map[llm.Role]int{
 			llm.RoleDrafter:  maxOutput(cfg.Roles.Drafter, s.Drafter, env.Prices),
