@@ -169,9 +169,6 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 		coder = roleModel(cfg, llm.RoleCoder, "")
 	}
 	settings := implement.Settings{Auto: opts.Auto, Force: opts.Force, Budget: opts.Budget}
-	if settings.Budget == 0 && cfg.Implement.Budget != nil {
-		settings.Budget = *cfg.Implement.Budget
-	}
 	switch {
 	case opts.mockScript != "":
 		coder, settings.MockScript = llm.MockSpec, opts.mockScript
@@ -186,22 +183,11 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	runner := opts.Runner
-	if runner == "" {
-		runner = cfg.Implement.Runner
-	}
-	testCmd, report := opts.TestCmd, opts.Report
-	if testCmd == "" {
-		testCmd = cfg.Implement.TestCmd
-	}
-	if report == "" {
-		report = cfg.Implement.Report
-	}
 	runID := store.NewID(f.Now())
 	state, plan, err := implement.Prepare(ctx, implement.Inputs{
 		DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Dir: top, Context: opts.Context,
-		Runner: runner, TestCmd: testCmd, Report: report, Coder: coder, Prices: env.Prices, Settings: settings,
-		StateDir: stateDir, RunID: runID,
+		Runner: opts.Runner, TestCmd: opts.TestCmd, Report: opts.Report, Coder: coder, Prices: env.Prices,
+		Settings: settings, Config: cfg.Implement, StateDir: stateDir, RunID: runID,
 	})
 	if err != nil {
 		var ie *implement.InputError

@@ -204,17 +204,18 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := issue.Prepare(ctx, issue.Inputs{BriefPath: f.abs(opts.Brief), Brief: raw, Dir: top, Tracker: opts.Tracker,
-		Repo: opts.Repo, Config: cfg.Issue, Drafter: effectiveModel(drafter), Reviewer: effectiveModel(reviewer)})
+	in := issue.Inputs{BriefPath: f.abs(opts.Brief), Brief: raw, Dir: top, Tracker: opts.Tracker,
+		Repo: opts.Repo, Config: cfg.Issue, Drafter: effectiveModel(drafter), Reviewer: effectiveModel(reviewer)}
+	if drafter.Mocked || reviewer.Mocked {
+		in.MockScript = f.providerEnv(cfg).MockScript
+	}
+	s, err := issue.Prepare(ctx, in)
 	if err != nil {
 		var ie *issue.InputError
 		if errors.As(err, &ie) {
 			return &UsageError{Err: ie.Err}
 		}
 		return err
-	}
-	if drafter.Mocked || reviewer.Mocked {
-		s.MockScript = f.providerEnv(cfg).MockScript
 	}
 	runID := store.NewID(f.Now())
 	eng, err := f.engine(ctx)
