@@ -136,13 +136,11 @@ func temporalRegistry(f *Factory) (*temporal.Registry, error) {
 			if err != nil {
 				return nil, err
 			}
-			// implementDeps takes its event sink from a local engine; on a
-			// worker the events go to the worker.
-			deps, err := implementDeps(ctx, f, cfg, run.ID, s, &flow.Engine{})
+			// On a worker the events go to the worker.
+			deps, err := implementDeps(ctx, f, cfg, run.ID, s, run.Events)
 			if err != nil {
 				return nil, err
 			}
-			deps.Events = run.Events
 			return implement.Graph(deps), nil
 		},
 		Worktree: func(s *implement.State) *temporal.Worktree {
@@ -161,11 +159,10 @@ func temporalRegistry(f *Factory) (*temporal.Registry, error) {
 	err = temporal.Register(reg, temporal.Definition[issue.State]{
 		Shape: issue.New(issue.Deps{}),
 		Build: func(ctx context.Context, run temporal.Run, s *issue.State) (*flow.Graph[issue.State], error) {
-			deps, err := issueDeps(ctx, f, run.ID, s, &flow.Engine{})
+			deps, err := issueDeps(ctx, f, run.ID, s, run.Events)
 			if err != nil {
 				return nil, err
 			}
-			deps.Events = run.Events
 			return issue.New(deps), nil
 		},
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/contextload"
 	"github.com/azero-dev/azero/internal/edit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
@@ -168,9 +169,6 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 		coder = roleModel(cfg, llm.RoleCoder, "")
 	}
 	settings := implement.Settings{Auto: opts.Auto, Force: opts.Force, Budget: opts.Budget}
-	if settings.Budget == 0 && cfg.Implement.Budget != nil {
-		settings.Budget = *cfg.Implement.Budget
-	}
 	switch {
 	case opts.mockScript != "":
 		coder, settings.MockScript = llm.MockSpec, opts.mockScript
@@ -185,22 +183,11 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	runner := opts.Runner
-	if runner == "" {
-		runner = cfg.Implement.Runner
-	}
-	testCmd, report := opts.TestCmd, opts.Report
-	if testCmd == "" {
-		testCmd = cfg.Implement.TestCmd
-	}
-	if report == "" {
-		report = cfg.Implement.Report
-	}
 	runID := store.NewID(f.Now())
 	state, plan, err := implement.Prepare(ctx, implement.Inputs{
 		DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Dir: top, Context: opts.Context,
-		Runner: runner, TestCmd: testCmd, Report: report, Coder: coder, Prices: env.Prices, Settings: settings,
-		StateDir: stateDir, RunID: runID,
+		Runner: opts.Runner, TestCmd: opts.TestCmd, Report: opts.Report, Coder: coder, Prices: env.Prices,
+		Settings: settings, Config: cfg.Implement, StateDir: stateDir, RunID: runID,
 	})
 	if err != nil {
 		var ie *implement.InputError
@@ -269,7 +256,8 @@ func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implem
 
 // implementDeps builds what the workflow's nodes use for one run, from
 // the run's state: the model it records, the settings it started with.
-func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, eng *flow.Engine) (implement.Deps, error) {
+// The nodes and the model report to events (the engine driving the run).
+func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, events event.Sink) (implement.Deps, error) {
 	w, err := f.writer(s.Settings.Auto, s.Settings.Force)
 	if err != nil {
 		return implement.Deps{}, err
@@ -290,7 +278,8 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	// (at the merge) needs no key. A new run checked the key already.
 	coder := llm.Lazy(s.Coder, func() (llm.Model, error) {
 		return roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
-			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
+			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage,
+			Events: events})
 	})
 	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report, Checkout: s.Repo})
 	if err != nil {
@@ -300,7 +289,7 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	if err != nil {
 		return implement.Deps{}, err
 	}
-	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: eng, Audit: a,
+	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: events, Audit: a,
 		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices)}, nil
 }
 

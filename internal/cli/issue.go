@@ -10,6 +10,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
@@ -203,17 +204,18 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := issue.Prepare(ctx, issue.Inputs{BriefPath: f.abs(opts.Brief), Brief: raw, Dir: top, Tracker: opts.Tracker,
-		Repo: opts.Repo, Config: cfg.Issue, Drafter: effectiveModel(drafter), Reviewer: effectiveModel(reviewer)})
+	in := issue.Inputs{BriefPath: f.abs(opts.Brief), Brief: raw, Dir: top, Tracker: opts.Tracker,
+		Repo: opts.Repo, Config: cfg.Issue, Drafter: effectiveModel(drafter), Reviewer: effectiveModel(reviewer)}
+	if drafter.Mocked || reviewer.Mocked {
+		in.MockScript = f.providerEnv(cfg).MockScript
+	}
+	s, err := issue.Prepare(ctx, in)
 	if err != nil {
 		var ie *issue.InputError
 		if errors.As(err, &ie) {
 			return &UsageError{Err: ie.Err}
 		}
 		return err
-	}
-	if drafter.Mocked || reviewer.Mocked {
-		s.MockScript = f.providerEnv(cfg).MockScript
 	}
 	runID := store.NewID(f.Now())
 	eng, err := f.engine(ctx)
@@ -339,8 +341,9 @@ func (r issueRuns) Claim(ctx context.Context, runID, slug string) error {
 	return r.st.SetKey(ctx, runID, slug)
 }
 
-// issueDeps builds what the workflow's nodes use for one run.
-func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, eng *flow.Engine) (issue.Deps, error) {
+// issueDeps builds what the workflow's nodes use for one run. The nodes
+// and the models report to events (the engine driving the run).
+func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, events event.Sink) (issue.Deps, error) {
 	w, err := f.writer(false, false)
 	if err != nil {
 		return issue.Deps{}, err
@@ -366,7 +369,7 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, en
 	env.MockLLM, env.MockScript = false, s.MockScript
 	run := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID, Env: env,
 		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...),
-		Lineage: roles.NewLineage(w, stateDir, runID)}
+		Lineage: roles.NewLineage(w, stateDir, runID), Events: events}
 	drafter, err := roles.Open(llm.RoleDrafter, s.Drafter, run)
 	if err != nil {
 		return issue.Deps{}, err
@@ -381,7 +384,7 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, en
 	}
 	p := f.Prompter()
 	return issue.Deps{
-		Writer: w, Events: eng, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
+		Writer: w, Events: events, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
 		Runs: issueRuns{st: st},
 		MaxOutput: map[llm.Role]int{
 			llm.RoleDrafter:  maxOutput(cfg.Roles.Drafter, s.Drafter, env.Prices),

@@ -385,7 +385,13 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 // gate asks nd's question, gets a validated answer, records the decision
 // and routes on it.
 func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
-	q, err := nd.ask(ctx, &d.state)
+	// ask works on a copy: what it changes in the state is not kept, as
+	// on an engine that asks in another process.
+	view, err := clone(&d.state)
+	if err != nil {
+		return "", err
+	}
+	q, err := nd.ask(ctx, view)
 	if err != nil {
 		return "", err
 	}
@@ -447,6 +453,19 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 	}
 	d.emit(event.Answer, nd.name, event.Plain, opt.Decision, a)
 	return nd.decide(&d.state, q, a)
+}
+
+// clone returns a deep copy of a state (states are JSON by contract).
+func clone[S any](s *S) (*S, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("copy the state: %w", err)
+	}
+	c := new(S)
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("copy the state: %w", err)
+	}
+	return c, nil
 }
 
 // answer gets the first answer to q: one posted by another channel (the
