@@ -36,6 +36,7 @@ type toy struct {
 	Decision   string `json:"decision"`    // the gate's decision
 	NoLimitHit bool   `json:"no_limit"`    // unused by the graph; shows extra fields travel
 	Answered   string `json:"answered_by"` // the gate's answer channel
+	SlowMS     int    `json:"slow_ms"`     // "work" takes this long (a model call, a test run)
 }
 
 const toyName = "toy"
@@ -89,6 +90,7 @@ func toyGraph(maxVisits int) *flow.Graph[toy] {
 			if s.FailTimes > 0 && countFile(s.Dir, "failures") <= s.FailTimes {
 				return "", errors.New("the model service is down")
 			}
+			time.Sleep(time.Duration(s.SlowMS) * time.Millisecond)
 			s.Done++
 			if err := effect(s.Dir, fmt.Sprintf("work %d %s", s.Done, flow.RunID(ctx))); err != nil {
 				return "", err
@@ -794,5 +796,51 @@ func TestStepsAreTheStoresHistory(t *testing.T) {
 	if len(got) != 2 || got[0].Node != "scaffold" || got[0].Duration != 1500*time.Millisecond || got[0].DurationMS != 1500 ||
 		got[1].Outcome != "moved" || got[1].Error == "" {
 		t.Errorf("steps = %+v", got)
+	}
+}
+
+// slow is an audit log's writer that takes its time (a log on a network
+// disk).
+type slow struct {
+	delay time.Duration
+	buf   strings.Builder
+}
+
+func (w *slow) Write(p []byte) (int, error) {
+	time.Sleep(w.delay)
+	return w.buf.Write(p)
+}
+
+// Every activity heartbeats while it works: a node busy longer than the
+// heartbeat timeout (a model call, a test run), and recording a decision
+// or the end on a slow disk, are not mistaken for a dead worker (which
+// would move the run or fail the step).
+func TestSlowActivitiesHeartbeat(t *testing.T) {
+	te := newToyEnv(t, 0)
+	const beat = 200 * time.Millisecond
+	w := &slow{delay: 4 * beat}
+	te.w.acts.audit = audit.New(w, nil)
+	var approved *outcome
+	te.env.RegisterDelayedCallback(func() {
+		approved = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal})
+	}, time.Minute)
+	te.start(t, toy{SlowMS: int(4 * beat / time.Millisecond)}, Options{Heartbeat: beat})
+	approved.ok(t, "approve")
+	res := te.result(t)
+	if res.Status != store.StatusDone || res.Moves != 0 {
+		t.Fatalf("want done without a move, got %s after %d moves (%s)", res.Status, res.Moves, res.Error)
+	}
+	for _, h := range res.History {
+		if h.Outcome != "ok" {
+			t.Errorf("step %s: %s (%s)", h.Node, h.Outcome, h.Error)
+		}
+	}
+	if got := effects(t, te.dir); len(got) != 2 {
+		t.Errorf("work and finish should each have run once, got %q", got)
+	}
+	for _, ev := range []string{"gate_decision", "run_finished"} {
+		if n := strings.Count(w.buf.String(), `"`+ev+`"`); n != 1 {
+			t.Errorf("want one %s record, got %d", ev, n)
+		}
 	}
 }
