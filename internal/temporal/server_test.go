@@ -1,0 +1,133 @@
+//go:build temporalserver
+
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+// A long run on a real server continues as new every few steps: every
+// execution after the first picks up where the one before stopped, the
+// run is followed and answered by its id across executions (the status
+// query never fails between them), and every node runs once.
+func TestTemporalLongRunContinuesAsNew(t *testing.T) {
+	srv := temporaltest.NewServer(temporaltest.WithT(t))
+	c := srv.NewClientWithOptions(client.Options{Logger: quiet{}})
+	reg := toyRegistry(t, 0)
+	dir := t.TempDir()
+	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	logPath := filepath.Join(dir, audit.FileName)
+	al, err := audit.Open(logPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { al.Close() })
+	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: st, Audit: al, StateDir: dir, Identity: "worker-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+
+	work := t.TempDir()
+	raw, _ := json.Marshal(toy{Dir: work, Loops: 10})
+	cl := &Client{C: c, Poll: 20 * time.Millisecond}
+	const runID = "261124-long"
+	if err := cl.Start(t.Context(), Input{RunID: runID, Workflow: toyName, State: raw, Options: Options{StepsPerExecution: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	// Followed closely, through every continue-as-new, up to the gate.
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
+	defer cancel()
+	seen := 0
+	waiting, err := cl.Follow(ctx, runID, func(Status) { seen++ })
+	if err != nil {
+		t.Fatalf("following the run across its executions: %v", err)
+	}
+	if waiting.Question == nil || waiting.Node != "check" || waiting.Steps != 11 {
+		t.Fatalf("want the run at its gate after 11 steps, got %s at %s after %d steps (question %v)", waiting.Status, waiting.Node, waiting.Steps, waiting.Question)
+	}
+	reply, err := cl.Answer(t.Context(), runID, human.Answer{Gate: "check", QuestionID: waiting.Question.ID, Key: "approve", Channel: human.ChannelTemporal})
+	if err != nil || reply.Decision != "APPROVED" {
+		t.Fatalf("the approval: %+v %v", reply, err)
+	}
+	var res Result
+	if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusDone || res.Steps != 13 {
+		t.Fatalf("want done after 13 steps, got %s after %d (%s)", res.Status, res.Steps, res.Error)
+	}
+	if len(res.History) != 13 || res.History[0].Node != "work" || res.Started.IsZero() {
+		t.Errorf("the run's steps and start should travel across executions: %d steps, first %+v, started %v", len(res.History), res.History[0], res.Started)
+	}
+	for i, ev := range res.Events {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d: the numbering should go on across executions", i, ev.Seq)
+		}
+	}
+	got := effects(t, work)
+	if len(got) != 12 || got[0] != "work 1 "+runID || got[10] != "work 11 "+runID || got[11] != "finish APPROVED" {
+		t.Errorf("every node should have run once across executions, got %q", got)
+	}
+	if n := len(auditRecords(t, logPath, "gate_decision")); n != 1 {
+		t.Errorf("want one recorded decision, got %d", n)
+	}
+
+	// The executions of the run: 13 steps, 3 an execution.
+	resp, err := c.ListWorkflow(t.Context(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowId = '" + runID + "'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	continued, completed := 0, 0
+	for _, e := range resp.GetExecutions() {
+		switch e.GetStatus() {
+		case enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+			continued++
+		case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+			completed++
+		}
+	}
+	if continued != 4 || completed != 1 {
+		t.Errorf("want 4 executions continued as new and 1 completed, got %d and %d", continued, completed)
+	}
+	// The last execution's history is short: it started where the one
+	// before stopped.
+	it := c.GetWorkflowHistory(t.Context(), runID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var first string
+	events := 0
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if events == 0 {
+			first = string(ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()[0].GetData())
+		}
+		events++
+	}
+	if !strings.Contains(first, `"carry":{"node":"finish","steps":12`) {
+		t.Errorf("the last execution should start from the carry at finish after 12 steps, started with %.300s", first)
+	}
+}
