@@ -74,6 +74,15 @@ func (c *cluster) config(t *testing.T, state string) {
 		"[engine]\nkind = \"temporal\"\naddress = %q\nnamespace = %q\nmove_after = \"4s\"\n", c.addr, c.ns)})
 }
 
+// configQueue writes a config that names the cluster's namespace and the
+// shared task queue queue, but chooses no engine and no address: the
+// commands are given those as flags.
+func (c *cluster) configQueue(t *testing.T, state, queue string) {
+	t.Helper()
+	testenv.WriteFiles(t, filepath.Join(state, "config", "azero"), map[string]string{"config.toml": fmt.Sprintf(
+		"[engine]\nnamespace = %q\ntask_queue = %q\nmove_after = \"4s\"\n", c.ns, queue)})
+}
+
 // startWorker starts a worker in this process with its own state
 // directory and, besides, the environment extra (KEY=VALUE).
 func (c *cluster) startWorker(t *testing.T, name string, extra ...string) *testWorker {
@@ -582,14 +591,16 @@ func (s *syncBuffer) String() string {
 }
 
 // startWorkerProcess starts `azero worker --identity name` with a state
-// directory of its own whose config names the cluster, and waits until it
-// polls.
-func (c *cluster) startWorkerProcess(t *testing.T, name string) *workerProcess {
+// directory of its own, and waits until it polls. Without flags its config
+// names the cluster; with flags it has no config and is given flags.
+func (c *cluster) startWorkerProcess(t *testing.T, name string, flags ...string) *workerProcess {
 	t.Helper()
 	state := t.TempDir()
-	c.config(t, state)
+	if len(flags) == 0 {
+		c.config(t, state)
+	}
 	w := &workerProcess{state: state, stderr: &syncBuffer{}, done: make(chan struct{})}
-	w.cmd = exec.Command(os.Args[0], "worker", "--identity", name)
+	w.cmd = exec.Command(os.Args[0], append([]string{"worker", "--identity", name}, flags...)...)
 	w.cmd.Env = azeroEnv(state)
 	w.cmd.Dir = state
 	w.cmd.Stderr = w.stderr
@@ -626,21 +637,42 @@ func (c *cluster) startWorkerProcess(t *testing.T, name string) *workerProcess {
 // processes, and the one holding the run killed outright (a machine that
 // died, not a worker told to stop): the approval, sent as an Update by any
 // Temporal client, is acted on by the other worker, which merges once.
+// Everything is chosen by flags: the workers are given the cluster, the
+// namespace and a task queue of the team's (--temporal, --namespace,
+// --task-queue) and have no config; the demo and the list are given
+// --engine temporal --temporal, their config naming only the namespace
+// and the queue.
 func TestDemoOnTemporalSurvivesAKilledWorkerProcess(t *testing.T) {
 	testenv.RequireTool(t, "git")
 	testenv.RequireTool(t, "go")
 	c := newCluster(t)
-	workers := map[string]*workerProcess{"worker-a": c.startWorkerProcess(t, "worker-a"), "worker-b": c.startWorkerProcess(t, "worker-b")}
+	const queue = "team-queue"
+	flags := []string{"--temporal", c.addr, "--namespace", c.ns, "--task-queue", queue}
+	workers := map[string]*workerProcess{"worker-a": c.startWorkerProcess(t, "worker-a", flags...), "worker-b": c.startWorkerProcess(t, "worker-b", flags...)}
+	for name, w := range workers {
+		if want := "task queues " + queue + " and " + temporal.OwnQueue(queue, name); !strings.Contains(w.stderr.String(), want) {
+			t.Fatalf("azero worker %s should poll %q:\n%s", name, want, w.stderr)
+		}
+	}
 	state := t.TempDir()
-	c.config(t, state)
+	c.configQueue(t, state, queue)
 	demoDir := t.TempDir()
-	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json")
+	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json", "--engine", "temporal", "--temporal", c.addr)
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("demo exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	var out runOutcome
 	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
 		t.Fatal(err)
+	}
+	// Without the flags the same config chooses the local engine, whose
+	// store has no such run.
+	if r := runAzeroIn(t, state, demoDir, nil, "runs", "--json"); r.code != 0 || strings.Contains(r.stdout, out.RunID) {
+		t.Errorf("azero runs without --engine should list the local runs only: exit %d\n%s", r.code, r.stdout)
+	}
+	list := runAzeroIn(t, state, demoDir, nil, "runs", "--json", "--temporal", c.addr)
+	if list.code != 0 || !strings.Contains(list.stdout, out.RunID) || !strings.Contains(list.stdout, `"engine": "temporal"`) {
+		t.Fatalf("azero runs --temporal should list the run on the team's queue: exit %d\n%s\n%s", list.code, list.stdout, list.stderr)
 	}
 	st := c.status(t, out.RunID)
 	holder := workers[st.Holder.Identity]
