@@ -131,3 +131,54 @@ func TestTemporalLongRunContinuesAsNew(t *testing.T) {
 		t.Errorf("the last execution should start from the carry at finish after 12 steps, started with %.300s", first)
 	}
 }
+
+// A run started before any worker is up waits for one: following it does
+// not fail meanwhile, and the run goes on once a worker starts.
+func TestTemporalFollowWaitsForAWorker(t *testing.T) {
+	srv := temporaltest.NewServer(temporaltest.WithT(t))
+	c := srv.NewClientWithOptions(client.Options{Logger: quiet{}})
+	cl := &Client{C: c, Poll: 50 * time.Millisecond}
+	raw, _ := json.Marshal(toy{Dir: t.TempDir()})
+	const runID = "261124-early"
+	if err := cl.Start(t.Context(), Input{RunID: runID, Workflow: toyName, State: raw}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
+	defer cancel()
+	type followed struct {
+		st  Status
+		err error
+	}
+	done := make(chan followed, 1)
+	go func() {
+		st, err := cl.Follow(ctx, runID, nil)
+		done <- followed{st, err}
+	}()
+	select {
+	case f := <-done:
+		t.Fatalf("following a run nobody works on yet ended: %+v %v", f.st, f.err)
+	case <-time.After(3 * time.Second):
+	}
+	dir := t.TempDir()
+	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	w, err := NewWorker(c, WorkerConfig{Registry: toyRegistry(t, 0), Store: st, Audit: audit.New(discardWriter{}, nil), StateDir: dir, Identity: "late"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	f := <-done
+	if f.err != nil || f.st.Question == nil || f.st.Node != "check" {
+		t.Fatalf("once a worker started, the run should reach its gate: %+v %v", f.st, f.err)
+	}
+}
+
+type discardWriter struct{}
+
+func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
