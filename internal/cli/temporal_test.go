@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -363,6 +364,27 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	}
 	if r := auditOf(t, holder.state, "node"); len(r) == 0 {
 		t.Error("the first worker's audit log should record the nodes it ran")
+	}
+	// The lineage (the model's prompts and responses, the test runs) is
+	// written by the worker that ran those steps, in its state directory;
+	// nothing of it where the run was started and answered.
+	lineage, err := os.ReadDir(filepath.Join(holder.state, "runs", runID))
+	if err != nil {
+		t.Fatalf("the first worker should hold the run's lineage: %v", err)
+	}
+	var kinds []string
+	for _, e := range lineage {
+		for _, k := range []string{"-prompt-", "-response-", "-tests-red.txt", "-tests-green.txt"} {
+			if strings.Contains(e.Name(), k) && !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	if len(kinds) != 4 {
+		t.Errorf("the first worker's lineage of the run should hold prompts, responses and the red and green test runs, has %d of them: %v", len(kinds), lineage)
+	}
+	if _, err := os.Stat(filepath.Join(state, "runs", runID)); !os.IsNotExist(err) {
+		t.Errorf("no lineage should be written where the run was started: %v", err)
 	}
 	hist := c.status(t, runID).History
 	moved, merges := 0, 0
