@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -841,6 +843,68 @@ func TestSlowActivitiesHeartbeat(t *testing.T) {
 	for _, ev := range []string{"gate_decision", "run_finished"} {
 		if n := strings.Count(w.buf.String(), `"`+ev+`"`); n != 1 {
 			t.Errorf("want one %s record, got %d", ev, n)
+		}
+	}
+}
+
+// Every activity is scheduled with the timeouts and retry policy declared
+// where the workflow calls it: a node gets the long node timeout, a
+// question, a decision or the end a short one; all heartbeat; errors
+// retrying cannot fix are not retried. The first activity goes to the
+// shared queue, every later one to the holder's own.
+func TestActivitiesDeclareTheirOptions(t *testing.T) {
+	te := newToyEnv(t, 0)
+	type started struct {
+		name string
+		info activity.Info
+	}
+	var seen []started
+	te.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		seen = append(seen, started{info.ActivityType.Name, *info})
+	})
+	te.env.RegisterDelayedCallback(func() {
+		te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal})
+	}, time.Minute)
+	o := Options{NodeTimeout: 90 * time.Minute, Heartbeat: 45 * time.Second, Attempts: 4}
+	te.start(t, toy{Loops: 1}, o)
+	if res := te.result(t); res.Status != store.StatusDone {
+		t.Fatalf("want done, got %s (%s)", res.Status, res.Error)
+	}
+	var names []string
+	for _, s := range seen {
+		names = append(names, s.name)
+	}
+	if want := []string{activityNode, activityNode, activityAsk, activityDecision, activityNode, activityFinish}; !slices.Equal(names, want) {
+		t.Fatalf("activities %v, want %v", names, want)
+	}
+	own := OwnQueue(DefaultTaskQueue, "worker-a")
+	for i, s := range seen {
+		in := s.info
+		wantTimeout := 10 * time.Minute
+		if s.name == activityNode {
+			wantTimeout = o.NodeTimeout
+		}
+		if in.StartToCloseTimeout != wantTimeout || in.HeartbeatTimeout != o.Heartbeat {
+			t.Errorf("%d %s: start-to-close %v, heartbeat %v; want %v and %v", i, s.name, in.StartToCloseTimeout, in.HeartbeatTimeout, wantTimeout, o.Heartbeat)
+		}
+		if i == 0 && in.TaskQueue == own || i > 0 && in.TaskQueue != own {
+			t.Errorf("%d %s ran on queue %q: the first activity goes to the shared queue, the later ones to the holder's %q", i, s.name, in.TaskQueue, own)
+		}
+	}
+	// The test environment does not report an activity's retry policy:
+	// read it where the workflow declares it. (The attempts themselves are
+	// counted in TestFailedNodeWaitsForResume, the errors not retried in
+	// TestStoppingErrorIsNotRetried.)
+	for _, long := range []bool{true, false} {
+		rp := (&driver{o: o.withDefaults()}).activityOptions(long).RetryPolicy
+		if rp == nil || rp.MaximumAttempts != o.Attempts || rp.InitialInterval <= 0 || rp.BackoffCoefficient < 1 || rp.MaximumInterval < rp.InitialInterval {
+			t.Errorf("retry policy %+v, want %d attempts with backoff", rp, o.Attempts)
+			continue
+		}
+		for _, typ := range []string{errTypeNeedsHuman, errTypeAborted, errTypeAudit, errTypeFatal, errTypeStopped} {
+			if !slices.Contains(rp.NonRetryableErrorTypes, typ) {
+				t.Errorf("%s should not be retried (%v)", typ, rp.NonRetryableErrorTypes)
+			}
 		}
 	}
 }
