@@ -585,6 +585,52 @@ func TestIssueOnTemporal(t *testing.T) {
 	}
 }
 
+// The governance workflow on Temporal without a terminal stops at its
+// first menu (exit 3, the run waiting on Temporal with its question); the
+// terminal of `azero issue --resume SLUG` finds the run on Temporal by its
+// slug and answers it, and the issue is filed once.
+func TestIssueOnTemporalResumedBySlug(t *testing.T) {
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	fake := w.withGitHub("enhancement")
+	testenv.RequireTool(t, "git")
+	c := newCluster(t)
+	wk := c.startWorker(t, "worker-a", "AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT="+w.script,
+		"GITHUB_TOKEN="+fake.Token, "GITHUB_API_URL="+w.apiURL)
+	c.config(t, w.state)
+	brief := w.brief("governance-notes.md", "# Governance notes\n\nStop runaway spending.\n")
+	res := w.runPiped(nil, "issue", "--brief", brief, "--tracker", "github", "--repo", "acme/widgets", "--json")
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("issue without a terminal: exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	o := w.outcome(res.stdout)
+	if o.Status != "waiting" || o.Node != "edit_draft" || !strings.Contains(o.Resume, "azero resume --engine temporal "+o.RunID) {
+		t.Fatalf("the run should wait at edit_draft with how to resume it, got %+v", o)
+	}
+	if st := c.status(t, o.RunID); st.Question == nil || st.Question.Gate != "edit_draft" || st.Ended {
+		t.Fatalf("the run on Temporal should wait with its question, got %+v", st)
+	}
+
+	p := w.start(nil, "issue", "--resume", "governance-notes", "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("issue --resume: exit %d; screen:\n%s", code, p.text())
+	}
+	done := w.outcome(p.stdout.String())
+	if done.RunID != o.RunID || done.Status != "done" || done.Result.Issue == nil || done.Result.Issue.Number != 1 {
+		t.Fatalf("the same run should be done with its issue filed, got %+v", done)
+	}
+	if issues := fake.Issues(); len(issues) != 1 {
+		t.Errorf("want the issue filed once, got %d", len(issues))
+	}
+	if n := len(auditOf(t, wk.state, "gate_decision")); n != 2 {
+		t.Errorf("the worker should have recorded the two decisions, got %d", n)
+	}
+	if r := w.runPiped(nil, "issue", "--resume", "governance-notes"); r.code != ExitError || !strings.Contains(r.stderr, "no unfinished issue run on Temporal") {
+		t.Errorf("a finished run is not resumed again: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
 // workerProcess is `azero worker` running as its own process.
 type workerProcess struct {
 	cmd    *exec.Cmd
