@@ -182,3 +182,86 @@ func TestTemporalFollowWaitsForAWorker(t *testing.T) {
 type discardWriter struct{}
 
 func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// startWorker starts a worker called name on srv with a store, audit log
+// and state directory of its own.
+func startWorker(t *testing.T, c client.Client, reg *Registry, name string) (*Worker, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	al, err := audit.Open(filepath.Join(dir, audit.FileName), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { al.Close() })
+	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: st, Audit: al, StateDir: dir, Identity: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return w, dir
+}
+
+// A worker asked to stop (azero worker on SIGINT or SIGTERM) lets the
+// step under way finish and records it; the run's next step moves to
+// another worker.
+func TestTemporalStoppedWorkerFinishesItsStep(t *testing.T) {
+	srv := temporaltest.NewServer(temporaltest.WithT(t))
+	c := srv.NewClientWithOptions(client.Options{Logger: quiet{}})
+	reg := toyRegistry(t, 0)
+	a, _ := startWorker(t, c, reg, "worker-a")
+	work := t.TempDir()
+	raw, _ := json.Marshal(toy{Dir: work, SlowMS: 3000})
+	cl := &Client{C: c, Poll: 50 * time.Millisecond}
+	const runID = "261124-stop"
+	if err := cl.Start(t.Context(), Input{RunID: runID, Workflow: toyName, State: raw, Options: Options{MoveAfter: 2 * time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	// Stop the worker once it is working on the slow node.
+	deadline := time.Now().Add(testenv.Patience)
+	for {
+		desc, err := c.DescribeWorkflowExecution(t.Context(), runID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := desc.GetPendingActivities(); len(p) == 1 && p[0].GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never started the node")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	a.Stop()
+	if got := effects(t, work); len(got) != 1 || got[0] != "work 1 "+runID {
+		t.Fatalf("the step under way should have finished before the worker stopped, effects %q", got)
+	}
+	startWorker(t, c, reg, "worker-b")
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
+	defer cancel()
+	waiting, err := cl.Follow(ctx, runID, nil)
+	if err != nil || waiting.Question == nil {
+		t.Fatalf("the run should reach its gate on the other worker: %+v %v", waiting, err)
+	}
+	if _, err := cl.Answer(ctx, runID, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal}); err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusDone || res.Moves != 1 || len(res.History) == 0 || res.History[0].Node != "work" ||
+		res.History[0].Outcome != "ok" || res.History[0].Worker != "worker-a" {
+		t.Fatalf("the node should have completed on worker-a and the run moved once, got %s after %d moves, steps %+v", res.Status, res.Moves, res.History)
+	}
+	if got := effects(t, work); len(got) != 2 {
+		t.Errorf("work and finish should each have run once, got %q", got)
+	}
+}

@@ -92,7 +92,11 @@ func toyGraph(maxVisits int) *flow.Graph[toy] {
 			if s.FailTimes > 0 && countFile(s.Dir, "failures") <= s.FailTimes {
 				return "", errors.New("the model service is down")
 			}
-			time.Sleep(time.Duration(s.SlowMS) * time.Millisecond)
+			select {
+			case <-time.After(time.Duration(s.SlowMS) * time.Millisecond):
+			case <-ctx.Done():
+				return "", context.Cause(ctx)
+			}
 			s.Done++
 			if err := effect(s.Dir, fmt.Sprintf("work %d %s", s.Done, flow.RunID(ctx))); err != nil {
 				return "", err
