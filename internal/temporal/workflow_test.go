@@ -912,3 +912,32 @@ func TestActivitiesDeclareTheirOptions(t *testing.T) {
 		}
 	}
 }
+
+// An answer sent by any Temporal client (the temporal CLI's workflow
+// update) need not name its channel: it came through Temporal, and the
+// decision record says so. Its word is still checked.
+func TestAnswerWithoutAChannelIsTemporals(t *testing.T) {
+	te := newToyEnv(t, 0)
+	var wrong, approved *outcome
+	te.env.RegisterDelayedCallback(func() {
+		wrong = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approved"})
+		approved = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", By: "ops"})
+	}, time.Minute)
+	te.start(t, toy{}, Options{})
+	if wrong == nil || wrong.rejected == nil || appType(wrong.rejected) != errTypeInvalid {
+		t.Errorf("a wrong word without a channel should be refused as invalid, got %+v", wrong)
+	}
+	approved.ok(t, "approve without a channel")
+	res := te.result(t)
+	var s toy
+	if err := json.Unmarshal(res.State, &s); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusDone || s.Answered != human.ChannelTemporal {
+		t.Fatalf("want done, answered through the temporal channel; got %s via %q", res.Status, s.Answered)
+	}
+	recs := auditRecords(t, te.w.auditLog, "gate_decision")
+	if len(recs) != 1 || recs[0]["channel"] != human.ChannelTemporal || recs[0]["by"] != "ops" || recs[0]["worker"] != "worker-a" {
+		t.Errorf("the decision record should name the temporal channel, who and the worker: %v", recs)
+	}
+}
