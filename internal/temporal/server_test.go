@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/azero-dev/azero/internal/audit"
@@ -263,5 +265,97 @@ func TestTemporalStoppedWorkerFinishesItsStep(t *testing.T) {
 	}
 	if got := effects(t, work); len(got) != 2 {
 		t.Errorf("work and finish should each have run once, got %q", got)
+	}
+}
+
+// counting is a client that counts the calls List may make per run.
+type counting struct {
+	client.Client
+	describe, get, query atomic.Int32
+}
+
+func (c *counting) DescribeWorkflowExecution(ctx context.Context, id, run string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	c.describe.Add(1)
+	return c.Client.DescribeWorkflowExecution(ctx, id, run)
+}
+
+func (c *counting) GetWorkflow(ctx context.Context, id, run string) client.WorkflowRun {
+	c.get.Add(1)
+	return c.Client.GetWorkflow(ctx, id, run)
+}
+
+func (c *counting) QueryWorkflow(ctx context.Context, id, run, name string, args ...any) (converter.EncodedValue, error) {
+	c.query.Add(1)
+	return c.Client.QueryWorkflow(ctx, id, run, name, args...)
+}
+
+// Listing runs again (the page of azero serve does every second) reads a
+// finished run's result once; a run still going is asked every time.
+func TestTemporalListReadsAFinishedRunOnce(t *testing.T) {
+	srv := temporaltest.NewServer(temporaltest.WithT(t))
+	c := srv.NewClientWithOptions(client.Options{Logger: quiet{}})
+	reg := toyRegistry(t, 0)
+	startWorker(t, c, reg, "worker-a")
+	cc := &counting{Client: c}
+	cl := &Client{C: cc, Poll: 50 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
+	defer cancel()
+	for _, r := range []struct {
+		id string
+		s  toy
+	}{{"261124-ended", toy{Unattended: true}}, {"261124-asking", toy{}}} {
+		r.s.Dir = t.TempDir()
+		raw, _ := json.Marshal(r.s)
+		if err := cl.Start(ctx, Input{RunID: r.id, Workflow: toyName, State: raw}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Follow(ctx, r.id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.GetWorkflow(ctx, "261124-ended", "").Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	list := func() map[string]Status {
+		t.Helper()
+		// Visibility may lag a moment behind the runs' ends.
+		deadline := time.Now().Add(testenv.Patience)
+		for {
+			runs, err := cl.List(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]Status{}
+			for _, st := range runs {
+				out[st.RunID] = st
+			}
+			if len(out) == 2 && out["261124-ended"].Ended {
+				return out
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the list never showed both runs, the first ended: %+v", runs)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	first := list()
+	cc.describe.Store(0)
+	cc.get.Store(0)
+	cc.query.Store(0)
+	again := list()
+	if d, g, q := cc.describe.Load(), cc.get.Load(), cc.query.Load(); d != 1 || g != 0 || q != 1 {
+		t.Errorf("listing again: %d describes, %d results read, %d queries; want the running run described and queried once, nothing read of the ended one", d, g, q)
+	}
+	for id, st := range first {
+		a := again[id]
+		if a.Status != st.Status || a.Ended != st.Ended || a.Node != st.Node || a.Workflow != st.Workflow || (a.Question == nil) != (st.Question == nil) {
+			t.Errorf("%s listed again as %+v, first as %+v", id, a, st)
+		}
+	}
+	if st := again["261124-ended"]; st.Status != store.StatusDone {
+		t.Errorf("the ended run is %s", st.Status)
+	}
+	if st := again["261124-asking"]; st.Question == nil {
+		t.Errorf("the run asking should be listed with its question: %+v", st)
 	}
 }
