@@ -209,9 +209,22 @@ func (dr *driver) emit(evs ...event.Event) {
 		}
 		dr.events = append(dr.events, ev)
 	}
-	if len(dr.events) > eventsKept {
-		dr.events = slices.Clone(dr.events[len(dr.events)-eventsKept:])
+	first, size := max(len(dr.events)-eventsKept, 0), 0
+	for i := len(dr.events) - 1; i >= first; i-- {
+		size += eventSize(dr.events[i])
+		if size > eventsSize {
+			first = i + 1
+			break
+		}
 	}
+	if first > 0 {
+		dr.events = slices.Clone(dr.events[first:])
+	}
+}
+
+// eventSize is about what an event weighs as JSON.
+func eventSize(ev event.Event) int {
+	return len(ev.Text) + len(ev.Data) + len(ev.Node) + len(ev.RunID) + 128
 }
 
 // stopped records a node that could not complete and waits until a human

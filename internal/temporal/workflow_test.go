@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
@@ -939,5 +940,38 @@ func TestAnswerWithoutAChannelIsTemporals(t *testing.T) {
 	recs := auditRecords(t, te.w.auditLog, "gate_decision")
 	if len(recs) != 1 || recs[0]["channel"] != human.ChannelTemporal || recs[0]["by"] != "ops" || recs[0]["worker"] != "worker-a" {
 		t.Errorf("the decision record should name the temporal channel, who and the worker: %v", recs)
+	}
+}
+
+// The events a run keeps stay under a size that fits Temporal's payload
+// limit, however many long ones its nodes report: the newest are kept,
+// numbered in order.
+func TestEventsKeptFitAPayload(t *testing.T) {
+	t.Parallel()
+	d, _ := toyRegistry(t, 0).get(toyName)
+	dr := &driver{d: d, in: Input{RunID: "261124-big"}, now: time.Now}
+	long := strings.Repeat("x", 2*eventText)
+	data := json.RawMessage(`"` + strings.Repeat("d", eventData-16) + `"`)
+	for range 2 * eventsKept {
+		dr.emit(event.Event{Kind: event.TestResult, Text: long, Data: data})
+	}
+	raw, err := json.Marshal(dr.snapshot(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > 2<<20 {
+		t.Errorf("the status weighs %d bytes, over Temporal's 2 MiB payload limit", len(raw))
+	}
+	if n := len(dr.events); n == 0 || n >= eventsKept {
+		t.Fatalf("kept %d events: want the newest that fit", n)
+	}
+	last := dr.events[len(dr.events)-1]
+	if last.Seq != int64(2*eventsKept) {
+		t.Errorf("the last event kept is %d, want the newest, %d", last.Seq, 2*eventsKept)
+	}
+	for i := 1; i < len(dr.events); i++ {
+		if dr.events[i].Seq != dr.events[i-1].Seq+1 {
+			t.Fatalf("events kept out of order at %d", i)
+		}
 	}
 }
