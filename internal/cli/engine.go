@@ -106,6 +106,13 @@ func (f *Factory) engineSettings(cfg config.Config) (kind string, conn temporal.
 	return engineTemporal, conn, queue, opts, nil
 }
 
+// checkEngine refuses, before any work, an engine choice that cannot be
+// used (an unknown kind, Temporal without an address): a usage error.
+func (f *Factory) checkEngine(cfg config.Config) error {
+	_, _, _, _, err := f.engineSettings(cfg)
+	return err
+}
+
 // temporalEngine connects to Temporal when the engine chosen for repoRoot
 // (flags, then config) is temporal; nil means the local engine.
 func (f *Factory) temporalEngine(ctx context.Context, repoRoot string) (*temporalEngine, error) {

@@ -159,6 +159,9 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
+	if err := f.checkEngine(cfg); err != nil {
+		return err
+	}
 	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes+1)
 	if err != nil {
 		return err

@@ -178,6 +178,17 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkEngine(cfg); err != nil {
+		return err
+	}
+	if opts.Resume != "" {
+		if te, err := f.temporalEngine(ctx, top); err != nil {
+			return err
+		} else if te != nil {
+			defer te.Close()
+			return resumeIssueTemporal(ctx, f, te, opts.Resume, opts.JSON)
+		}
+	}
 	st, err := f.Store(ctx)
 	if err != nil {
 		return err

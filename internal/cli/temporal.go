@@ -307,6 +307,21 @@ func (f *Factory) reportIssueTemporal(st temporal.Status, err error, asJSON bool
 	return f.reportTemporal(st, res, err, asJSON)
 }
 
+// resumeIssueTemporal continues the unfinished governance run on Temporal
+// whose slug is slug, as `azero issue --resume SLUG` does locally.
+func resumeIssueTemporal(ctx context.Context, f *Factory, te *temporalEngine, slug string, asJSON bool) error {
+	runs, err := te.client.List(ctx, 0)
+	if err != nil {
+		return err
+	}
+	for _, st := range runs {
+		if st.Workflow == issue.Name && st.Meta["slug"] == slug && !st.Ended {
+			return resumeTemporal(ctx, f, te, st.RunID, asJSON)
+		}
+	}
+	return fmt.Errorf("no unfinished issue run on Temporal has the slug %q; see 'azero runs --engine temporal --workflow issue'", slug)
+}
+
 // resumeTemporal continues a Temporal run from this terminal: it answers
 // the question the run waits for, or retries the node a failed run
 // stopped at, then follows the run.

@@ -288,6 +288,9 @@ func (a *activities) Ask(ctx context.Context, in nodeInput) (nodeOutput, error) 
 // workflow acts on it. It fails, and the decision is not acted on, when
 // the log cannot be written.
 func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput, error) {
+	// Taking the run over recreates its worktree, and the audit log may
+	// sit on a slow disk: neither is a dead worker.
+	defer heartbeat(ctx, in.Node)()
 	d, err := a.reg.get(in.Workflow)
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
@@ -337,6 +340,7 @@ func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput
 
 // Finish records how a run ended and forgets its worktree snapshot.
 func (a *activities) Finish(ctx context.Context, in nodeInput) (nodeOutput, error) {
+	defer heartbeat(ctx, flow.End)()
 	d, err := a.reg.get(in.Workflow)
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
