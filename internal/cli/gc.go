@@ -352,11 +352,28 @@ func gcOrphan(ctx context.Context, path, root string) error {
 }
 
 func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
+	var failed []string
+	for _, a := range actions {
+		if a.Error != "" {
+			failed = append(failed, a.RunID)
+		}
+	}
+	var err error
+	if len(failed) > 0 {
+		err = fmt.Errorf("could not clean up %s", strings.Join(failed, ", "))
+	}
 	if opts.JSON {
 		if actions == nil {
 			actions = []gcAction{}
 		}
-		return writeJSON(f.IO.Out, map[string]any{"removed": actions, "dry_run": opts.DryRun})
+		doc := map[string]any{"removed": actions, "dry_run": opts.DryRun}
+		if err != nil {
+			doc["error"], doc["exit_code"] = err.Error(), ExitCode(err)
+		}
+		if werr := writeJSON(f.IO.Out, doc); werr != nil {
+			return errors.Join(err, werr)
+		}
+		return err
 	}
 	if len(actions) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "Nothing to clean up.")
@@ -366,20 +383,15 @@ func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
 	if opts.DryRun {
 		verb = "would remove"
 	}
-	var failed []string
 	for _, a := range actions {
 		what := strings.Join(a.what(), ", ")
 		if a.Error != "" {
 			fmt.Fprintf(f.IO.ErrOut, "%s: could not remove %s: %s\n", a.RunID, what, a.Error)
-			failed = append(failed, a.RunID)
 			continue
 		}
 		fmt.Fprintf(f.IO.ErrOut, "%s: %s %s (%s)\n", a.RunID, verb, what, a.Reason)
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("could not clean up %s", strings.Join(failed, ", "))
-	}
-	return nil
+	return err
 }
 
 // what lists what an action removes, in words.
