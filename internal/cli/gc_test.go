@@ -305,7 +305,7 @@ func killWorktreeAdd(t *testing.T, repo, branch, wt, mark, marker string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testenv.Patience)
 	for {
 		if _, err := os.Stat(marker); err == nil {
 			break
