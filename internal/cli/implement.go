@@ -178,7 +178,7 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes+1)
+	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes)
 	if err != nil {
 		return err
 	}
