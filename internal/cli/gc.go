@@ -38,6 +38,10 @@ func newRunsGCCommand(f *Factory) *cobra.Command {
   and its azero/... branch behind. 'azero runs gc' removes the worktrees of
   runs that have ended and of runs the store no longer knows.
 
+  What a git killed with a run left (a stale lock on the run's branch, a
+  half-made worktree) is removed too; the run stays resumable, and its resume
+  makes the worktree again.
+
   With --all it also abandons runs that are not finished and that no process
   is driving (interrupted, killed, waiting or failed): they are marked aborted
   and their worktree and branch are removed. Runs being driven right now are
@@ -62,6 +66,7 @@ type gcAction struct {
 	StaleLock      bool   `json:"stale_lock,omitempty"`          // a lock left on the branch's ref by a killed git
 	Unfinished     bool   `json:"unfinished_worktree,omitempty"` // what a killed `git worktree add` left
 	lockOf         string // the branch whose lock is stale
+	resumable      bool   // the run stays resumable: only a killed git's leftovers go
 	Registered     bool   `json:"-"`                         // git still lists the worktree
 	OnDisk         bool   `json:"-"`                         // its folder exists
 	RepositoryGone bool   `json:"repository_gone,omitempty"` // the run's repository was deleted or moved
@@ -196,7 +201,10 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		case opts.All:
 			a.Reason = "abandoned: " + string(effectiveStatus(st, r)) + " at " + r.Node
 		default:
-			continue // resumable; kept unless --all
+			// Resumable: kept unless --all, but not what a killed git left
+			// of it (a stale lock on its branch, a half-made worktree),
+			// which its resume would have to repair anyway.
+			a.Reason, a.resumable = "left by a git killed with the run, which stays resumable", true
 		}
 		a.Worktree = info.Worktree
 		if a.Worktree == "" {
@@ -206,10 +214,13 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		if info.Branch != "" && owner[info.Repo+"\x00"+info.Branch] == r.ID {
 			branch = info.Branch
 		}
-		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch()); err != nil {
+		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch() || a.resumable); err != nil {
 			a.Error = err.Error()
 			actions = append(actions, a)
 			continue
+		}
+		if a.resumable && !a.Unfinished {
+			a.Worktree = "" // a complete worktree is the run's work
 		}
 		if a.Worktree == "" && a.Branch == "" && !a.StaleLock {
 			continue // nothing left: the run cleaned up after itself
@@ -283,7 +294,7 @@ func gcFind(ctx context.Context, repos gcRepos, a *gcAction, repoDir, branch str
 // gcOne removes what is left of one run, marking an abandoned run aborted
 // first so that nobody resumes into a missing worktree.
 func gcOne(ctx context.Context, st *store.Store, r store.Run, a *gcAction, repo *gcRepo, root string) error {
-	if !r.Status.Finished() && r.Node != flow.End {
+	if !r.Status.Finished() && r.Node != flow.End && !a.resumable {
 		token := fmt.Sprintf("gc-%d", os.Getpid())
 		if err := st.Acquire(ctx, r.ID, store.Lease{Token: token, PID: os.Getpid()}, time.Minute); err != nil {
 			return err
