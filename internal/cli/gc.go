@@ -215,6 +215,9 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 			branch = info.Branch
 		}
 		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch() || a.resumable); err != nil {
+			if a.resumable {
+				continue // its resume will say what is wrong with its repository
+			}
 			a.Error = err.Error()
 			actions = append(actions, a)
 			continue
