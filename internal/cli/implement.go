@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -133,15 +134,34 @@ func (opts *ImplementOptions) validate() error {
 	switch {
 	case opts.LLD == "":
 		return usagef("--lld FILE is required: the design document to implement")
-	case opts.Budget < 0:
-		return usagef("--budget must not be negative (got %g)", opts.Budget)
 	case opts.Force && !opts.Auto:
 		return usagef("--force only makes sense with --auto (without --auto azero asks before replacing a large file)")
 	}
-	if opts.Coder != "" {
-		if _, err := llm.ParseSpec(opts.Coder); err != nil {
-			return usagef("--coder %q: %v", opts.Coder, err)
-		}
+	if err := budgetFlag(opts.Budget); err != nil {
+		return err
+	}
+	return modelFlag("coder", opts.Coder)
+}
+
+// budgetFlag checks a --budget: an amount of USD, finite, 0 or more.
+func budgetFlag(usd float64) error {
+	switch {
+	case math.IsNaN(usd) || math.IsInf(usd, 0):
+		return usagef("--budget must be an amount of USD, got %g", usd)
+	case usd < 0:
+		return usagef("--budget must not be negative (got %g)", usd)
+	}
+	return nil
+}
+
+// modelFlag checks a --coder, --drafter or --reviewer: provider:model, or
+// nothing (the config's, else the default).
+func modelFlag(role, spec string) error {
+	if spec == "" {
+		return nil
+	}
+	if _, err := llm.ParseSpec(spec); err != nil {
+		return usagef("--%s %q: %v", role, spec, err)
 	}
 	return nil
 }
@@ -162,7 +182,7 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err := f.checkEngine(cfg); err != nil {
 		return err
 	}
-	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes+1)
+	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes)
 	if err != nil {
 		return err
 	}

@@ -124,6 +124,12 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 			default:
 				return usagef("unknown tracker %q: use github or local", opts.Tracker)
 			}
+			if err := modelFlag("drafter", opts.Drafter); err != nil {
+				return err
+			}
+			if err := modelFlag("reviewer", opts.Reviewer); err != nil {
+				return err
+			}
 			if opts.Resume != "" && issue.CleanSlug(opts.Resume) != opts.Resume {
 				return usagef("%q is not a slug: slugs are lower-case letters, digits and hyphens (see 'azero runs --workflow issue')", opts.Resume)
 			}

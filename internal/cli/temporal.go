@@ -237,6 +237,7 @@ func (f *Factory) reportTemporal(st temporal.Status, result any, driveErr error,
 			out.Status = store.StatusWaiting
 		}
 	}
+	out.failed(driveErr)
 	if err := writeJSON(f.IO.Out, out); err != nil {
 		return errors.Join(driveErr, err)
 	}

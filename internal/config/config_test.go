@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/config"
@@ -292,5 +293,62 @@ func TestEveryKeyExplainsItsType(t *testing.T) {
 				t.Fatalf("error %v\nwant %q", err, want)
 			}
 		})
+	}
+}
+
+// TestEndlessOrHugeFilesAreRefused: the repository's config comes with the
+// repository; a link to a device that never ends, a named pipe nobody
+// writes to, a huge file or a directory is refused with its path, never
+// read into memory without bound or waited on.
+func TestEndlessOrHugeFilesAreRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"a link to /dev/zero", func(t *testing.T, path string) {
+			if _, err := os.Stat("/dev/zero"); err != nil {
+				t.Skip("no /dev/zero here")
+			}
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "a device"},
+		{"a named pipe", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}, "a named pipe"},
+		{"a directory", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "a directory"},
+		{"a file over the limit", func(t *testing.T, path string) {
+			// Valid TOML all the way: only its size is wrong.
+			write(t, path, "# "+strings.Repeat("x", config.MaxFileBytes)+"\n")
+		}, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := t.TempDir()
+			path := filepath.Join(repo, ".azero", "config.toml")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tt.make(t, path)
+			_, _, err := config.Load("", repo)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one naming %s and saying %q", err, path, tt.want)
+			}
+		})
+	}
+	// At the limit is still a configuration.
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "azero.toml"), "# "+strings.Repeat("x", config.MaxFileBytes-3)+"\n")
+	if _, srcs, err := config.Load("", repo); err != nil || len(srcs) != 1 {
+		t.Fatalf("a file of exactly the limit: %v, %v", srcs, err)
 	}
 }

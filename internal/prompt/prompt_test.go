@@ -63,12 +63,12 @@ func TestApproveNeedsTheWholeWord(t *testing.T) {
 				if r.err != nil || r.ok != tt.want {
 					t.Fatalf("Approve = %v, %v; want %v", r.ok, r.err, tt.want)
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(testenv.Patience):
 				t.Fatal("Approve did not return")
 			}
 			// The screen may lag behind the answer; give it a moment.
 			var got int
-			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			for deadline := time.Now().Add(testenv.Patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				if got = strings.Count(term.Text(), "in full"); got >= tt.reasks {
 					break
 				}
@@ -319,7 +319,7 @@ func TestTypedAheadInputNeverAnswers(t *testing.T) {
 				if r.err != nil || r.answer != tt.want {
 					t.Fatalf("answer %q, %v; want %q, typed after the question", r.answer, r.err, tt.want)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testenv.Patience):
 				t.Fatalf("no answer; screen:\n%s", term.Text())
 			}
 		})
@@ -361,7 +361,7 @@ func TestAnswerToACancelledQuestionDoesNotCarryOver(t *testing.T) {
 		if ok {
 			t.Fatal("a line typed before the question approved it")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatalf("no answer; screen:\n%s", term.Text())
 	}
 }

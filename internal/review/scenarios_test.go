@@ -309,7 +309,7 @@ func approveThrough(t *testing.T, repo string, answers ...string) (review.Outcom
 	select {
 	case r := <-done:
 		return r.out, r.err, term.Text(), log
-	case <-time.After(15 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatalf("the gate did not return; screen:\n%s", term.Text())
 	}
 	return review.Outcome{}, nil, "", nil
@@ -528,7 +528,7 @@ func TestTerminalWithoutAnswers(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("the gate ignored the interrupt")
 	}
 	if recs := log.records(t); len(recs) != 0 {

@@ -41,7 +41,7 @@ func wait(t *testing.T, done <-chan writeResult) writeResult {
 	select {
 	case r := <-done:
 		return r
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("Write did not return")
 		return writeResult{}
 	}
@@ -175,7 +175,7 @@ func TestTerminalApproverDecision(t *testing.T) {
 		if d != (safewrite.Decision{Approved: true, Strategy: safewrite.Insert, Line: 7, Channel: human.ChannelTerminal}) {
 			t.Fatalf("decision = %+v", d)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("no decision")
 	}
 }
