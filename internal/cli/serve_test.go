@@ -401,7 +401,8 @@ func TestServeDemoApprovedInABrowser(t *testing.T) {
 	for _, r := range recs {
 		if r["event"] == "gate_decision" && r["channel"] == "web" {
 			by, _ := r["by"].(string)
-			if r["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(by, "HeadlessChrome") {
+			agent, _ := r["user_agent"].(string)
+			if r["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(agent, "HeadlessChrome") || r["remote_addr"] == nil {
 				t.Errorf("decision %v", r)
 			}
 			web++

@@ -429,25 +429,7 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 		// nothing is decided.
 		return "", fmt.Errorf("gate %s: %w", nd.name, err)
 	}
-	attrs := []slog.Attr{
-		slog.String("gate", nd.name), slog.String("decision", opt.Decision), slog.String("answer", a.Key),
-		slog.String("channel", a.Channel), slog.Time("asked_at", q.AskedAt), slog.Time("answered_at", a.At),
-	}
-	if a.By != "" {
-		attrs = append(attrs, slog.String("by", a.By))
-	}
-	if opt.Text != "" || q.Kind == human.Text {
-		attrs = append(attrs, slog.String("text", a.Text))
-	}
-	if opt.Confirm != "" {
-		attrs = append(attrs, slog.Bool("override", true), slog.String("override_of", opt.ConfirmWhy))
-	}
-	if len(a.Files) > 0 {
-		attrs = append(attrs, slog.Any("files_edited", editedFiles(q, a)))
-	}
-	for _, k := range sortedKeys(q.Facts) {
-		attrs = append(attrs, slog.Any(k, q.Facts[k]))
-	}
+	attrs := human.DecisionRecord(q, a, opt)
 	if err := d.e.Audit.Event(ctx, "gate_decision", d.runID, attrs...); err != nil {
 		return "", &AuditError{Gate: nd.name, Decision: opt.Decision, Err: err}
 	}
@@ -540,26 +522,6 @@ func (d *driver[S]) posted(q human.Question) (human.Answer, bool) {
 		return human.Answer{}, false
 	}
 	return a, true
-}
-
-// editedFiles names the files of an editor answer the human changed.
-func editedFiles(q human.Question, a human.Answer) []string {
-	var out []string
-	for _, f := range q.Files {
-		if c, ok := a.Files[f.Name]; ok && c != f.Content {
-			out = append(out, f.Name)
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time, attempt ...string) error {

@@ -161,6 +161,7 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 		}
 	}
 	a.QuestionID, a.Channel, a.By, a.At = q.ID, human.ChannelWeb, c.by(), s.opts.Now().UTC()
+	a.RemoteAddr, a.UserAgent = c.addr, c.agent
 	opt, err := human.Validate(*q, a)
 	if err != nil {
 		return res, refuse(http.StatusUnprocessableEntity, "%v", err)

@@ -91,6 +91,9 @@ func TestAnApprovalContinuesTheRun(t *testing.T) {
 	if d["channel"] != "web" || d["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(by, "azero-test-script/1.0") {
 		t.Errorf("decision record %v", d)
 	}
+	if addr, _ := d["remote_addr"].(string); !strings.HasPrefix(addr, "127.0.0.1:") || d["user_agent"] != "azero-test-script/1.0" {
+		t.Errorf("decision record without the remote address and user agent as fields: %v", d)
+	}
 	if web := f.auditRecords("web_answer"); len(web) != 1 || web[0]["user_agent"] != "azero-test-script/1.0" || web[0]["decision"] != "APPROVED" {
 		t.Errorf("web_answer records %v", web)
 	}
