@@ -387,14 +387,10 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, ev
 	run := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID, Env: env,
 		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...),
 		Lineage: roles.NewLineage(w, stateDir, runID), Events: events}
-	drafter, err := roles.Open(llm.RoleDrafter, s.Drafter, run)
-	if err != nil {
-		return issue.Deps{}, err
-	}
-	reviewer, err := roles.Open(llm.RoleReviewer, s.Reviewer, run)
-	if err != nil {
-		return issue.Deps{}, err
-	}
+	// Opened by the pre-flight check or at their first call: a run resumed
+	// past its last model call (at the filing, say) needs no key.
+	drafter := llm.Lazy(s.Drafter, func() (llm.Model, error) { return roles.Open(llm.RoleDrafter, s.Drafter, run) })
+	reviewer := llm.Lazy(s.Reviewer, func() (llm.Model, error) { return roles.Open(llm.RoleReviewer, s.Reviewer, run) })
 	logger, err := f.Audit()
 	if err != nil {
 		return issue.Deps{}, err
@@ -445,6 +441,10 @@ func resumeIssue(ctx context.Context, f *Factory, r store.Run, asJSON bool) erro
 	if err != nil {
 		return err
 	}
+	// The models are not checked again: a run resumed past its last model
+	// call (at the verdict gate, at the filing) needs no key, and one that
+	// still calls a model fails at that call, naming the key, resumable.
+	deps.Checks.Models = nil
 	if err := deps.Checks.Run(ctx); err != nil {
 		return err
 	}

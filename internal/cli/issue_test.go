@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -1340,5 +1342,55 @@ func TestIssueConfiguredDirectories(t *testing.T) {
 	}
 	if len(w.names("governance/trail/done/1-budget")) != 4 || w.exists("docs") {
 		t.Error("the configured directories were not used")
+	}
+}
+
+// TestIssueResumedPastItsModelCallsNeedsNoKey: a run that drafted and
+// reviewed with a real provider, then waits at its last gate, is filed by
+// a resume without the provider's key (the models are opened at their
+// first call or by the pre-flight check of a new run, not up front).
+func TestIssueResumedPastItsModelCallsNeedsNoKey(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		calls.Add(1)
+		text := issDraft1
+		if strings.Contains(string(body), "You review issue drafts") {
+			text = issOK
+		}
+		content, _ := json.Marshal(text)
+		rw.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(rw, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1",
+"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],
+"usage":{"prompt_tokens":900,"completion_tokens":120,"total_tokens":1020}}`, content)
+	}))
+	t.Cleanup(srv.Close)
+	w := newIssWorld(t, "")
+	brief := w.brief("budget.md", "add a budget\n")
+	models := []string{"--drafter", "openai:gpt-4.1", "--reviewer", "openai:gpt-4.1"}
+	keyed := []string{"AZERO_MOCK_LLM=0", "OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
+	p := w.start(keyed, append([]string{"issue", "--brief", brief, "--json"}, models...)...)
+	p.answer(issDraftMenu, 1, "S")
+	p.waitFor(issVerdictMenu, 1)
+	p.kill()
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("%d model calls before the verdict gate, want 2 (draft, review)", n)
+	}
+	runs := w.runs()
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	// No key, no base URL: nothing can reach a model now.
+	p = w.start([]string{"AZERO_MOCK_LLM=0"}, "resume", runs[0].ID, "--json")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if o := w.outcome(p.stdout.String()); o.Status != "done" || o.Result.Issue == nil {
+		t.Errorf("outcome = %+v", o)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d model calls in all, want 2", n)
 	}
 }
