@@ -47,7 +47,7 @@ func Detect(dir string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if r, _ := scriptRunner(pkg.Scripts["test"]); r != "" {
+		if r, _ := pkg.testRunner(); r != "" {
 			return r, nil
 		}
 		for _, k := range []string{KindVitest, KindJest} {

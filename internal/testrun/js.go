@@ -49,14 +49,19 @@ func (j *jsRunner) command(dir, report string) ([]string, error) {
 	}
 }
 
-// viaScript runs the project's `npm test` with args when its test script
-// ends in the runner (so the project's own flags and config apply), else
-// the runner's binary from node_modules/.bin or PATH.
+// viaScript runs the project's own script with args when the test script
+// runs the runner as its last command, directly or through `npm run NAME`
+// (so the project's own flags and config apply: `node
+// --experimental-vm-modules node_modules/jest/bin/jest.js`, say), else the
+// runner's binary from node_modules/.bin or PATH.
 func (j *jsRunner) viaScript(dir string, args []string, sub string) ([]string, error) {
 	pkg, _ := readPackageJSON(dir)
-	if runner, last := scriptRunner(pkg.Scripts["test"]); runner == j.kind && last {
+	if runner, script := pkg.testRunner(); runner == j.kind && script != "" {
 		if npm, err := j.opts.LookPath("npm"); err == nil {
-			return append([]string{npm, "test", "--"}, args...), nil
+			if script == "test" {
+				return append([]string{npm, "test", "--"}, args...), nil
+			}
+			return append([]string{npm, "run", script, "--"}, args...), nil
 		}
 	}
 	bin := filepath.Join(dir, "node_modules", ".bin", j.kind)
@@ -174,43 +179,135 @@ func (p packageJSON) depends(name string) bool {
 
 var scriptSep = lazyre.New(`&&|\|\||;|\|`)
 
-// scriptRunner names the test runner a package.json script calls (vitest,
-// jest or node for `node --test`) and whether that is its last command,
-// the one `npm test -- ARGS` passes ARGS to.
-func scriptRunner(script string) (runner string, last bool) {
-	parts := scriptSep().Split(script, -1)
-	for i := len(parts) - 1; i >= 0; i-- {
-		if r := commandRunner(parts[i]); r != "" {
-			return r, i == len(parts)-1
-		}
-	}
-	return "", false
+// maxScriptDepth bounds how many `npm run NAME` calls are followed.
+const maxScriptDepth = 5
+
+// testRunner names the test runner the package's test script runs
+// (vitest, jest, or node for `node --test`), following `npm run NAME` (and
+// yarn's, pnpm's and bun's way of saying it) into the scripts it calls; and
+// the script that runs it as its last command, the one `npm run SCRIPT --
+// ARGS` passes ARGS to ("" when the runner is not any script's last
+// command).
+func (p packageJSON) testRunner() (runner, script string) {
+	return p.scriptRunner("test", 0)
 }
 
-func commandRunner(cmd string) string {
+func (p packageJSON) scriptRunner(name string, depth int) (runner, script string) {
+	parts := scriptSep().Split(p.Scripts[name], -1)
+	for i := len(parts) - 1; i >= 0; i-- {
+		if r := commandRunner(parts[i]); r != "" {
+			if i == len(parts)-1 {
+				return r, name
+			}
+			return r, ""
+		}
+		called := scriptCall(parts[i])
+		if called == "" || called == name || depth >= maxScriptDepth {
+			continue
+		}
+		if _, ok := p.Scripts[called]; !ok {
+			continue
+		}
+		if r, s := p.scriptRunner(called, depth+1); r != "" {
+			// The called script runs on its own: what comes before the
+			// call in this one (a lint step, say) is not the tests.
+			return r, s
+		}
+	}
+	return "", ""
+}
+
+// commandWords are the words of one command of a script without the
+// variable assignments and wrappers before the program it runs.
+func commandWords(cmd string) []string {
 	fields := strings.Fields(cmd)
 	for len(fields) > 0 {
 		f := fields[0]
-		if strings.Contains(f, "=") && !strings.HasPrefix(f, "-") || f == "npx" || f == "cross-env" || f == "exec" || f == "pnpm" || f == "yarn" || f == "bunx" {
+		if strings.Contains(f, "=") && !strings.HasPrefix(f, "-") || f == "cross-env" || f == "env" || f == "exec" {
 			fields = fields[1:]
 			continue
 		}
 		break
 	}
-	if len(fields) == 0 {
+	return fields
+}
+
+// scriptCall names the package script a command runs (`npm run NAME`,
+// `npm test`, `yarn NAME`, `pnpm run NAME`, `bun run NAME`), or "".
+func scriptCall(cmd string) string {
+	w := commandWords(cmd)
+	if len(w) < 2 {
 		return ""
 	}
-	switch filepath.Base(fields[0]) {
-	case "vitest":
-		return KindVitest
-	case "jest":
-		return KindJest
-	case "node":
-		for _, f := range fields[1:] {
-			if f == "--test" {
-				return KindNode
-			}
+	switch w[0] {
+	case "npm":
+		switch {
+		case (w[1] == "run" || w[1] == "run-script") && len(w) > 2:
+			return w[2]
+		case w[1] == "test" || w[1] == "t":
+			return "test"
 		}
+	case "yarn", "pnpm", "bun":
+		if w[1] == "run" && len(w) > 2 {
+			return w[2]
+		}
+		if w[0] != "bun" && !strings.HasPrefix(w[1], "-") {
+			return w[1]
+		}
+	}
+	return ""
+}
+
+func commandRunner(cmd string) string {
+	fields := commandWords(cmd)
+	wrapped := false // after a package runner, whose own flags come first
+	for len(fields) > 0 {
+		switch f := fields[0]; {
+		case f == "npx" || f == "pnpm" || f == "yarn" || f == "bunx" || f == "exec" || f == "dlx":
+			fields, wrapped = fields[1:], true
+		case wrapped && strings.HasPrefix(f, "-"):
+			fields = fields[1:]
+		default:
+			return programRunner(fields)
+		}
+	}
+	return ""
+}
+
+// programRunner names the runner a program and its arguments are: vitest,
+// jest, node with --test, or node running jest's or vitest's own script
+// (as ESM projects run jest: node --experimental-vm-modules
+// node_modules/jest/bin/jest.js).
+func programRunner(fields []string) string {
+	if r := runnerOfPath(fields[0]); r != "" {
+		return r
+	}
+	if filepath.Base(fields[0]) != "node" {
+		return ""
+	}
+	for _, f := range fields[1:] {
+		if f == "--test" {
+			return KindNode
+		}
+		if strings.HasPrefix(f, "-") {
+			continue
+		}
+		if r := runnerOfPath(f); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// runnerOfPath names the runner a program path is: the vitest or jest
+// command, or the script of their packages.
+func runnerOfPath(p string) string {
+	p = strings.Trim(p, `"'`)
+	switch base := filepath.Base(p); {
+	case base == "vitest" || base == "vitest.mjs" && strings.Contains(p, "vitest/"):
+		return KindVitest
+	case base == "jest" || (base == "jest.js" && (strings.Contains(p, "jest/bin/") || strings.Contains(p, "jest-cli/bin/"))):
+		return KindJest
 	}
 	return ""
 }

@@ -166,6 +166,37 @@ func TestJestRunner(t *testing.T) {
 	})
 }
 
+// An ESM project runs jest as jest's documentation says, through node with
+// --experimental-vm-modules: without that flag no ESM test file can load,
+// so the script's command, not the bare jest binary, must run.
+func TestJestRunnerOfAnESMProject(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "jest")
+	testenv.RequireTool(t, "npm")
+	pkg := `{"name": "calc", "type": "module", "scripts": {"test": "node --experimental-vm-modules node_modules/jest/bin/jest.js"}}`
+	viaRun := `{"name": "calc", "type": "module", "scripts": {"test": "npm run lint && npm run test:unit", "lint": "exit 3",` +
+		` "test:unit": "NODE_OPTIONS=--experimental-vm-modules jest"}, "devDependencies": {"jest": "^30"}}`
+	calc := "export const add = (a, b) => a + b\n"
+	test := func(body string) string {
+		return "import { add } from '../calc.js'\n" + body
+	}
+	runCases(t, "jest", testrun.Options{}, func(t *testing.T, dir string) { linkNodeModule(t, dir, "jest") }, []runnerCase{
+		{"green", map[string]string{"package.json": pkg, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds', () => { expect(add(1, 2)).toBe(3) })\n")},
+			testrun.Pass, 1, nil, ""},
+		{"red", map[string]string{"package.json": pkg, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds', () => { expect(add(1, 2)).toBe(3) })\ntest('adds wrong', () => { expect(add(1, 2)).toBe(4) })\n")},
+			testrun.Fail, 1, []string{"__tests__/calc.test.js > adds wrong"}, ""},
+		{"red through npm run", map[string]string{"package.json": viaRun, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds wrong', () => { expect(add(1, 2)).toBe(4) })\n")},
+			testrun.Fail, 0, []string{"__tests__/calc.test.js > adds wrong"}, ""},
+		{"missing export is not a red", map[string]string{"package.json": pkg, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds wrong', () => { expect(add(1, 2)).toBe(4) })\n"),
+			"__tests__/sub.test.js":  "import { sub } from '../calc.js'\ntest('subtracts', () => { expect(sub(3, 2)).toBe(1) })\n"},
+			testrun.Broken, 0, []string{"__tests__/calc.test.js > adds wrong", "__tests__/sub.test.js"}, "does not provide an export named 'sub'"},
+	})
+}
+
 func TestCargoRunner(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "cargo")
