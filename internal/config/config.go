@@ -366,6 +366,7 @@ func overlay(dst *Config, src Config) {
 	}
 	set(&dst.Implement.Runner, src.Implement.Runner)
 	set(&dst.Implement.TestCmd, src.Implement.TestCmd)
+	set(&dst.Implement.Report, src.Implement.Report)
 	if src.Implement.Budget != nil {
 		dst.Implement.Budget = src.Implement.Budget
 	}

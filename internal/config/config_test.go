@@ -66,6 +66,29 @@ output = 0
 	}
 }
 
+// The runner, its command and its report are read from either file, the
+// repository's winning.
+func TestImplementTableOverlays(t *testing.T) {
+	t.Parallel()
+	user, repo := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(user, "azero", "config.toml"), "[implement]\nrunner = \"jest\"\ntest_cmd = \"make test\"\nreport = \"junit:user.xml\"\n")
+	write(t, filepath.Join(repo, ".azero", "config.toml"), "[implement]\ntest_cmd = \"mvn -q test\"\nreport = \"junit:target/surefire-reports/\"\n")
+	cfg, _, err := config.Load(user, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Implement.Runner != "jest" || cfg.Implement.TestCmd != "mvn -q test" || cfg.Implement.Report != "junit:target/surefire-reports/" {
+		t.Errorf("implement = %+v", cfg.Implement)
+	}
+	cfg, _, err = config.Load(user, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Implement.TestCmd != "make test" || cfg.Implement.Report != "junit:user.xml" {
+		t.Errorf("implement from the user's file alone = %+v", cfg.Implement)
+	}
+}
+
 func TestEngineTableOverlays(t *testing.T) {
 	t.Parallel()
 	user, repo := t.TempDir(), t.TempDir()

@@ -31,6 +31,25 @@ func DetectFiles(tests []string) string {
 	return kind
 }
 
+// DetectProject names the runner for tests in the project in dir: the one
+// the test files call for (DetectFiles), else for JavaScript or TypeScript
+// tests the one the package.json names even when the project has a go.mod
+// or Cargo.toml beside it (a web front end, a native module), else the
+// project's (Detect).
+func DetectProject(dir string, tests []string) (string, error) {
+	if k := DetectFiles(tests); k != "" {
+		return k, nil
+	}
+	js := len(tests) > 0
+	for _, t := range tests {
+		js = js && fileLanguage(t) == "js"
+	}
+	if js && exists(filepath.Join(dir, "package.json")) {
+		return detectJS(dir)
+	}
+	return Detect(dir)
+}
+
 // Detect guesses the runner of the project in dir from its files: go for a
 // go.mod, cargo for a Cargo.toml, for a package.json the runner its test
 // script calls (vitest, jest, `node --test`), else the one it depends on,
@@ -43,19 +62,7 @@ func Detect(dir string) (string, error) {
 		return KindCargo, nil
 	}
 	if exists(filepath.Join(dir, "package.json")) {
-		pkg, err := readPackageJSON(dir)
-		if err != nil {
-			return "", err
-		}
-		if r, _ := pkg.testRunner(); r != "" {
-			return r, nil
-		}
-		for _, k := range []string{KindVitest, KindJest} {
-			if pkg.depends(k) {
-				return k, nil
-			}
-		}
-		return KindNode, nil
+		return detectJS(dir)
 	}
 	for _, f := range []string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py"} {
 		if exists(filepath.Join(dir, f)) {
@@ -140,4 +147,22 @@ func Conventions(kind string) string {
 			"the way the project's existing tests are written, in the files its runner collects."
 	}
 	return ""
+}
+
+// detectJS names the runner of the package.json in dir: the one its test
+// script runs, else the one it depends on, else node's own.
+func detectJS(dir string) (string, error) {
+	pkg, err := readPackageJSON(dir)
+	if err != nil {
+		return "", err
+	}
+	if r, _ := pkg.testRunner(); r != "" {
+		return r, nil
+	}
+	for _, k := range []string{KindVitest, KindJest} {
+		if pkg.depends(k) {
+			return k, nil
+		}
+	}
+	return KindNode, nil
 }

@@ -36,8 +36,7 @@ func TestPackageTestRunner(t *testing.T) {
 		{"no scripts", nil, "", ""},
 	}
 	for _, tt := range tests {
-		runner, script := "", ""
-		_ = tt
+		runner, script := packageJSON{Scripts: tt.scripts}.testRunner()
 		if runner != tt.runner || script != tt.script {
 			t.Errorf("%s: testRunner() = %q, %q; want %q, %q", tt.name, runner, script, tt.runner, tt.script)
 		}

@@ -213,6 +213,39 @@ func TestDetect(t *testing.T) {
 	}
 }
 
+// The design's test files choose among the languages of a project that
+// has several.
+func TestDetectProject(t *testing.T) {
+	t.Parallel()
+	both := map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "pyproject.toml": "[tool.pytest.ini_options]\n"}
+	tests := []struct {
+		name  string
+		files map[string]string
+		tests []string
+		want  string
+	}{
+		{"python tests beside a package.json", both, []string{"tests/test_api.py"}, "pytest"},
+		{"typescript tests beside a pyproject", both, []string{"web/api.test.ts"}, "vitest"},
+		{"javascript tests in a go module", map[string]string{"go.mod": "module x\n", "package.json": `{"devDependencies": {"jest": "^30"}}`}, []string{"web/__tests__/api.js"}, "jest"},
+		{"go tests beside a package.json", map[string]string{"go.mod": "module x\n", "package.json": `{"scripts": {"test": "jest"}}`}, []string{"api_test.go"}, "go"},
+		{"typescript tests of a native module", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n", "package.json": `{"scripts": {"test": "node --test"}}`}, []string{"index.test.mjs"}, "node"},
+		{"rust tests beside a package.json", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n", "package.json": `{"scripts": {"test": "node --test"}}`}, []string{"tests/it.rs"}, "cargo"},
+		{"javascript tests without a package.json", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n"}, []string{"a.test.js"}, "cargo"},
+		{"tests of no known language", map[string]string{"pom.xml": "<project/>"}, []string{"src/test/java/AppTest.java"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			got, err := testrun.DetectProject(dir, tt.tests)
+			if got != tt.want || (tt.want == "") != (err != nil) {
+				t.Errorf("DetectProject(%v) = %q, %v; want %q", tt.tests, got, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestConventions(t *testing.T) {
 	t.Parallel()
 	// Each kind's text names the way its tests run and its test files.

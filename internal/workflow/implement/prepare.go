@@ -110,10 +110,7 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 	}
 	runner := in.Runner
 	if runner == "" {
-		runner = testrun.DetectFiles(tests)
-	}
-	if runner == "" {
-		if runner, err = testrun.Detect(top); err != nil {
+		if runner, err = testrun.DetectProject(top, tests); err != nil {
 			if in.Report == "" {
 				return nil, plan, err
 			}
