@@ -190,10 +190,11 @@ func rustLint(dir string, opts Options) ([]lintStep, []string, error) {
 		return nil, nil, err
 	}
 	env := cargoEnv(dir, opts.Environ)
+	scope := cargoScope(dir)
 	if found(opts.LookPath, "cargo-clippy") {
-		return []lintStep{{argv: []string{bin, "clippy", "--all-targets", "--quiet"}, env: env}}, nil, nil
+		return []lintStep{{argv: append([]string{bin, "clippy", "--all-targets", "--quiet"}, scope...), env: env}}, nil, nil
 	}
-	return []lintStep{{argv: []string{bin, "check", "--all-targets", "--quiet"}, env: env}},
+	return []lintStep{{argv: append([]string{bin, "check", "--all-targets", "--quiet"}, scope...), env: env}},
 		[]string{"clippy is not installed (rustup component add clippy): only `cargo check` ran"}, nil
 }
 

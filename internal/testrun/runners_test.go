@@ -216,6 +216,24 @@ func TestCargoRunner(t *testing.T) {
 			testrun.Broken, 0, nil, "tests/it.rs:2:35: error[E0425]: cannot find function `sub` in crate `calc`"},
 		{"no tests", map[string]string{"Cargo.toml": manifest, "src/lib.rs": lib},
 			testrun.NoTests, 0, nil, ""},
+		// A workspace whose root is a package: cargo test there would test
+		// the root package alone.
+		{"red in a member of a workspace", map[string]string{"Cargo.toml": manifest + "\n[workspace]\nmembers = [\"crates/mul\"]\n", "src/lib.rs": lib,
+			"crates/mul/Cargo.toml":   "[package]\nname = \"mul\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+			"crates/mul/src/lib.rs":   "pub fn mul(a: i32, b: i32) -> i32 { a + b }\n",
+			"crates/mul/tests/mul.rs": "#[test]\nfn multiplies() { assert_eq!(mul::mul(3, 4), 12); }\n#[test]\nfn by_two() { assert_eq!(mul::mul(2, 2), 4); }\n"},
+			testrun.Fail, 1, []string{"tests/mul.rs::multiplies"}, ""},
+		{"virtual workspace", map[string]string{"Cargo.toml": "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+			"crates/calc/Cargo.toml": manifest, "crates/calc/src/lib.rs": lib + "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n",
+			"crates/calc-cli/Cargo.toml":     "[package]\nname = \"calc-cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ncalc = { path = \"../calc\" }\n",
+			"crates/calc-cli/src/lib.rs":     "pub fn twice(a: i32) -> i32 { calc::add(a, a) }\n",
+			"crates/calc-cli/tests/twice.rs": "#[test]\nfn doubles() { assert_eq!(calc_cli::twice(2), 4); }\n"},
+			testrun.Pass, 2, nil, ""},
+		{"default members are what the workspace tests", map[string]string{"Cargo.toml": manifest + "\n[workspace]\nmembers = [\"crates/slow\"]\ndefault-members = [\".\"]\n",
+			"src/lib.rs":             lib + "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n",
+			"crates/slow/Cargo.toml": "[package]\nname = \"slow\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+			"crates/slow/src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn fails() { assert!(false); }\n}\n"},
+			testrun.Pass, 1, nil, ""},
 	})
 }
 

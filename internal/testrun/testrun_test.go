@@ -380,6 +380,9 @@ func TestLintLanguages(t *testing.T) {
 		{"tsc missing is a note", "node", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 'one'\n"}, []string{"a.ts"}, without("tsc"), true, "", "tsc is not installed"},
 		{"typescript without tsconfig is a note", "node", "node", map[string]string{"a.ts": "export const n = 1\n"}, []string{"a.ts"}, nil, true, "", "no tsconfig.json"},
 		{"clippy finds a compile error", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { \"one\" }\n"}, []string{"src/lib.rs"}, nil, false, "clippy --all-targets", ""},
+		{"clippy checks every member of a workspace", "cargo", "cargo", map[string]string{"Cargo.toml": crate + "\n[workspace]\nmembers = [\"crates/b\"]\n", "src/lib.rs": "pub fn f() -> i32 { 1 }\n",
+			"crates/b/Cargo.toml": "[package]\nname = \"b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n", "crates/b/src/lib.rs": "pub fn g() -> i32 { \"one\" }\n"},
+			[]string{"crates/b/src/lib.rs"}, nil, false, "clippy --all-targets", ""},
 		{"cargo check without clippy", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { 1 }\n"}, []string{"src/lib.rs"}, without("cargo-clippy"), true, "check --all-targets", "clippy is not installed"},
 		{"junit lints by file language", "node", "junit", map[string]string{"a.js": "function f( {\n", "b.txt": ""}, []string{"a.js", "b.txt"}, nil, false, "node --check", ""},
 	}
