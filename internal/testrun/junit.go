@@ -212,15 +212,18 @@ func readJUnit(r io.Reader, each func(junitCase)) (junitSuiteErrors, error) {
 
 // junitName names a case for FailedTests: "class > name", or the suite
 // instead of a class that says nothing (node's "test").
+// Names are trimmed: jest-junit's default templates ("{classname}
+// {title}") start with a space outside any describe block.
 func junitName(c junitCase) string {
-	prefix := c.Class
+	name := strings.TrimSpace(c.Name)
+	prefix := strings.TrimSpace(c.Class)
 	if prefix == "" || prefix == "test" {
-		prefix = c.Suite
+		prefix = strings.TrimSpace(c.Suite)
 	}
-	if prefix == "" || prefix == c.Name {
-		return c.Name
+	if prefix == "" || prefix == name {
+		return name
 	}
-	return prefix + " > " + c.Name
+	return prefix + " > " + name
 }
 
 // tallyJUnit reads a report into t, naming cases with name. A case that

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // report is where a custom command writes its report.
@@ -64,10 +66,19 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 	out := &display{}
 	errs := newLineWriter(nil)
 	var t tally
+	after := 0 // lines still to keep after a load failure: its reason
 	errs.fn = func(line []byte) {
 		out.Write(append(line, '\n'))
-		if looksLikeError(string(line)) {
-			t.errorLine(string(line))
+		l := string(line)
+		switch {
+		case loadFailure(l):
+			t.broken, after = true, loadReasonLines
+			t.errorLine(strings.TrimSpace(stripANSI(l)))
+		case after > 0 && strings.TrimSpace(l) != "":
+			after--
+			t.errorLine(strings.TrimSpace(stripANSI(l)))
+		case looksLikeError(l):
+			t.errorLine(l)
 		}
 	}
 	x, err := execute(ctx, dir, argv, cleanEnv(r.opts.Environ), r.opts.Timeout, errs, errs)
@@ -81,6 +92,12 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		problem = readFreshJUnitDir(path, before, x.start, &v.tally, dir)
 	} else {
 		problem = readFreshJUnit(path, before[path], x.start, &v.tally, junitName, dir)
+	}
+	if t.broken && problem == "" {
+		// The console says a test file could not load, which a report may
+		// leave out (jest-junit drops a suite that failed to run unless
+		// told otherwise): what the report shows cannot be a red.
+		v.broken = true
 	}
 	if problem != "" {
 		noReport(&v, problem, t.errors, out)
@@ -172,6 +189,46 @@ func readFreshJUnit(path string, before os.FileInfo, start time.Time, t *tally, 
 	}
 	return ""
 }
+
+// loadMarks are the words runners print on their console, at the start of
+// a line, when a test file could not load or the tests could not build:
+// jest's heading of a suite that failed to run, vitest's list of failed
+// suites, pytest's collection errors, go's build failures (as a converter
+// such as go-junit-report passes them on), cargo's compiler.
+var loadMarks = []string{
+	"● Test suite failed to run",
+	"⎯⎯ Failed Suites ",
+	"ERROR collecting ",
+	"error: could not compile ",
+}
+
+// loadReasonLines is how many lines after a load failure's heading are
+// kept as its reason (jest prints the error under the heading).
+const loadReasonLines = 2
+
+// loadFailure reports whether a console line says that a test file could
+// not load or the tests could not build.
+func loadFailure(line string) bool {
+	t := strings.TrimSpace(stripANSI(line))
+	for _, m := range loadMarks {
+		if strings.HasPrefix(t, m) {
+			return true
+		}
+	}
+	// go test: "FAIL	example.com/calc [build failed]" or "[setup failed]".
+	return strings.HasPrefix(t, "FAIL") && (strings.HasSuffix(t, " [build failed]") || strings.HasSuffix(t, " [setup failed]"))
+}
+
+// stripANSI removes terminal escape sequences (colours), which runners
+// print when a project forces them.
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b[") {
+		return s
+	}
+	return ansiEscape().ReplaceAllString(s, "")
+}
+
+var ansiEscape = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 
 // looksLikeError reports whether a console line is worth keeping as an
 // error line of a runner that says little in its report.

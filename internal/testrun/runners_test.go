@@ -265,6 +265,11 @@ func TestJUnitReportRunner(t *testing.T) {
 		{"build fails before any report", "echo 'Main.java:3: error: cannot find symbol' >&2\nexit 1\n", "", testrun.Broken, nil, "Main.java:3: error: cannot find symbol"},
 		{"stale report is not read", "exit 0\n", report(`<testcase classname="CalcTest" name="adds"/>`), testrun.Error, nil, "left from an earlier run"},
 		{"passing report but failing command", write(report(`<testcase classname="CalcTest" name="adds"/>`)) + "exit 3\n", "", testrun.Error, nil, ""},
+		{"a suite the report leaves out", write(report(`<testcase classname="" name="adds wrong"><failure>expected 4</failure></testcase>`)) +
+			"printf 'FAIL ./sub.test.js\\n  \\033[1m\\342\\227\\217 Test suite failed to run\\033[22m\\n\\n    Cannot find module ./sub from sub.test.js\\n' >&2\nexit 1\n",
+			"", testrun.Broken, []string{"calc > adds wrong"}, "Cannot find module ./sub from sub.test.js"},
+		{"a build failure the report leaves out", write(report(`<testcase classname="calc" name="TestAdd"><failure>want 4</failure></testcase>`)) +
+			"printf 'FAIL\\texample.com/calc/sub [build failed]\\n'\nexit 1\n", "", testrun.Broken, []string{"calc > TestAdd"}, "[build failed]"},
 		{"report cut short", "printf '<testsuites><testsuite name=\"x\"><testcase name=\"a\">' > build/report.xml\nexit 1\n", "", testrun.Broken, nil, "not valid JUnit XML"},
 		{"command not found", "no-such-runner-azero\n", "", testrun.Error, nil, "no report"},
 	}
@@ -317,6 +322,82 @@ func TestJUnitReportFromNode(t *testing.T) {
 	if res.Outcome != testrun.Fail || res.Passed != 1 || !slices.Equal(res.FailedTests, []string{"adds wrong"}) ||
 		!strings.Contains(res.Failures[0].Message, "3 !== 4") {
 		t.Fatalf("outcome %s passed %d failed %q failures %+v\n%s", res.Outcome, res.Passed, res.FailedTests, res.Failures, res.Output)
+	}
+}
+
+// globalNodeModule finds a package installed globally with npm (as
+// .ci/run installs them) and links it into the project's node_modules.
+func globalNodeModule(t *testing.T, dir, name string) {
+	t.Helper()
+	npm := testenv.RequireTool(t, "npm")
+	root, err := exec.Command(npm, "root", "-g").Output()
+	if err != nil {
+		t.Fatalf("npm root -g: %v", err)
+	}
+	pkg := filepath.Join(strings.TrimSpace(string(root)), name)
+	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
+		msg := name + " is not installed (npm install -g " + name + ")"
+		if os.Getenv("AZERO_REQUIRE_TOOLS") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pkg, filepath.Join(dir, "node_modules", name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jest-junit, the JUnit reporter most jest projects use, leaves a test
+// file that failed to load out of its report unless told otherwise: the
+// report shows only the other files' failures, and jest's console says
+// what the report does not. That is not a red.
+func TestJUnitReportFromJestJunit(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "jest")
+	cmd := "JEST_JUNIT_OUTPUT_DIR=build jest --ci --reporters=default --reporters=jest-junit"
+	calc := "exports.add = (a, b) => a + b\n"
+	tests := []struct {
+		name   string
+		files  map[string]string
+		want   testrun.Outcome
+		failed []string
+		errs   string
+	}{
+		{"red", map[string]string{"calc.test.js": "const { add } = require('./calc')\ntest('adds', () => expect(add(1, 2)).toBe(3))\ntest('adds wrong', () => expect(add(1, 2)).toBe(4))\n"},
+			testrun.Fail, []string{"adds wrong"}, ""},
+		{"a file that cannot load beside a red one", map[string]string{
+			"calc.test.js": "const { add } = require('./calc')\ntest('adds wrong', () => expect(add(1, 2)).toBe(4))\n",
+			"sub.test.js":  "const { sub } = require('./sub')\ntest('subtracts', () => expect(sub(3, 2)).toBe(1))\n"},
+			testrun.Broken, []string{"adds wrong"}, "Cannot find module './sub' from 'sub.test.js'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			testenv.WriteFiles(t, dir, map[string]string{"package.json": `{"name": "calc"}`, "calc.js": calc})
+			globalNodeModule(t, dir, "jest-junit")
+			r, err := testrun.New("junit", testrun.Options{TestCmd: cmd, Report: "junit:build/junit.xml"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want || !slices.Equal(res.FailedTests, tt.failed) {
+				t.Fatalf("outcome %s failed %q, want %s %q (%s)\nerrors %q\n%s", res.Outcome, res.FailedTests, tt.want, tt.failed, res.Summary, res.Errors, res.Output)
+			}
+			if tt.errs != "" && !containsLine(res.Errors, tt.errs) {
+				t.Errorf("errors %q lack %q", res.Errors, tt.errs)
+			}
+			if tt.want == testrun.Broken && !res.MissingCode() {
+				t.Errorf("a missing module is not seen as missing code: errors %q", res.Errors)
+			}
+		})
 	}
 }
 
