@@ -78,7 +78,21 @@ func cargoScope(dir string) []string {
 	return nil
 }
 
+// keepLockOut returns a function that removes the Cargo.lock cargo writes
+// into dir when the project has none: a lock file the project does not
+// keep must not become part of a change (nor collide, at the merge, with
+// the one cargo wrote into the user's checkout). A project that keeps one
+// gets it updated, as cargo does.
+func keepLockOut(dir string) func() {
+	lock := filepath.Join(dir, "Cargo.lock")
+	if _, err := os.Lstat(lock); err == nil {
+		return func() {}
+	}
+	return func() { _ = os.Remove(lock) }
+}
+
 func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
+	defer keepLockOut(dir)()
 	env := cargoEnv(dir, c.opts.Environ)
 	var argv []string
 	report := ""

@@ -67,6 +67,7 @@ func Lint(ctx context.Context, dir, kind string, files []string, opts Options) (
 		case "js":
 			s, notes = jsLint(dir, files, opts)
 		case "rust":
+			defer keepLockOut(dir)()
 			s, notes, err = rustLint(dir, opts)
 		}
 		if err != nil {

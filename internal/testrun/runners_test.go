@@ -54,14 +54,15 @@ func runCases(t *testing.T, kind string, opts testrun.Options, setup func(t *tes
 			if tt.want == testrun.Fail && (len(res.Failures) == 0 || res.Failures[0].Message == "") {
 				t.Errorf("failures %+v carry no message", res.Failures)
 			}
-			// Reports, caches and build products stay out of the project.
+			// Reports, caches, build products and lock files the project
+			// does not keep stay out of it.
 			var extra []string
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 				rel, _ := filepath.Rel(dir, p)
 				if d != nil && d.IsDir() && rel == "node_modules" {
 					return filepath.SkipDir
 				}
-				if _, ok := tt.files[rel]; !ok && rel != "." && (d == nil || !d.IsDir()) && rel != "Cargo.lock" && rel != "node_modules" {
+				if _, ok := tt.files[rel]; !ok && rel != "." && (d == nil || !d.IsDir()) && rel != "node_modules" {
 					extra = append(extra, rel)
 				}
 				return nil

@@ -405,8 +405,10 @@ func TestLintLanguages(t *testing.T) {
 			if tt.note != "" && !containsLine(res.Notes, tt.note) {
 				t.Errorf("notes %q lack %q", res.Notes, tt.note)
 			}
-			if _, err := os.Stat(filepath.Join(dir, "target")); err == nil {
-				t.Error("lint left target/ in the project")
+			for _, product := range []string{"target", "Cargo.lock"} {
+				if _, err := os.Stat(filepath.Join(dir, product)); err == nil {
+					t.Errorf("lint left %s in the project", product)
+				}
 			}
 		})
 	}
