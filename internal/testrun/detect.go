@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -165,4 +166,82 @@ func detectJS(dir string) (string, error) {
 		}
 	}
 	return KindNode, nil
+}
+
+// ProjectConventions is Conventions for the project in dir: the runner's
+// conventions followed by what the project itself says about how tests
+// reach the code (the crate's name as tests use it, whether JavaScript
+// is ESM or CommonJS, the Go module's path, the test script).
+func ProjectConventions(dir, kind string) string {
+	c := Conventions(kind)
+	if c == "" {
+		return ""
+	}
+	var facts []string
+	switch language(kind) {
+	case "rust":
+		facts = rustFacts(dir)
+	case "js":
+		facts = jsFacts(dir, kind)
+	case "go":
+		facts = goFacts(dir)
+	}
+	if len(facts) == 0 {
+		return c
+	}
+	return c + "\n\nIn this project: " + strings.Join(facts, " ")
+}
+
+func rustFacts(dir string) []string {
+	m := readCargoManifest(dir)
+	var facts []string
+	if m.Package != nil && m.Package.Name != "" {
+		name := strings.ReplaceAll(m.Package.Name, "-", "_")
+		if m.Lib != nil && m.Lib.Name != "" {
+			name = m.Lib.Name
+		}
+		facts = append(facts, fmt.Sprintf("the crate is %q: tests under tests/ use it as `%s` (use %s::...).", m.Package.Name, name, name))
+	}
+	if m.Workspace != nil && len(m.Workspace.Members) > 0 {
+		facts = append(facts, fmt.Sprintf("It is a workspace (members %s): each crate has its own tests/ directory and is used by its own name; every member's tests run.",
+			strings.Join(m.Workspace.Members, ", ")))
+	}
+	return facts
+}
+
+func jsFacts(dir, kind string) []string {
+	pkg, err := readPackageJSON(dir)
+	if err != nil {
+		return nil
+	}
+	var facts []string
+	if pkg.Type == "module" {
+		facts = append(facts, `package.json says "type": "module": .js files are ES modules (import/export; require is not defined); .cjs files are CommonJS.`)
+	} else {
+		facts = append(facts, "package.json has no \"type\": \"module\": .js files are CommonJS (require/module.exports); .mjs files are ES modules.")
+	}
+	if exists(filepath.Join(dir, "tsconfig.json")) {
+		facts = append(facts, "TypeScript is type-checked with tsc --noEmit against tsconfig.json: tests must type-check too.")
+	}
+	if script := pkg.Scripts["test"]; script != "" {
+		facts = append(facts, fmt.Sprintf("Its test script is `%s`.", script))
+	}
+	if _, script := pkg.testRunner(); kind == KindJest && strings.Contains(pkg.Scripts["test"]+" "+pkg.Scripts[script], "--experimental-vm-modules") {
+		facts = append(facts, "jest runs ES modules here: the globals describe, test and expect remain; jest.fn and jest.mock come from `import { jest } from '@jest/globals'`.")
+	}
+	return facts
+}
+
+func goFacts(dir string) []string {
+	raw, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return nil
+	}
+	for l := range strings.SplitSeq(string(raw), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "module" {
+			return []string{fmt.Sprintf("the module path is %s: an external test package (package NAME_test) imports the package under test as %s/DIR (or %s at the root).",
+				strings.Trim(f[1], `"`), strings.Trim(f[1], `"`), strings.Trim(f[1], `"`))}
+		}
+	}
+	return nil
 }

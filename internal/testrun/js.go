@@ -154,6 +154,7 @@ func noReport(v *verdict, problem string, console []string, out *display) {
 
 // packageJSON is what testrun reads of a package.json.
 type packageJSON struct {
+	Type            string            `json:"type"`
 	Scripts         map[string]string `json:"scripts"`
 	Dependencies    map[string]string `json:"dependencies"`
 	DevDependencies map[string]string `json:"devDependencies"`

@@ -274,6 +274,59 @@ func TestConventions(t *testing.T) {
 	}
 }
 
+// The conventions of a runner in a project say what the project says of
+// how tests reach its code.
+func TestProjectConventions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		kind  string
+		files map[string]string
+		want  []string
+		not   []string
+	}{
+		{"a crate with a dash", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"my-calc\"\nversion = \"0.1.0\"\n"},
+			[]string{"cargo test", `the crate is "my-calc"`, "use my_calc::"}, []string{"workspace"}},
+		{"a crate naming its library", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"calc-rs\"\n\n[lib]\nname = \"calc\"\n"},
+			[]string{"use calc::"}, nil},
+		{"a workspace", "cargo", map[string]string{"Cargo.toml": "[workspace]\nmembers = [\"crates/a\", \"crates/b\"]\n"},
+			[]string{"workspace (members crates/a, crates/b)"}, []string{"the crate is"}},
+		{"ESM with TypeScript", "vitest", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "vitest run"}}`, "tsconfig.json": "{}"},
+			[]string{"from 'vitest'", `"type": "module"`, "tsc --noEmit", "`vitest run`"}, []string{"CommonJS (require"}},
+		{"CommonJS", "node", map[string]string{"package.json": `{"scripts": {"test": "node --test"}}`},
+			[]string{"node:test", ".js files are CommonJS"}, []string{"tsc"}},
+		{"ESM jest", "jest", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "node --experimental-vm-modules node_modules/jest/bin/jest.js"}}`},
+			[]string{"__tests__", "@jest/globals"}, nil},
+		{"jest through babel", "jest", map[string]string{"package.json": `{"scripts": {"test": "jest"}}`},
+			[]string{"__tests__"}, []string{"@jest/globals"}},
+		{"a go module", "go", map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n"},
+			[]string{"_test.go", "example.com/calc/DIR"}, nil},
+		{"no project files", "pytest", nil, []string{"pytest"}, []string{"In this project"}},
+		{"unknown kind", "mocha", map[string]string{"package.json": "{}"}, nil, []string{"In this project"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			got := testrun.ProjectConventions(dir, tt.kind)
+			if !strings.HasPrefix(got, testrun.Conventions(tt.kind)) {
+				t.Errorf("does not start with the runner's conventions: %s", got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q: %s", w, got)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(got, n) {
+					t.Errorf("has %q: %s", n, got)
+				}
+			}
+		})
+	}
+}
+
 func TestLint(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "python3")

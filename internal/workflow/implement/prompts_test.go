@@ -55,3 +55,37 @@ func TestCoderSeesTheFilesItChanges(t *testing.T) {
 		}
 	}
 }
+
+// Every prompt of the coder tells it how the project's runner finds tests
+// and how tests reach this project's code.
+func TestPromptsCarryTheProjectsConventions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		runner string
+		files  map[string]string
+		want   []string
+	}{
+		{"cargo", map[string]string{"Cargo.toml": "[package]\nname = \"my-calc\"\nversion = \"0.1.0\"\n"},
+			[]string{"## The test runner (cargo)", "#[cfg(test)]", "use my_calc::"}},
+		{"vitest", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "vitest run"}}`},
+			[]string{"## The test runner (vitest)", "from 'vitest'", `"type": "module"`}},
+		{"jest", map[string]string{"package.json": `{"scripts": {"test": "jest"}}`},
+			[]string{"## The test runner (jest)", "__tests__", ".js files are CommonJS"}},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		testenv.WriteFiles(t, dir, tt.files)
+		s := &State{Worktree: dir, Runner: tt.runner, Files: []FileSpec{{Path: "tests/a.rs", Change: "Add", Test: true}, {Path: "src/lib.rs", Change: "Add"}}}
+		for name, text := range map[string]string{
+			"scaffold":  scaffoldText(s, "tests/a.rs", nil),
+			"stub":      stubText(s, "src/lib.rs", "error[E0425]: cannot find function", nil),
+			"implement": implementText(s, "src/lib.rs", nil),
+		} {
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s: the %s prompt lacks %q:\n%s", tt.runner, name, w, text)
+				}
+			}
+		}
+	}
+}
