@@ -41,8 +41,10 @@ func (f FileChange) IsTest() bool { return IsTestPath(f.Path) }
 //   - Go: *_test.go;
 //   - Python: test_*.py, *_test.py, conftest.py;
 //   - JavaScript and TypeScript: *.test.* and *.spec.* with a js, ts, mjs,
-//     cjs, jsx or tsx extension (and their .mts, .cts kin), and every file
-//     under a __tests__/ directory (jest's convention, fixtures included);
+//     cjs, jsx or tsx extension (and their .mts, .cts kin), node's
+//     *-test.*, *_test.* and test-*.*, those files under a test/ or tests/
+//     directory, and every file under a __tests__/ directory (jest's
+//     convention, fixtures included);
 //   - Rust: files under a tests/ directory (integration tests and their
 //     shared modules, tests/common/mod.rs) and src/**/tests.rs unit test
 //     modules;
@@ -64,7 +66,11 @@ func IsTestPath(p string) bool {
 		return true
 	case jsExt[ext]:
 		stem := strings.TrimSuffix(base, ext)
-		return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec")
+		return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
+			// node's test runner: *-test.js, *_test.js, test-*.js and
+			// anything under test/ (mocha's directory too, and tests/)
+			strings.HasSuffix(stem, "-test") || strings.HasSuffix(stem, "_test") || strings.HasPrefix(stem, "test-") ||
+			slices.Contains(dirs, "test") || slices.Contains(dirs, "tests")
 	case ext == ".rs":
 		return slices.Contains(dirs, "tests") || base == "tests.rs"
 	}
