@@ -126,8 +126,8 @@ func Conventions(kind string) string {
 	case KindNode:
 		return "Tests run with node's built-in runner (`node --test`, Node 20), which finds files named *.test.js, " +
 			"*.test.mjs, *.test.cjs, *-test.js, *_test.js, test-*.js, test.js and any .js file under a test/ directory. " +
-			"Use `import { test, describe } from 'node:test'` and `import assert from 'node:assert/strict'`; import the " +
-			"code by relative path with its extension ('./calc.js'). Node 20 does not run TypeScript test files. " +
+			"Use `import { test, describe } from 'node:test'` and `import assert from 'node:assert/strict'` in an ES module " +
+			"(`const { test } = require('node:test')` in CommonJS); import the code by relative path with its extension ('./calc.js'). Node 20 does not run TypeScript test files. " +
 			"A file that fails to load (a missing export) is a broken test file, not a red."
 	case KindVitest:
 		return "Tests run with vitest (`vitest run`), which finds *.test.{js,ts,jsx,tsx} and *.spec.* files anywhere " +

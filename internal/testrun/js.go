@@ -124,8 +124,10 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 		noReport(&v, problem, console.errors, out)
 	case j.kind == KindNode && (v.broken || v.errored > 0):
 		// node's report says only that a file's "test failed"; what went
-		// wrong is on the console.
-		for _, l := range console.errors {
+		// wrong is on the console, which comes first.
+		fromReport := v.errors
+		v.errors = nil
+		for _, l := range append(console.errors, fromReport...) {
 			v.errorLine(l)
 		}
 	}

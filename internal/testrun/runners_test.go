@@ -51,6 +51,11 @@ func runCases(t *testing.T, kind string, opts testrun.Options, setup func(t *tes
 			if tt.errs != "" && !containsLine(res.Errors, tt.errs) {
 				t.Errorf("errors %q lack %q\n%s", res.Errors, tt.errs, res.Output)
 			}
+			// The summary, which a terminal and the next prompt show, names
+			// why a broken run could not run.
+			if tt.want == testrun.Broken && tt.errs != "" && !strings.Contains(res.Summary, tt.errs) {
+				t.Errorf("summary %q lacks %q", res.Summary, tt.errs)
+			}
 			if tt.want == testrun.Fail && (len(res.Failures) == 0 || res.Failures[0].Message == "") {
 				t.Errorf("failures %+v carry no message", res.Failures)
 			}
@@ -90,6 +95,11 @@ func TestNodeRunner(t *testing.T) {
 			"calc.test.js": "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from './calc.js'\ntest('adds', () => { assert.equal(add(1, 2), 4) })\n",
 			"sub.test.js":  "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { sub } from './calc.js'\ntest('subtracts', () => { assert.equal(sub(3, 2), 1) })\n"},
 			testrun.Broken, 0, []string{"adds", "sub.test.js"}, "does not provide an export named 'sub'"},
+		{"missing CommonJS module is not a red", map[string]string{"package.json": `{"name": "calc", "scripts": {"test": "node --test"}}`,
+			"lib/calc.js": "exports.add = (a, b) => a + b\n",
+			"test/add.js": "const { test } = require('node:test')\nconst assert = require('node:assert/strict')\nconst { add } = require('../lib/calc')\ntest('adds', () => { assert.equal(add(1, 2), 3) })\n",
+			"test/sub.js": "const { test } = require('node:test')\nconst assert = require('node:assert/strict')\nconst { sub } = require('../lib/sub')\ntest('subtracts', () => { assert.equal(sub(3, 2), 1) })\n"},
+			testrun.Broken, 1, []string{"test/sub.js"}, "Error: Cannot find module '../lib/sub'"},
 		{"no tests", map[string]string{"package.json": pkg, "calc.js": calc,
 			"calc.test.js": "import 'node:test'\n"},
 			testrun.NoTests, 0, nil, ""},
