@@ -29,24 +29,52 @@ func (j *jsRunner) Name() string { return j.kind }
 // watching (CI mode also keeps jest from writing new snapshots).
 var jsEnv = []string{"NO_COLOR=1", "FORCE_COLOR=0", "CI=1"}
 
-func (j *jsRunner) command(dir, report string) ([]string, error) {
+// command is the runner's command and what it adds to the environment.
+func (j *jsRunner) command(dir, report string) ([]string, []string, error) {
 	if j.opts.TestCmd != "" {
-		return shellCommand(j.opts.TestCmd), nil
+		return shellCommand(j.opts.TestCmd), nil, nil
 	}
 	switch j.kind {
 	case KindNode:
-		node, err := j.opts.LookPath("node")
-		if err != nil {
-			return nil, fmt.Errorf("node not found: install Node.js 20.11 or later (its test runner writes JUnit from there on) or pass --test-cmd")
-		}
-		return []string{node, "--test",
-			"--test-reporter=spec", "--test-reporter-destination=stdout",
-			"--test-reporter=junit", "--test-reporter-destination=" + report}, nil
+		return j.nodeCommand(dir, report)
 	case KindVitest:
-		return j.viaScript(dir, []string{"--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+		argv, err := j.viaScript(dir, []string{"--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+		return argv, nil, err
 	default:
-		return j.viaScript(dir, []string{"--ci", "--json", "--outputFile=" + report, "--passWithNoTests"}, "")
+		argv, err := j.viaScript(dir, []string{"--ci", "--json", "--outputFile=" + report, "--passWithNoTests"}, "")
+		return argv, nil, err
 	}
+}
+
+// nodeCommand runs node's test runner with a console and a JUnit reporter:
+// through the project's script when it runs `node --test` as its last
+// command (its files, flags and build steps apply: `tsc && node --test
+// dist/`, `node --import tsx --test`), the reporters then passed in
+// NODE_OPTIONS, as node reads anything after a file argument as another
+// file; else `node --test` itself. A script that names its own reporter
+// would clash with them, and is not used.
+func (j *jsRunner) nodeCommand(dir, report string) ([]string, []string, error) {
+	node, err := j.opts.LookPath("node")
+	if err != nil {
+		return nil, nil, fmt.Errorf("node not found: install Node.js 20.11 or later (its test runner writes JUnit from there on) or pass --test-cmd")
+	}
+	reporters := []string{"--test-reporter=spec", "--test-reporter-destination=stdout",
+		"--test-reporter=junit", "--test-reporter-destination=" + report}
+	pkg, _ := readPackageJSON(dir)
+	runner, script := pkg.testRunner()
+	npm, npmErr := j.opts.LookPath("npm")
+	if runner != KindNode || script == "" || strings.Contains(pkg.Scripts[script], "--test-reporter") || npmErr != nil || strings.ContainsAny(report, " \t\"'\\") {
+		return append([]string{node, "--test"}, reporters...), nil, nil
+	}
+	options := strings.Join(reporters, " ")
+	if prior := getenv(j.opts.Environ, "NODE_OPTIONS"); prior != "" {
+		options = prior + " " + options
+	}
+	argv := []string{npm, "test"}
+	if script != "test" {
+		argv = []string{npm, "run", script}
+	}
+	return argv, []string{"NODE_OPTIONS=" + options}, nil
 }
 
 // viaScript runs the project's own script with args when the test script
@@ -86,7 +114,7 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	report := filepath.Join(tmp, "report")
-	argv, err := j.command(dir, report)
+	argv, extra, err := j.command(dir, report)
 	if err != nil {
 		return Result{}, err
 	}
@@ -100,7 +128,7 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 			console.errorLine(string(line))
 		}
 	})
-	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, jsEnv...), j.opts.Timeout, w, w)
+	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, append(extra, jsEnv...)...), j.opts.Timeout, w, w)
 	if err != nil {
 		return Result{}, err
 	}

@@ -103,6 +103,16 @@ func TestNodeRunner(t *testing.T) {
 		{"no tests", map[string]string{"package.json": pkg, "calc.js": calc,
 			"calc.test.js": "import 'node:test'\n"},
 			testrun.NoTests, 0, nil, ""},
+		// The project's script decides which files and flags: its tests
+		// live in tests/, which node does not search by itself, and need
+		// a setup module.
+		{"the script's files and flags", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "node --import ./setup.mjs --test tests/*.js"}}`,
+			"calc.js": calc, "setup.mjs": "globalThis.expected = 3\n",
+			"tests/add.js": "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from '../calc.js'\ntest('adds', () => { assert.equal(add(1, 2), globalThis.expected) })\ntest('adds wrong', () => { assert.equal(add(1, 1), globalThis.expected) })\n"},
+			testrun.Fail, 1, []string{"adds wrong"}, ""},
+		{"a script naming its own reporter is not used", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "node --test --test-reporter=dot"}}`,
+			"calc.js": calc, "calc.test.js": "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from './calc.js'\ntest('adds', () => { assert.equal(add(1, 2), 3) })\n"},
+			testrun.Pass, 1, nil, ""},
 	})
 }
 
