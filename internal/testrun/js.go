@@ -38,10 +38,13 @@ func (j *jsRunner) command(dir, report string) ([]string, []string, error) {
 	case KindNode:
 		return j.nodeCommand(dir, report)
 	case KindVitest:
-		argv, err := j.viaScript(dir, []string{"--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+		// --run: once, even when the script says --watch (CI=1 does not
+		// stop an explicit watch).
+		argv, err := j.viaScript(dir, []string{"--run", "--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
 		return argv, nil, err
 	default:
-		argv, err := j.viaScript(dir, []string{"--ci", "--json", "--outputFile=" + report, "--passWithNoTests"}, "")
+		// Likewise for jest's --watch and --watchAll.
+		argv, err := j.viaScript(dir, []string{"--ci", "--watch=false", "--watchAll=false", "--json", "--outputFile=" + report, "--passWithNoTests"}, "")
 		return argv, nil, err
 	}
 }

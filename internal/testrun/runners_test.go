@@ -162,6 +162,9 @@ func TestVitestRunner(t *testing.T) {
 			testrun.Broken, 0, []string{"calc.test.ts > adds", "sub.test.ts"}, "Cannot find module './sub'"},
 		{"no tests", map[string]string{"package.json": noScript, "calc.ts": calc},
 			testrun.NoTests, 0, nil, ""},
+		{"a script that watches runs once", map[string]string{"package.json": `{"name": "calc", "type": "module", "scripts": {"test": "vitest --watch"}}`, "calc.ts": calc,
+			"calc.test.ts": test("it('adds', () => { expect(add(1, 2)).toBe(3) })\n")},
+			testrun.Pass, 1, nil, ""},
 	})
 }
 
@@ -184,6 +187,9 @@ func TestJestRunner(t *testing.T) {
 			testrun.Broken, 0, []string{"calc.test.js > adds", "sub.test.js"}, "Cannot find module './sub' from 'sub.test.js'"},
 		{"no tests", map[string]string{"package.json": script, "calc.js": calc},
 			testrun.NoTests, 0, nil, ""},
+		{"a script that watches runs once", map[string]string{"package.json": `{"name": "calc", "scripts": {"test": "jest --watchAll"}}`, "calc.js": calc,
+			"calc.test.js": "const { add } = require('./calc')\ntest('adds', () => { expect(add(1, 2)).toBe(3) })\n"},
+			testrun.Pass, 1, nil, ""},
 	})
 }
 
