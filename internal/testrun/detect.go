@@ -195,7 +195,12 @@ func ProjectConventions(dir, kind string) string {
 func rustFacts(dir string) []string {
 	m := readCargoManifest(dir)
 	var facts []string
-	if m.Package != nil && m.Package.Name != "" {
+	switch {
+	case m.Package == nil || m.Package.Name == "":
+	case m.Lib == nil && !exists(filepath.Join(dir, "src", "lib.rs")) && exists(filepath.Join(dir, "src", "main.rs")):
+		facts = append(facts, fmt.Sprintf("the crate %q is a binary (src/main.rs, no library): tests under tests/ cannot use its code; "+
+			"its tests live in #[cfg(test)] mod tests inside its files.", m.Package.Name))
+	default:
 		name := strings.ReplaceAll(m.Package.Name, "-", "_")
 		if m.Lib != nil && m.Lib.Name != "" {
 			name = m.Lib.Name

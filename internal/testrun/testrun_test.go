@@ -287,6 +287,10 @@ func TestProjectConventions(t *testing.T) {
 	}{
 		{"a crate with a dash", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"my-calc\"\nversion = \"0.1.0\"\n"},
 			[]string{"cargo test", `the crate is "my-calc"`, "use my_calc::"}, []string{"workspace"}},
+		{"a binary crate", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"tool\"\n", "src/main.rs": "fn main() {}\n"},
+			[]string{"is a binary", "#[cfg(test)] mod tests inside"}, []string{"use tool::"}},
+		{"a crate with a library and a binary", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"tool\"\n", "src/main.rs": "fn main() {}\n", "src/lib.rs": ""},
+			[]string{"use tool::"}, []string{"is a binary"}},
 		{"a crate naming its library", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"calc-rs\"\n\n[lib]\nname = \"calc\"\n"},
 			[]string{"use calc::"}, nil},
 		{"a workspace", "cargo", map[string]string{"Cargo.toml": "[workspace]\nmembers = [\"crates/a\", \"crates/b\"]\n"},
