@@ -123,13 +123,11 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	out := &display{}
 	text := &textTail{max: maxOutput}
-	var console tally // the runner's own error lines, from its console
+	var console consoleWatch // the runner's own error lines, from its console
 	w := newLineWriter(func(line []byte) {
 		out.Write(append(line, '\n'))
 		text.Write(append(line, '\n'))
-		if looksLikeError(string(line)) {
-			console.errorLine(string(line))
-		}
+		console.line(string(line))
 	})
 	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, append(extra, jsEnv...)...), j.opts.Timeout, w, w)
 	if err != nil {
@@ -139,8 +137,9 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
 	if j.opts.TestCmd != "" {
 		v.tally = jsText(j.kind, text.String())
+		v.broken = v.broken || console.broken
 		if v.broken || v.errored > 0 {
-			v.errors = console.errors
+			v.errors = console.errors()
 		}
 		return v.result(j.Name(), argv, x, out), nil
 	}
@@ -152,13 +151,16 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	switch {
 	case problem != "":
-		noReport(&v, problem, console.errors, out)
-	case j.kind == KindNode && (v.broken || v.errored > 0):
-		// node's report says only that a file's "test failed"; what went
-		// wrong is on the console, which comes first.
+		noReport(&v, problem, console.errors(), out)
+	case console.broken || j.kind == KindNode && (v.broken || v.errored > 0):
+		// An error the report leaves out (vitest's uncaught exceptions)
+		// makes the run broken. node's report says only that a file's
+		// "test failed"; what went wrong is on the console, which comes
+		// first.
+		v.broken = v.broken || console.broken
 		fromReport := v.errors
 		v.errors = nil
-		for _, l := range append(console.errors, fromReport...) {
+		for _, l := range append(console.errors(), fromReport...) {
 			v.errorLine(l)
 		}
 	}

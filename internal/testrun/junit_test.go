@@ -120,3 +120,36 @@ assertion ` + "`left == right`" + ` failed</failure>
 		})
 	}
 }
+
+// The console words that make a run broken whatever its report says.
+func TestBrokenMark(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"  ● Test suite failed to run", true},
+		{"\x1b[1m\x1b[31m  \x1b[1m● \x1b[22m\x1b[1mTest suite failed to run\x1b[39m\x1b[22m", true},
+		{"⎯⎯⎯⎯⎯⎯ Failed Suites 1 ⎯⎯⎯⎯⎯⎯⎯", true},
+		{"⎯⎯⎯⎯⎯ Uncaught Exception ⎯⎯⎯⎯⎯", true},
+		{"⎯⎯⎯⎯ Unhandled Rejection ⎯⎯⎯⎯", true},
+		{"\x1b[31m⎯⎯⎯⎯⎯⎯\x1b[39m\x1b[1m\x1b[41m Unhandled Errors \x1b[49m\x1b[22m\x1b[31m⎯⎯⎯⎯⎯⎯\x1b[39m", true},
+		{"_____________ ERROR collecting tests/test_calc.py _____________", true},
+		{"ERROR collecting tests/test_calc.py", true},
+		{"error: could not compile `calc` (test \"it\") due to 1 previous error", true},
+		{"FAIL\texample.com/calc/sub [build failed]", true},
+		{"FAIL\texample.com/calc [setup failed]", true},
+		{"FAIL\texample.com/calc\t0.01s", false},
+		{"    expect(log).toContain('● Test suite failed to run')", false},
+		{"console.log: Uncaught Exception in my app", false},
+		{"error: test failed, to rerun pass `--lib`", false},
+		{"⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯", false},
+		{"FAILED tests/test_calc.py::test_add - assert 3 == 4", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := brokenMark(tt.line); got != tt.want {
+			t.Errorf("brokenMark(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}

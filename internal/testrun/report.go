@@ -64,23 +64,11 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		defer removeNew(path, asDir, before)
 	}
 	out := &display{}
-	errs := newLineWriter(nil)
-	var t tally
-	after := 0 // lines still to keep after a load failure: its reason
-	errs.fn = func(line []byte) {
+	var console consoleWatch
+	errs := newLineWriter(func(line []byte) {
 		out.Write(append(line, '\n'))
-		l := string(line)
-		switch {
-		case loadFailure(l):
-			t.broken, after = true, loadReasonLines
-			t.errorLine(strings.TrimSpace(stripANSI(l)))
-		case after > 0 && strings.TrimSpace(l) != "":
-			after--
-			t.errorLine(strings.TrimSpace(stripANSI(l)))
-		case looksLikeError(l):
-			t.errorLine(l)
-		}
-	}
+		console.line(string(line))
+	})
 	x, err := execute(ctx, dir, argv, cleanEnv(r.opts.Environ), r.opts.Timeout, errs, errs)
 	if err != nil {
 		return Result{}, err
@@ -93,16 +81,16 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 	} else {
 		problem = readFreshJUnit(path, before[path], x.start, &v.tally, junitName, dir)
 	}
-	if t.broken && problem == "" {
+	if console.broken && problem == "" {
 		// The console says a test file could not load, which a report may
 		// leave out (jest-junit drops a suite that failed to run unless
 		// told otherwise): what the report shows cannot be a red.
 		v.broken = true
 	}
 	if problem != "" {
-		noReport(&v, problem, t.errors, out)
+		noReport(&v, problem, console.errors(), out)
 	} else if v.broken || v.errored > 0 {
-		for _, l := range t.errors {
+		for _, l := range console.errors() {
 			v.errorLine(l)
 		}
 	}
@@ -190,29 +178,71 @@ func readFreshJUnit(path string, before os.FileInfo, start time.Time, t *tally, 
 	return ""
 }
 
-// loadMarks are the words runners print on their console, at the start of
-// a line, when a test file could not load or the tests could not build:
-// jest's heading of a suite that failed to run, vitest's list of failed
-// suites, pytest's collection errors, go's build failures (as a converter
-// such as go-junit-report passes them on), cargo's compiler.
-var loadMarks = []string{
+// consoleWatch reads a runner's console for what its report may leave
+// out: a test file that could not load, a build that failed, an error
+// thrown outside any test. It keeps the runner's error lines.
+type consoleWatch struct {
+	broken bool
+	marked tally // the marks and their reasons
+	other  tally // other error lines
+	after  int   // lines still to keep after a mark: its reason
+}
+
+func (c *consoleWatch) line(l string) {
+	switch {
+	case brokenMark(l):
+		c.broken, c.after = true, markReasonLines
+		if strings.Contains(l, " Unhandled Errors ") {
+			c.after = 0 // vitest's section heading: each error has its own below
+		}
+		c.marked.errorLine(strings.TrimSpace(stripANSI(l)))
+	case c.after > 0 && strings.TrimSpace(l) != "":
+		c.after--
+		c.marked.errorLine(strings.TrimSpace(stripANSI(l)))
+	case looksLikeError(l):
+		c.other.errorLine(l)
+	}
+}
+
+// errors are the error lines, the marks and their reasons first.
+func (c *consoleWatch) errors() []string {
+	return append(append([]string(nil), c.marked.errors...), c.other.errors...)
+}
+
+// brokenMarks are the words runners print on their console, at the start
+// of a line (after a heading's rule of ⎯ or _), when a test file could not
+// load or the tests could not build: jest's heading of a suite that failed
+// to run, vitest's list of failed suites, pytest's collection errors,
+// cargo's compiler.
+var brokenMarks = []string{
 	"● Test suite failed to run",
-	"⎯⎯ Failed Suites ",
+	"Failed Suites ",
 	"ERROR collecting ",
 	"error: could not compile ",
 }
 
-// loadReasonLines is how many lines after a load failure's heading are
-// kept as its reason (jest prints the error under the heading).
-const loadReasonLines = 2
+// markReasonLines is how many lines after a mark are kept as its reason
+// (jest and vitest print the error under their heading).
+const markReasonLines = 2
 
-// loadFailure reports whether a console line says that a test file could
-// not load or the tests could not build.
-func loadFailure(line string) bool {
+// brokenMark reports whether a console line says that a test file could
+// not load, the tests could not build, or an error was thrown outside any
+// test.
+func brokenMark(line string) bool {
 	t := strings.TrimSpace(stripANSI(line))
-	for _, m := range loadMarks {
-		if strings.HasPrefix(t, m) {
+	heading := strings.TrimLeft(t, "⎯_ ")
+	for _, m := range brokenMarks {
+		if strings.HasPrefix(heading, m) {
 			return true
+		}
+	}
+	// vitest: "⎯⎯⎯ Uncaught Exception ⎯⎯⎯", "Unhandled Rejection", "Unhandled
+	// Errors": thrown outside any test, and not in its JUnit report.
+	if strings.HasPrefix(t, "⎯") {
+		for _, w := range []string{"Uncaught Exception ", "Unhandled Rejection ", "Unhandled Error"} {
+			if strings.HasPrefix(heading, w) {
+				return true
+			}
 		}
 	}
 	// go test: "FAIL	example.com/calc [build failed]" or "[setup failed]".

@@ -162,6 +162,15 @@ func TestVitestRunner(t *testing.T) {
 			testrun.Broken, 0, []string{"calc.test.ts > adds", "sub.test.ts"}, "Cannot find module './sub'"},
 		{"no tests", map[string]string{"package.json": noScript, "calc.ts": calc},
 			testrun.NoTests, 0, nil, ""},
+		// vitest's JUnit report leaves out an error thrown outside any
+		// test; its console says it.
+		{"an error thrown outside any test is not a red", map[string]string{"package.json": noScript, "calc.ts": calc,
+			"calc.test.ts": test("it('adds wrong', () => {\n  setTimeout(() => { throw new Error('thrown later') }, 0)\n  expect(add(1, 2)).toBe(4)\n})\n" +
+				"it('waits', async () => { await new Promise((r) => setTimeout(r, 100)); expect(add(1, 1)).toBe(2) })\n")},
+			testrun.Broken, 1, []string{"calc.test.ts > adds wrong"}, "Error: thrown later"},
+		{"nor a green", map[string]string{"package.json": noScript, "calc.ts": calc,
+			"calc.test.ts": test("it('adds', async () => {\n  setTimeout(() => { throw new Error('thrown later') }, 0)\n  await new Promise((r) => setTimeout(r, 100))\n  expect(add(1, 2)).toBe(3)\n})\n")},
+			testrun.Broken, 1, nil, "Error: thrown later"},
 		{"a script that watches runs once", map[string]string{"package.json": `{"name": "calc", "type": "module", "scripts": {"test": "vitest --watch"}}`, "calc.ts": calc,
 			"calc.test.ts": test("it('adds', () => { expect(add(1, 2)).toBe(3) })\n")},
 			testrun.Pass, 1, nil, ""},
