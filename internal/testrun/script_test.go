@@ -42,3 +42,36 @@ func TestPackageTestRunner(t *testing.T) {
 		}
 	}
 }
+
+// Any package.json's scripts: the runner found is one of the JavaScript
+// runners, the script named is one the package has and runs it as its
+// last command, and loops of scripts end.
+func FuzzPackageTestRunner(f *testing.F) {
+	f.Add("npm run a && jest", "npm run test", "node --experimental-vm-modules node_modules/jest/bin/jest.js")
+	f.Add("yarn a", "pnpm run b", "npx --yes vitest run")
+	f.Add("cross-env X=1 node --test", "", "")
+	f.Fuzz(func(t *testing.T, test, a, b string) {
+		p := packageJSON{Scripts: map[string]string{"test": test, "a": a, "b": b}}
+		runner, script := p.testRunner()
+		switch runner {
+		case "":
+			if script != "" {
+				t.Fatalf("no runner but script %q", script)
+			}
+		case KindNode, KindVitest, KindJest:
+		default:
+			t.Fatalf("runner %q", runner)
+		}
+		if script == "" {
+			return
+		}
+		body, ok := p.Scripts[script]
+		if !ok {
+			t.Fatalf("script %q is not the package's", script)
+		}
+		parts := scriptSep().Split(body, -1)
+		if commandRunner(parts[len(parts)-1]) != runner {
+			t.Fatalf("script %q = %q does not end in %s", script, body, runner)
+		}
+	})
+}
