@@ -441,6 +441,8 @@ func TestLintLanguages(t *testing.T) {
 			"crates/b/Cargo.toml": "[package]\nname = \"b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n", "crates/b/src/lib.rs": "pub fn g() -> i32 { \"one\" }\n"},
 			[]string{"crates/b/src/lib.rs"}, nil, false, "clippy --all-targets", ""},
 		{"cargo check without clippy", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { 1 }\n"}, []string{"src/lib.rs"}, without("cargo-clippy"), true, "check --all-targets", "clippy is not installed"},
+		{"go missing is a note", "node", "junit", map[string]string{"go.mod": "module x\n", "a.go": "package x\n\nfunc F() { fmt.Println() }\n"}, []string{"a.go"},
+			without("go"), true, "", "go is not installed"},
 		{"junit lints by file language", "node", "junit", map[string]string{"a.js": "function f( {\n", "b.txt": ""}, []string{"a.js", "b.txt"}, nil, false, "node --check", ""},
 	}
 	for _, tt := range tests {
@@ -468,6 +470,26 @@ func TestLintLanguages(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A project whose tests ran through its own command (a container, say) on
+// a machine without cargo: the Rust check is skipped with a note, not an
+// error that would stop the run.
+func TestLintWithoutCargo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\n", "src/lib.rs": "pub fn f() -> i32 { \"one\" }\n"})
+	noCargo := func(name string) (string, error) {
+		if strings.HasPrefix(name, "cargo") {
+			return "", exec.ErrNotFound
+		}
+		return exec.LookPath(name)
+	}
+	res, err := testrun.Lint(t.Context(), dir, "junit", []string{"src/lib.rs"},
+		testrun.Options{LookPath: noCargo, Environ: append(os.Environ(), "HOME="+t.TempDir())})
+	if err != nil || !res.Passed || !containsLine(res.Notes, "cargo is not installed") {
+		t.Fatalf("Lint = %+v, %v; want a pass with a note", res, err)
 	}
 }
 
