@@ -160,6 +160,10 @@ func detectJS(dir string) (string, error) {
 	if r, _ := pkg.testRunner(); r != "" {
 		return r, nil
 	}
+	if other := pkg.otherRunner(); other != "" {
+		return "", fmt.Errorf("the package.json's test script runs %s, which azero has no runner for: pass --test-cmd with a command "+
+			"that writes a JUnit XML report and --report junit:PATH (or --runner to run one of %s)", other, strings.Join(Kinds(), ", "))
+	}
 	for _, k := range []string{KindVitest, KindJest} {
 		if pkg.depends(k) {
 			return k, nil

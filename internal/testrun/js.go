@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -253,6 +254,28 @@ func (p packageJSON) scriptRunner(name string, depth int) (runner, script string
 	return "", ""
 }
 
+// otherRunners are JavaScript test runners azero reads only through a
+// JUnit report of theirs (--test-cmd and --report).
+var otherRunners = []string{"mocha", "ava", "tap", "tape", "jasmine", "karma", "uvu", "playwright", "cypress", "ts-mocha"}
+
+// packageRunners run the command after them (a package's binary, or the
+// command under coverage).
+var packageRunners = []string{"npx", "pnpm", "yarn", "bunx", "exec", "dlx", "c8", "nyc"}
+
+// otherRunner names the test runner of otherRunners the test script's
+// last command runs, or "".
+func (p packageJSON) otherRunner() string {
+	parts := scriptSep().Split(p.Scripts["test"], -1)
+	w := commandWords(parts[len(parts)-1])
+	for len(w) > 0 && (slices.Contains(packageRunners, w[0]) || len(w) < len(commandWords(parts[len(parts)-1])) && strings.HasPrefix(w[0], "-")) {
+		w = w[1:]
+	}
+	if len(w) > 0 && slices.Contains(otherRunners, filepath.Base(w[0])) {
+		return filepath.Base(w[0])
+	}
+	return ""
+}
+
 // commandWords are the words of one command of a script without the
 // variable assignments and wrappers before the program it runs.
 func commandWords(cmd string) []string {
@@ -299,7 +322,7 @@ func commandRunner(cmd string) string {
 	wrapped := false // after a package runner, whose own flags come first
 	for len(fields) > 0 {
 		switch f := fields[0]; {
-		case f == "npx" || f == "pnpm" || f == "yarn" || f == "bunx" || f == "exec" || f == "dlx":
+		case slices.Contains(packageRunners, f):
 			fields, wrapped = fields[1:], true
 		case wrapped && strings.HasPrefix(f, "-"):
 			fields = fields[1:]

@@ -33,6 +33,8 @@ func TestPackageTestRunner(t *testing.T) {
 		{"a missing script", map[string]string{"test": "npm run nothing"}, "", ""},
 		{"npm's placeholder", map[string]string{"test": `echo "Error: no test specified" && exit 1`}, "", ""},
 		{"a file named like jest", map[string]string{"test": "node jest.js"}, "", ""},
+		{"node's runner under coverage", map[string]string{"test": "c8 --reporter=text node --test"}, KindNode, "test"},
+		{"jest under nyc", map[string]string{"test": "nyc jest"}, KindJest, "test"},
 		{"no scripts", nil, "", ""},
 	}
 	for _, tt := range tests {

@@ -198,6 +198,10 @@ func TestDetect(t *testing.T) {
 		{"vitest dependency", map[string]string{"package.json": `{"scripts": {"test": "make check"}, "devDependencies": {"vitest": "^4"}}`}, "vitest"},
 		{"jest dependency", map[string]string{"package.json": `{"devDependencies": {"jest": "^30"}}`}, "jest"},
 		{"plain package", map[string]string{"package.json": `{"name": "x"}`}, "node"},
+		{"npm's placeholder script", map[string]string{"package.json": `{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}`}, "node"},
+		{"mocha is not run as node's", map[string]string{"package.json": `{"scripts": {"test": "mocha --recursive"}, "devDependencies": {"mocha": "^10"}}`}, ""},
+		{"nor ava through npx", map[string]string{"package.json": `{"scripts": {"test": "npx ava"}}`}, ""},
+		{"nor mocha under coverage", map[string]string{"package.json": `{"scripts": {"test": "nyc --reporter=lcov mocha"}}`}, ""},
 		{"nothing to go by", map[string]string{"README": ""}, ""},
 	}
 	for _, tt := range tests {
