@@ -62,6 +62,13 @@
 //   - The line above a SEARCH block is its file name only if it has a slash,
 //     or a dot and an extension with a letter: "Done.", "etc.", "...",
 //     "v2.0" are prose.
+//   - A SEARCH block indented as a whole (in a list item) loses that
+//     indentation; in a block whose SEARCH marker starts its line, only
+//     markers that start their lines count, so an indented ======= in a
+//     docstring is content. Other agents' spellings are read too:
+//     "------- SEARCH" / "+++++++ REPLACE", "SEARCH>" / "REPLACE>", and a
+//     ":start_line:N" header over "-------" at the top of SEARCH, which is
+//     not a line to find.
 //
 // Generate asks a model for one file and applies its reply. A reply cut off
 // at the output limit is asked for again; a reply that cannot be used is

@@ -30,6 +30,9 @@ func FuzzParse(f *testing.F) {
 		"<<<<<<< SEARCH\na\n=============\nb\n>>>>>>>>>>>>>> REPLACE\n",
 		"<<<<<<< SEARCH\nTitle\n=======\nTitle\n==============\n>>>>>>> REPLACE\n",
 		"`src/x.go`:\n<<<<<<< SEARCH\n12 | a\n=======\n12 | b\n>>>>>>> REPLACE\n",
+		"1. Change:\n   ```go\n   <<<<<<< SEARCH\n   \ta\n   =======\n  b\n   >>>>>>> REPLACE\n   ```\n",
+		"------- SEARCH\n:start_line:3\n-------\na\n=======\nb\n+++++++ REPLACE>\n",
+		"  <<<<<<<<<<<< SEARCH\n",
 	} {
 		f.Add(seed)
 	}
@@ -100,10 +103,10 @@ func checkMarkerError(t *testing.T, err error, lines []string) {
 	if !errors.As(err, &pe) || pe.Line < 1 || pe.Line > len(lines) {
 		return
 	}
-	line := strings.TrimSuffix(lines[pe.Line-1], "\r")
+	line := strings.TrimLeft(strings.TrimSuffix(lines[pe.Line-1], "\r"), " \t")
 	switch {
 	case errors.Is(err, edit.ErrMarkerLength):
-		if c := line[0]; !strings.ContainsRune("<=>", rune(c)) || len(line)-len(strings.TrimLeft(line, string(c))) < 10 {
+		if c := line[0]; !strings.ContainsRune("<-=>+", rune(c)) || len(line)-len(strings.TrimLeft(line, string(c))) < 10 {
 			t.Fatalf("marker-length error at line %d %q, which is no long marker", pe.Line, line)
 		}
 		if !strings.Contains(err.Error(), strings.TrimSpace(line)) {

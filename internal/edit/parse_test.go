@@ -115,6 +115,47 @@ func TestParseAccepts(t *testing.T) {
 			},
 		},
 		{
+			name: "blocks indented in a numbered list lose that indentation",
+			reply: "1. In `calc.py`:\n\n   ```python\n   <<<<<<< SEARCH\n   def add(a, b):\n       return a + b\n   =======\n   def add(a, b):\n       return b + a\n   >>>>>>> REPLACE\n   ```\n\n" +
+				"2. Then:\n\n    <<<<<<< SEARCH\n    x = 1\n    =======\n    x = 2\n    >>>>>>> REPLACE\n",
+			want: []edit.Block{
+				{N: 1, Line: 4, Find: "def add(a, b):\n    return a + b\n", Replace: "def add(a, b):\n    return b + a\n"},
+				{N: 2, Line: 15, Find: "x = 1\n", Replace: "x = 2\n"},
+			},
+		},
+		{
+			name:  "an indented block's markers may be less indented",
+			reply: "  <<<<<<< SEARCH\n  a\n=======\n  b\n>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: "a\n", Replace: "b\n"}},
+		},
+		{
+			name:  "an indented ======= in a block that starts its line is content",
+			reply: "<<<<<<< SEARCH\n    Notes\n    =======\n=======\n    Notes\n    =======\n    More.\n>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: "    Notes\n    =======\n", Replace: "    Notes\n    =======\n    More.\n"}},
+		},
+		{
+			name:  "------- SEARCH and +++++++ REPLACE markers, and SEARCH> / REPLACE>",
+			reply: "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n<<<<<<< SEARCH>\nc\n=======\nd\n>>>>>>> REPLACE>\n",
+			want: []edit.Block{
+				{N: 1, Line: 1, Find: "a\n", Replace: "b\n"},
+				{N: 2, Line: 6, Find: "c\n", Replace: "d\n"},
+			},
+		},
+		{
+			name: "a :start_line: header and its separator are not lines to find",
+			reply: "<<<<<<< SEARCH\n:start_line:12\n-------\n    x = 1\n=======\n    x = 2\n>>>>>>> REPLACE\n" +
+				"<<<<<<< SEARCH\n:start_line: 20\n:end_line: 21\n-------\ny\n=======\nz\n>>>>>>> REPLACE\n",
+			want: []edit.Block{
+				{N: 1, Line: 1, Find: "    x = 1\n", Replace: "    x = 2\n"},
+				{N: 2, Line: 8, Find: "y\n", Replace: "z\n"},
+			},
+		},
+		{
+			name:  "a :start_line: line without its separator is content",
+			reply: "<<<<<<< SEARCH\n:start_line:12\nx\n=======\ny\n>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: ":start_line:12\nx\n", Replace: "y\n"}},
+		},
+		{
 			name:  "setext heading underline in prose is not a divider",
 			reply: "Summary\n=======\n\nFIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n",
 			want:  []edit.Block{{N: 1, Line: 4, Find: "a\n", Replace: "b\n"}},
@@ -305,6 +346,12 @@ func TestParseMarkers(t *testing.T) {
 			sentinel: edit.ErrMarkerLength, block: 2, line: 10, reasons: []string{`">>>>>>>>>>>>>> REPLACE"`, "14"}},
 		{name: "long divider", reply: "<<<<<<< SEARCH\na\n============\nb\n>>>>>>> REPLACE\n",
 			sentinel: edit.ErrMarkerLength, block: 1, line: 3, reasons: []string{`"============"`, "write ======="}},
+		{name: "second divider in an indented block", reply: "  <<<<<<< SEARCH\n  a\n  =======\n  b\n  =======\n  >>>>>>> REPLACE\n",
+			sentinel: edit.ErrExtraDivider, block: 1, line: 5},
+		{name: "long indented SEARCH marker names it", reply: "   <<<<<<<<<<<< SEARCH\n   a\n   =======\n   b\n   >>>>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 1, reasons: []string{`"<<<<<<<<<<<< SEARCH"`, `12 "<" characters`}},
+		{name: "long +++ REPLACE marker", reply: "------- SEARCH\na\n=======\nb\n++++++++++ REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 5, reasons: []string{`"++++++++++ REPLACE"`, "write +++++++ REPLACE"}},
 		{name: "long REPLACE marker with no block", reply: "x\n>>>>>>>>>>> REPLACE\n",
 			sentinel: edit.ErrMarkerLength, block: 1, line: 2},
 	}
