@@ -429,3 +429,41 @@ func pureCRLF(s string) bool {
 	n := strings.Count(s, "\n")
 	return n > 0 && n == strings.Count(s, "\r\n")
 }
+
+// FuzzExtractFile checks that ExtractFile never panics, that what it
+// returns is whole lines of the reply's code, and that it agrees with
+// ExtractFullFile whenever the reply holds at most one code block.
+func FuzzExtractFile(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"Here:\n```python\nx = 1\n```\n```bash\npytest\n```\n", "calc.py"},
+		{"**calc.py**\n```python\na\n```\n**b.py**\n```python\nb\n```\n", "calc.py"},
+		{"```python title=\"calc.py\"\na\n```\n```\nb\n```\n", "calc.py"},
+		{"````\n```\n````\n", "x.go"},
+		{"```go\npackage a\n", "a.go"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, reply, path string) {
+		got, err := edit.ExtractFile(reply, path)
+		one, oneErr := edit.ExtractFullFile(reply)
+		if !errors.Is(oneErr, edit.ErrManyCodeBlocks) {
+			if got != one || (err == nil) != (oneErr == nil) {
+				t.Fatalf("ExtractFile = %q, %v; ExtractFullFile = %q, %v", got, err, one, oneErr)
+			}
+			return
+		}
+		if err != nil {
+			if got != "" || !errors.Is(err, edit.ErrManyCodeBlocks) {
+				t.Fatalf("ExtractFile = %q, %v", got, err)
+			}
+			return
+		}
+		if got != "" && !strings.HasSuffix(got, "\n") {
+			t.Fatalf("ExtractFile = %q: not whole lines", got)
+		}
+		norm := strings.ReplaceAll(reply, "\r\n", "\n")
+		if !strings.Contains(norm+"\n", got) {
+			t.Fatalf("ExtractFile = %q, which is not in the reply", got)
+		}
+	})
+}
