@@ -319,6 +319,7 @@ func overlay(dst *Config, src Config) {
 	}
 	set(&dst.Implement.Runner, src.Implement.Runner)
 	set(&dst.Implement.TestCmd, src.Implement.TestCmd)
+	set(&dst.Implement.Report, src.Implement.Report)
 	if src.Implement.Budget != nil {
 		dst.Implement.Budget = src.Implement.Budget
 	}
@@ -327,6 +328,13 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Issue.AuditDir, src.Issue.AuditDir)
 	set(&dst.Issue.IssuesDir, src.Issue.IssuesDir)
 	set(&dst.Mock.Script, src.Mock.Script)
+	for _, r := range []struct{ d, s *Role }{
+		{&dst.Roles.Drafter, &src.Roles.Drafter}, {&dst.Roles.Reviewer, &src.Roles.Reviewer}, {&dst.Roles.Coder, &src.Roles.Coder},
+	} {
+		if r.s.MaxOutputTokens != 0 {
+			r.d.MaxOutputTokens = r.s.MaxOutputTokens
+		}
+	}
 	set(&dst.Notify.Command, src.Notify.Command)
 	set(&dst.Notify.Webhook, src.Notify.Webhook)
 	set(&dst.Engine.Kind, src.Engine.Kind)
