@@ -232,7 +232,7 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 			}
 			n.say(ctx, event.Warn, "%s: reply cut off at %d tokens; %s", f.Path, cut, how)
 			_ = n.d.Audit.Event(ctx, "reply_truncated", runID, slog.String("path", f.Path), slog.String("purpose", purpose),
-				slog.Int("max_tokens", cut), slog.Int("next_max_tokens", next), slog.Bool("edit_blocks", blocks))
+				slog.Int("output_limit", cut), slog.Int("next_output_limit", next), slog.Bool("edit_blocks", blocks))
 		},
 	})
 	for _, rejected := range res.Rejected {

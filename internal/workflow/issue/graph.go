@@ -270,7 +270,7 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 			}
 			n.d.say(ctx, event.Warn, "The %s's reply was cut off at %d tokens; asking again with room for %d.", role, req.MaxTokens, next)
 			_ = n.d.Audit.Event(ctx, "reply_truncated", flow.RunID(ctx), slog.String("role", string(role)),
-				slog.Int("max_tokens", req.MaxTokens), slog.Int("next_max_tokens", next))
+				slog.Int("output_limit", req.MaxTokens), slog.Int("next_output_limit", next))
 			req.MaxTokens = next
 			continue
 		case resp.Stop == llm.StopRefused:
