@@ -290,7 +290,7 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 	if err := n.flush(ctx, s); err != nil {
 		return "", err
 	}
-	warn := ""
+	asked, warn := false, ""
 	e, text, count, err := n.reply(ctx, s, KindDraft, func() (string, error) {
 		what := "Drafting the issue"
 		if s.Feedback != "" {
@@ -298,12 +298,19 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 		}
 		n.d.say(ctx, event.Plain, "%s with %s...", what, modelName(n.d.Drafter))
 		raw, err := n.generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
+		// The prose around the issue stays in the lineage, with the reply.
 		draft, _, warning := SplitDraft(raw)
-		warn = warning
+		asked, warn = true, warning
 		return draft, err
 	})
 	if err != nil {
 		return "", err
+	}
+	if !asked {
+		// A draft an earlier attempt of this node saved before the run was
+		// killed: one that could not be cut was saved whole, and reading
+		// it again gives its warning.
+		_, _, warn = SplitDraft(text)
 	}
 	s.Draft, s.DraftFile = string(normalise(KindDraft, []byte(text))), e.Name
 	s.ModelDraft, s.DraftWarning = s.Draft, warn
