@@ -35,7 +35,9 @@
 //     lines do not count). Reply and file indenting alike, the shift is one
 //     prefix of whitespace added or removed; one with tabs and the other with
 //     spaces, every line must convert with one tab width and then differ by
-//     one number of columns. Anything else is an *IndentError that shows the
+//     one number of columns, and that width must be the one REPLACE's new
+//     lines step by when they all step alike (a slipped FIND line cannot
+//     make up a width of its own). Anything else is an *IndentError that shows the
 //     file's lines to copy into FIND, as they are, and which FIND lines
 //     slipped: new code is never re-indented from a guess.
 //   - Every Result says how its FIND was found (Match) and everything that
