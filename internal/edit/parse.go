@@ -445,8 +445,9 @@ func isAlnum(c rune) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// label normalises a label line: "**FIND:**", "#### Find:", "FIND" all
-// become "FIND". colon reports whether the label ended in a colon.
+// label normalises a label line: "**FIND:**", "#### Find:", "FIND" and
+// "FIND (lines 10-12):" all become "FIND". colon reports whether the
+// label ended in a colon.
 func label(line string) (name string, colon bool) {
 	s := strings.TrimSpace(line)
 	if len(s) > 40 {
@@ -456,6 +457,9 @@ func label(line string) (name string, colon bool) {
 	s = strings.Trim(s, "*_ \t")
 	colon = strings.HasSuffix(s, ":")
 	s = strings.TrimSpace(strings.TrimSuffix(s, ":"))
+	if open := strings.IndexByte(s, '('); open > 0 && strings.HasSuffix(s, ")") {
+		s = s[:open] // a note on the label: "(lines 10-12)", "(exact)"
+	}
 	return strings.Join(strings.Fields(strings.ToUpper(s)), " "), colon
 }
 

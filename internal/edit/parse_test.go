@@ -156,6 +156,11 @@ func TestParseAccepts(t *testing.T) {
 			want:  []edit.Block{{N: 1, Line: 1, Find: ":start_line:12\nx\n", Replace: "y\n"}},
 		},
 		{
+			name:  "labels with a note in parentheses",
+			reply: "### CHANGE 1: x\nFIND (lines 4-5):\n```python\na = 1\n```\nREPLACE WITH (new code):\n```python\na = 2\n```\n",
+			want:  []edit.Block{{N: 1, Description: "x", Line: 1, Find: "a = 1\n", Replace: "a = 2\n"}},
+		},
+		{
 			name:  "setext heading underline in prose is not a divider",
 			reply: "Summary\n=======\n\nFIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n",
 			want:  []edit.Block{{N: 1, Line: 4, Find: "a\n", Replace: "b\n"}},
