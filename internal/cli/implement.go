@@ -263,32 +263,33 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 }
 
 // printDataPolicy says, before anything is sent, what goes to which model.
+// The scripted model is shown the same files, on this machine.
 func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implement.Plan, lineage string) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.ErrOut
 	fmt.Fprintln(w, cs.Bold("Data policy"))
 	if st.Mocked || st.Spec.Provider == llm.ProviderMock {
-		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine.\n", st.Spec)
+		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine. Shown to it:\n", st.Spec)
 	} else {
 		fmt.Fprintf(w, "  coder: %s at %s. Sent to it:\n", st.Spec, st.Endpoint)
-		fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, plan.DesignTokens)
-		if len(plan.Modified) > 0 {
-			fmt.Fprintf(w, "    - the current content of the files the change modifies, whole: %s\n", strings.Join(plan.Modified, ", "))
-			if len(plan.Large) > 0 {
-				fmt.Fprintf(w, "      (%s: over %d lines or %d bytes, so some prompts show only an outline of its declarations)\n",
-					strings.Join(plan.Large, ", "), edit.LargeLines, edit.LargeBytes)
-			}
-		}
-		if len(plan.Context) > 0 {
-			names := make([]string, len(plan.Context))
-			for i, c := range plan.Context {
-				names[i] = c.Rel
-			}
-			fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
-		}
-		fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
-		fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
 	}
+	fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, plan.DesignTokens)
+	if len(plan.Modified) > 0 {
+		fmt.Fprintf(w, "    - the current content of the files the change modifies, whole: %s\n", strings.Join(plan.Modified, ", "))
+		if len(plan.Large) > 0 {
+			fmt.Fprintf(w, "      (%s: over %d lines or %d bytes, so some prompts show only an outline of its declarations)\n",
+				strings.Join(plan.Large, ", "), edit.LargeLines, edit.LargeBytes)
+		}
+	}
+	if len(plan.Context) > 0 {
+		names := make([]string, len(plan.Context))
+		for i, c := range plan.Context {
+			names[i] = c.Rel
+		}
+		fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
+	}
+	fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
+	fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
 	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n\n", lineage)
 }
 

@@ -99,6 +99,9 @@ func TestScriptedModelAsDocumented(t *testing.T) {
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("exit %d, want 3 at the review\n%s", res.code, res.stderr)
 	}
+	if !strings.Contains(res.stderr, "nothing leaves this machine") || !strings.Contains(res.stderr, "the files the change modifies, whole: calc.py") {
+		t.Errorf("the data policy does not say what the scripted model is shown:\n%s", res.stderr)
+	}
 	_, hist := runOf(t, state)
 	// calc.py more than doubles: the diff review waits for a human.
 	if got := nodePath(hist); got != "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:waiting" {
