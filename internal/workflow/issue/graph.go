@@ -268,7 +268,7 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 			if attempt >= maxReplyAttempts || next <= req.MaxTokens {
 				return "", &TruncatedError{Role: role, Attempts: attempt, MaxTokens: req.MaxTokens}
 			}
-			n.d.say(ctx, event.Warn, "The %s's reply was cut off at %d tokens; asking again with room for %d.", role, req.MaxTokens, next)
+			n.d.say(ctx, event.Warn, "%s: reply cut off at %d tokens; asking again with %d", role, req.MaxTokens, next)
 			_ = n.d.Audit.Event(ctx, "reply_truncated", flow.RunID(ctx), slog.String("role", string(role)),
 				slog.Int("output_limit", req.MaxTokens), slog.Int("next_output_limit", next))
 			req.MaxTokens = next

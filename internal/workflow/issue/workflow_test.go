@@ -381,6 +381,21 @@ func TestTruncatedRepliesAreAskedAgainNeverPassedOn(t *testing.T) {
 			if got := w.calls(runID, "drafter"); got != tt.wantCalls {
 				t.Errorf("drafter calls = %d, want %d", got, tt.wantCalls)
 			}
+			// Each retry is shown, with the limit it was cut off at and the
+			// room it is asked with.
+			events, err := w.st.Events(t.Context(), runID, 0, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown := 0
+			for _, e := range events {
+				if strings.Contains(e.Text, "drafter: reply cut off at 4096 tokens; asking again with ") {
+					shown++
+				}
+			}
+			if want := min(1, tt.wantCalls-1); shown != want {
+				t.Errorf("%d retries shown, want %d", shown, want)
+			}
 		})
 	}
 }
