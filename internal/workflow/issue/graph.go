@@ -611,7 +611,7 @@ func (n *nodes) review(ctx context.Context, s *State) (string, error) {
 	e, text, count, err := n.reply(ctx, s, KindVerdict, func() (string, error) {
 		n.d.say(ctx, event.Plain, "Reviewing draft #%d with %s...", s.Drafts, modelName(n.d.Reviewer))
 		raw, err := n.generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s))
-		return StripFence(raw), err
+		return StripVerdict(raw), err
 	})
 	if err != nil {
 		return "", err
