@@ -152,9 +152,10 @@ func StripFence(reply string) string {
 // of prose around one fenced Markdown block holding the issue (its "# "
 // title inside the block, none outside) gives the block's content; the
 // prose is returned separately (it stays in the run's lineage with the
-// whole reply). When the reply cannot be cut cleanly (several candidate
-// blocks, a block never closed) it is returned whole with a warning for
-// the human.
+// whole reply). So does a reply that wraps the issue in the <draft> and
+// </draft> lines the prompts delimit it with. When the reply cannot be
+// cut cleanly (several candidate blocks, a block never closed) it is
+// returned whole with a warning for the human.
 func SplitDraft(reply string) (draft, prose, warning string) {
 	if inner, outside, ok := cutTag(reply, "draft"); ok && hasTitle(strings.Split(inner, "\n")) && !hasTitle(strings.Split(outside, "\n")) {
 		// The reply echoes the prompt's delimiters: <draft>...</draft>.
