@@ -197,3 +197,51 @@ func TestImplementRelayAlwaysCutOff(t *testing.T) {
 		t.Errorf("stderr:\n%s", res.stderr)
 	}
 }
+
+// TestIssueThroughAnOpenAIRelay runs the governance workflow with both
+// roles on a server in OpenAI's wire format answering as a real model
+// did: the drafter's first reply cut off (asked again with more room,
+// shown), then prose around the issue in a fence; the reviewer's verdict
+// after a line of prose. The issue filed is the fenced issue alone, and
+// the reviewer was shown the brief and the draft.
+func TestIssueThroughAnOpenAIRelay(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, "")
+	srv := newRelayServer(t, func(n int, c relayCall) (string, bool) {
+		switch {
+		case n == 1:
+			return "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nStop runs that", true
+		case strings.Contains(c.Messages[0].Content, "You draft issues"):
+			return "Here is the issue, following the template:\n\n```markdown\n" + issDraft1 + "```\n\nLet me know if you would like changes.", false
+		default:
+			return "I reviewed the draft against the brief.\n\n" + issOK, false
+		}
+	})
+	brief := w.brief("budget.md", "# Budget\n\nStop runaway spending.\n")
+	p := w.start([]string{"AZERO_MOCK_LLM=0", "OPENAI_API_KEY=relay-key-0123456789", "OPENAI_BASE_URL=" + srv.URL + "/v1"},
+		"issue", "--brief", brief, "--drafter", "openai:relay-drafter", "--reviewer", "openai:relay-reviewer")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if !strings.Contains(p.text(), "drafter: reply cut off at 4096 tokens; asking again with 8192") || !strings.Contains(p.text(), "Reviewer's verdict: APPROVED") {
+		t.Errorf("screen:\n%s", p.text())
+	}
+	calls := srv.requests()
+	if len(calls) != 3 || calls[0].MaxTokens != 4096 || calls[1].MaxTokens != 8192 {
+		t.Fatalf("%d calls: %+v", len(calls), calls)
+	}
+	review := calls[2].prompt()
+	if !strings.Contains(review, "<brief>\n# Budget\n\nStop runaway spending.\n</brief>") || !strings.Contains(review, "<draft>\n# Add a budget flag") {
+		t.Errorf("the reviewer was not shown the brief and the draft:\n%s", review)
+	}
+	files, _ := filepath.Glob(filepath.Join(w.repo, "docs", "issues", "*.md"))
+	if len(files) != 1 {
+		t.Fatalf("issues filed: %v", files)
+	}
+	filed, _ := os.ReadFile(files[0])
+	if !strings.HasPrefix(string(filed), "# Add a budget flag\n") || strings.Contains(string(filed), "Let me know") || strings.Contains(string(filed), "```") {
+		t.Errorf("the issue filed is not the fenced issue alone:\n%s", filed)
+	}
+}
