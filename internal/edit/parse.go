@@ -3,6 +3,7 @@ package edit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -399,13 +400,17 @@ func (p *parser) prevNonBlank(j int) int {
 }
 
 // pathLike returns line as a file name if it looks like one: a single
-// word, perhaps in backticks or bold, that has a slash, or a dot followed
-// by an extension with a letter in it. Prose of one word ("Done.",
+// word, perhaps in backticks or bold, after "#"s or "File:", that has a
+// slash, or a dot followed by an extension with a letter in it. Prose of one word ("Done.",
 // "etc.", "...", "v2.0") is not a file name.
 func pathLike(line string) string {
 	s := strings.TrimSuffix(strings.TrimSpace(line), ":")
+	s = strings.TrimSpace(strings.TrimLeft(s, "#")) // "### calc.py"
 	s = strings.Trim(s, "*`")
 	s = strings.TrimSuffix(s, ":")
+	if label, rest, ok := strings.Cut(s, ":"); ok && slices.Contains([]string{"file", "filename", "path"}, strings.ToLower(strings.Trim(label, "*` "))) {
+		s = strings.Trim(strings.TrimSpace(rest), "*`") // "File: `calc.py`"
+	}
 	if s == "" || len(s) > 255 || strings.ContainsAny(s, " \t<>=#`*\"'") || strings.HasSuffix(s, ".") {
 		return ""
 	}
