@@ -90,14 +90,36 @@ func newImplementCommand(f *Factory) *cobra.Command {
   Trying it without a model: AZERO_MOCK_LLM=1 (or --coder mock:scripted)
   makes the coder the offline scripted model, which answers from a TOML
   script set by AZERO_MOCK_SCRIPT=FILE or [mock] script = "FILE" in the
-  config. Each [[reply]] has role = "coder" (or drafter, reviewer), turn = N
-  (the role's Nth call in the run, from 1) and text = the reply, written as
-  the model would write it: one fenced code block with the whole file, or
-  FIND/REPLACE blocks for a large file. The coder is called once per file, in
-  the order of the design's table: the test files (scaffold), then the code
-  files (implement), again on every retry. A resumed run repeats the turn it
-  was killed in. Optional keys: stop = "max_tokens" (a reply cut off),
-  error = "rate_limit" (a failing call).`),
+  config:
+
+    [[reply]]
+    role = "coder"
+    turn = 1
+    text = """
+    ` + "```python" + `
+    import calc
+
+    def test_multiply():
+        assert calc.multiply(2, 3) == 6
+    ` + "```" + `
+    """
+
+  Each [[reply]] has role = "coder" (or drafter, reviewer), turn = N (the
+  role's Nth call in the run, from 1) and text = the reply, written as the
+  model would write it: one fenced code block with the whole file (prose
+  around it is fine), or FIND/REPLACE blocks for a file over 500 lines.
+  Turn order: the coder is called once per file, in the order of the
+  design's table: the test files (scaffold); only when those tests do not
+  build or import because what they test is missing (Go, Rust, a Python
+  ImportError), each code file once more for compiling stubs; then the code
+  files (implement). Every retry is the next turn: a reply sent back with
+  its error, a reply cut off, new tests after an invalid red, new code after
+  a failing green. A turn the script does not answer stops the run with an
+  error naming it; a resumed run repeats the turn it was killed in.
+  Optional keys: stop = "max_tokens" (a reply cut off at its limit) or
+  "refused"; error = "rate_limited" (a failing call; also transient,
+  overloaded, timeout, network, auth, bad_request, context_too_long,
+  model_not_found) with retry_after = "2s".`),
 		Example: "  azero implement --lld docs/lld/42-slugify.md --context pkg/util.go\n" +
 			"  azero implement --lld design.md --runner pytest --coder openai:qwen2.5-coder --budget 1.50\n" +
 			"  azero implement --lld design.md --test-cmd 'mvn -q test' --report junit:target/surefire-reports/\n" +
@@ -251,29 +273,33 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 }
 
 // printDataPolicy says, before anything is sent, what goes to which model.
+// The scripted model is shown the same files, on this machine.
 func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implement.Plan, lineage string) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.ErrOut
 	fmt.Fprintln(w, cs.Bold("Data policy"))
 	if st.Mocked || st.Spec.Provider == llm.ProviderMock {
-		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine.\n", st.Spec)
+		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine. Shown to it:\n", st.Spec)
 	} else {
 		fmt.Fprintf(w, "  coder: %s at %s. Sent to it:\n", st.Spec, st.Endpoint)
-		fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, plan.DesignTokens)
-		if len(plan.Modified) > 0 {
-			fmt.Fprintf(w, "    - the current content of the files the change modifies: %s (a file over %d lines or %d bytes as an outline of its declarations)\n",
-				strings.Join(plan.Modified, ", "), edit.LargeLines, edit.LargeBytes)
-		}
-		if len(plan.Context) > 0 {
-			names := make([]string, len(plan.Context))
-			for i, c := range plan.Context {
-				names[i] = c.Rel
-			}
-			fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
-		}
-		fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
-		fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
 	}
+	fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, plan.DesignTokens)
+	if len(plan.Modified) > 0 {
+		fmt.Fprintf(w, "    - the current content of the files the change modifies, whole: %s\n", strings.Join(plan.Modified, ", "))
+		if len(plan.Large) > 0 {
+			fmt.Fprintf(w, "      (%s: over %d lines or %d bytes, so some prompts show only an outline of its declarations)\n",
+				strings.Join(plan.Large, ", "), edit.LargeLines, edit.LargeBytes)
+		}
+	}
+	if len(plan.Context) > 0 {
+		names := make([]string, len(plan.Context))
+		for i, c := range plan.Context {
+			names[i] = c.Rel
+		}
+		fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
+	}
+	fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
+	fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
 	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n\n", lineage)
 }
 

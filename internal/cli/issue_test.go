@@ -774,6 +774,32 @@ func TestIssue090BlockVerdict(t *testing.T) {
 	}
 }
 
+// TestIssueFilingOverABlockNeedsOverride: approving a draft over the
+// reviewer's BLOCK asks for the word override typed in full (anything else
+// goes back to the menu), and the filing is audited as an override.
+func TestIssueFilingOverABlockNeedsOverride(t *testing.T) {
+	t.Parallel()
+	draft := "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nNo criteria here.\n"
+	w := newIssWorld(t, issScript([]string{draft}, []string{issBlock}))
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief)
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	p.answer("Type 'override' to confirm", 1, "yes")
+	p.answer(issVerdictMenu, 2, "A")
+	p.answer("Type 'override' to confirm", 2, "override")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if !strings.Contains(p.text(), "overrides it, and the override is recorded in the audit log") {
+		t.Errorf("the human was not told what approving over a BLOCK means:\n%s", p.text())
+	}
+	d := w.auditEvents("gate_decision")
+	if len(d) != 2 || d[1]["decision"] != "approve" || d[1]["verdict"] != "BLOCK" || d[1]["override"] != true || d[1]["override_of"] == nil {
+		t.Errorf("decisions = %v", d)
+	}
+}
+
 // TestIssue100LabelCreation: labels missing on GitHub are created before
 // the issue is filed with them.
 func TestIssue100LabelCreation(t *testing.T) {

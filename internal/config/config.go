@@ -375,6 +375,13 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Issue.AuditDir, src.Issue.AuditDir)
 	set(&dst.Issue.IssuesDir, src.Issue.IssuesDir)
 	set(&dst.Mock.Script, src.Mock.Script)
+	for _, r := range []struct{ d, s *Role }{
+		{&dst.Roles.Drafter, &src.Roles.Drafter}, {&dst.Roles.Reviewer, &src.Roles.Reviewer}, {&dst.Roles.Coder, &src.Roles.Coder},
+	} {
+		if r.s.MaxOutputTokens != 0 {
+			r.d.MaxOutputTokens = r.s.MaxOutputTokens
+		}
+	}
 	set(&dst.Notify.Command, src.Notify.Command)
 	set(&dst.Notify.Webhook, src.Notify.Webhook)
 	set(&dst.Engine.Kind, src.Engine.Kind)

@@ -375,3 +375,70 @@ func TestEndlessOrHugeFilesAreRefused(t *testing.T) {
 		t.Fatalf("a file of exactly the limit: %v, %v", srcs, err)
 	}
 }
+
+// Every key set in the user's file (or the repository's) is in the loaded
+// configuration: Load overlays each file on the last, and a key the
+// overlay forgot would be read and then silently ignored. The walk finds
+// keys added later too.
+func TestLoadKeepsEveryKey(t *testing.T) {
+	t.Parallel()
+	valid := map[string]string{ // keys whose values are checked
+		"implement.runner": `"pytest"`, "implement.report": `"junit:out.xml"`, "issue.tracker": `"local"`,
+		"engine.kind": `"temporal"`, "engine.move_after": `"30s"`, "engine.address": `"localhost:7233"`,
+		"notify.webhook": `"https://example.com/hook"`,
+	}
+	var keys []string
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		switch typ.Kind() {
+		case reflect.Struct:
+			for i := range typ.NumField() {
+				name, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
+				walk(strings.TrimPrefix(prefix+"."+name, "."), typ.Field(i).Type)
+			}
+		case reflect.Map:
+			walk(prefix+".m", typ.Elem())
+		default:
+			keys = append(keys, prefix)
+			if _, ok := valid[prefix]; ok {
+				return
+			}
+			switch typ.Kind() {
+			case reflect.String:
+				valid[prefix] = `"x"`
+			case reflect.Float64:
+				valid[prefix] = "1.5"
+			case reflect.Int:
+				valid[prefix] = "7"
+			default:
+				t.Fatalf("%s: no test value for %s", prefix, typ)
+			}
+		}
+	}
+	walk("", reflect.TypeFor[config.Config]())
+	for _, key := range keys {
+		t.Run(key, func(t *testing.T) {
+			t.Parallel()
+			body := key + " = " + valid[key] + "\n"
+			want, err := config.Parse([]byte(body), config.Source{Path: "config.toml"})
+			if err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+			if reflect.DeepEqual(want, config.Config{}) {
+				t.Fatalf("%s sets nothing", body)
+			}
+			user := t.TempDir()
+			write(t, filepath.Join(user, "azero", "config.toml"), body)
+			got, _, err := config.Load(user, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: loaded %+v, want %+v", body, got, want)
+			}
+		})
+	}
+}

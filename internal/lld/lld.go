@@ -123,6 +123,8 @@ var (
 	headingRe = lazyre.New(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 	issueRe   = lazyre.New(`(?i)(?:issue[:*\s]*#|^#\s*)(\d+)\b`)
 	tickRe    = lazyre.New("`([^`]+)`")
+	// titleIssueRe finds an issue named anywhere in the title.
+	titleIssueRe = lazyre.New(`(?i)(?:\bissue\s*#?\s*|#)(\d+)\b`)
 )
 
 // Parse reads the document's title, issue number and Files Changed table.
@@ -147,6 +149,9 @@ func Parse(text string) (Doc, error) {
 			doc.Issue = m[1]
 			break
 		}
+	}
+	if m := titleIssueRe().FindStringSubmatch(doc.Title); doc.Issue == "" && m != nil {
+		doc.Issue = m[1] // "LLD: Add X (#87)"
 	}
 	if tableAt < 0 {
 		return doc, ErrNoFilesTable

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/contextload"
+	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/lld"
 	"github.com/azero-dev/azero/internal/llm"
@@ -59,6 +61,11 @@ type Plan struct {
 	Context       []contextload.File
 	ContextTokens int
 	Modified      []string // the files of the change that exist and are shown to the model
+	// Large are the Modified files over the large-file threshold: sent
+	// whole when the model is asked to change them (it must copy their
+	// lines into edit blocks), as an outline of their declarations in the
+	// prompts for the other files.
+	Large []string
 }
 
 // Prepare checks the inputs and builds a run's initial state, without
@@ -103,6 +110,9 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 		}
 		if fc.ChangeName == "Modify" {
 			plan.Modified = append(plan.Modified, fc.Path)
+			if data, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(fc.Path))); err == nil && edit.IsLarge(data) {
+				plan.Large = append(plan.Large, fc.Path)
+			}
 		}
 	}
 	if len(tests) == 0 || code == 0 {

@@ -43,6 +43,12 @@ func TestCoderSeesTheFilesItChanges(t *testing.T) {
 	if strings.Contains(text, "### new.go") || strings.Contains(text, "### calc_test.go\n") {
 		t.Error("the prompt shows an Add target or the file being written")
 	}
+	// A code file's prompt shows the other Modify targets, but not the test
+	// files again: the tests section has them whole.
+	code := implementText(s, "calc.go", currentFiles(s, "calc.go"))
+	if !strings.Contains(code, "### big.go (705 lines") || strings.Contains(code, "### calc_test.go") {
+		t.Errorf("the implementation prompt's current files:\n%s", code)
+	}
 	// Without Modify targets nothing is "shown", and the prompt says so.
 	s.Files = []FileSpec{{Path: "new.go", Change: "Add"}, {Path: "new_test.go", Change: "Add", Test: true}}
 	text = scaffoldText(s, "new_test.go", currentFiles(s, "new_test.go"))
