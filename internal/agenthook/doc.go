@@ -9,9 +9,10 @@
 // own permission flow then decides).
 //
 // The rules, with the project root the git work tree holding cwd:
-//   - Write, Edit, MultiEdit, NotebookEdit: a path outside the root, through
-//     a symlink out of it, or inside .git is denied (safewrite's
-//     confinement). A Write replacing an existing file of more than 100
+//   - Write, Edit, MultiEdit, NotebookEdit: with cwd in no git work tree
+//     (or inside .git) there is no root, and the call is denied. A path
+//     outside the root, through a symlink out of it, or inside .git is
+//     denied (safewrite's confinement). A Write replacing an existing file of more than 100
 //     lines asks, with the line counts and the lines it would delete. An
 //     Edit or MultiEdit that deletes more than half of such a file asks
 //     (agentpolicy.Guts). An edit azero cannot reproduce (old_string not
@@ -27,7 +28,11 @@
 //     off with -c core.hooksPath) and commits azero cannot fully read ask,
 //     with the gate's summary. Otherwise azero has no opinion: a Bash
 //     command is never allowed by azero, since it may do more than commit.
-//   - Other tools: no opinion.
+//   - Claude Code's read-only tools (Read, Grep, WebFetch, ...) and azero's
+//     own MCP tools (which apply this policy themselves): no opinion.
+//   - Any other tool is denied: azero cannot tell whether it writes or
+//     commits (another MCP server's tool, a tool newer than azero). The
+//     installed matcher keeps such tools away from the hook.
 //
 // Invariants:
 //   - Fail closed: any error (a payload that is not JSON, a git failure, a

@@ -159,6 +159,9 @@ func FuzzMergeSettings(f *testing.F) {
 	f.Add(`{"model":"x","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./a"}]}]}}`, "/usr/bin/azero")
 	f.Add(``, "azero")
 	f.Add(`{"hooks":{"PreToolUse":[{"hooks":[{"command":"x hook claude-code"}]}]}}`, "'/a b/azero'")
+	f.Add(`{"hooks":null,"env":{"A":"1"}}`, "azero")
+	f.Add(`{"hooks":{"PreToolUse":null,"Stop":[]}}`, "azero")
+	f.Add(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"Command":"old/azero hook claude-code"},{"type":"command","command":"lint"}]},{"matcher":"x"}]}}`, "azero")
 	f.Fuzz(func(t *testing.T, existing, exe string) {
 		if exe == "" {
 			return
@@ -170,6 +173,9 @@ func FuzzMergeSettings(f *testing.F) {
 		}
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON:\n%s", out)
+		}
+		if !KeepsOtherSettings([]byte(existing), out) {
+			t.Fatalf("the merge lost a setting:\n%s\n%s", existing, out)
 		}
 		again, changed, err := MergeSettings(out, cmd)
 		if err != nil || changed || !bytes.Equal(again, out) {

@@ -88,7 +88,10 @@ func (h *Hook) Decide(ctx context.Context, p Payload) Response {
 	case "Bash":
 		resp, attrs = h.decideBash(ctx, p)
 	default:
-		return Response{}
+		if noOpinion(p.ToolName) {
+			return Response{}
+		}
+		resp = unknownTool(p.ToolName)
 	}
 	h.audit(ctx, p, resp, attrs...)
 	return resp
@@ -118,13 +121,15 @@ func (h *Hook) cwd(p Payload) (string, error) {
 	return filepath.Clean(cwd), nil
 }
 
-// projectRoot is the git work tree holding cwd, or cwd itself outside
-// one (as for azero write: never wider than where the session stands).
+// projectRoot is the git work tree holding cwd. Outside one there is no
+// project root to confine a write to (and inside .git, or a bare
+// repository, no work tree), so there is no root and the caller denies.
 func projectRoot(ctx context.Context, cwd string) (string, error) {
 	top, err := gitx.TopLevel(ctx, cwd)
 	switch {
 	case errors.Is(err, gitx.ErrNotRepository):
-		return cwd, nil
+		return "", fmt.Errorf("the session's cwd %s is not inside a git work tree, so azero has no project root to confine this write to "+
+			"(the project root is the git repository holding the cwd): start Claude Code in a repository's checkout, or run git init there", cwd)
 	case err != nil:
 		return "", fmt.Errorf("find the project root: %w", err)
 	}

@@ -170,16 +170,42 @@ func TestRelativeFilePathIsFromCwd(t *testing.T) {
 	}
 }
 
-func TestOutsideAnyRepositoryTheCwdIsTheRoot(t *testing.T) {
+// TestOutsideAnyRepositoryThereIsNoRoot: the project root is the git work
+// tree holding cwd; with none (or with cwd inside .git) no write can be
+// confined, so every file tool is denied, while a Bash command that
+// commits nothing stays Claude Code's to decide.
+func TestOutsideAnyRepositoryThereIsNoRoot(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	inside := `{"tool_name":"Write","cwd":"` + dir + `","tool_input":{"file_path":"` + dir + `/a.txt","content":"x\n"}}`
-	if stdout, _, _ := run(t, []byte(inside), ""); !strings.Contains(stdout, `"allow"`) {
-		t.Errorf("write inside the cwd: %s", stdout)
-	}
-	outside := `{"tool_name":"Write","cwd":"` + dir + `","tool_input":{"file_path":"` + filepath.Dir(dir) + `/a.txt","content":"x\n"}}`
-	if stdout, _, _ := run(t, []byte(outside), ""); !strings.Contains(stdout, `"deny"`) {
-		t.Errorf("write beside the cwd: %s", stdout)
+	repo := hooktest.NewRepo(t)
+	for _, cwd := range []string{t.TempDir(), filepath.Join(repo, ".git"), filepath.Join(repo, ".git", "hooks")} {
+		calls := []struct {
+			tool  string
+			input map[string]any
+			want  string
+		}{
+			{"Write", map[string]any{"file_path": cwd + "/a.txt", "content": "x\n"}, "deny"},
+			{"Write", map[string]any{"file_path": "pre-commit", "content": "exit 0\n"}, "deny"},
+			{"Edit", map[string]any{"file_path": cwd + "/a.txt", "old_string": "", "new_string": "x\n"}, "deny"},
+			{"MultiEdit", map[string]any{"file_path": cwd + "/a.txt", "edits": []map[string]any{{"old_string": "", "new_string": "x\n"}}}, "deny"},
+			{"NotebookEdit", map[string]any{"notebook_path": cwd + "/a.ipynb", "new_source": "x"}, "deny"},
+			{"Bash", map[string]any{"command": "ls -la"}, ""},
+			{"Bash", map[string]any{"command": "git commit -m x"}, "deny"},
+		}
+		for _, c := range calls {
+			in, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": c.tool, "cwd": cwd, "tool_input": c.input})
+			stdout, err, _ := run(t, in, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var reason []string
+			if c.tool != "Bash" {
+				reason = []string{"not inside a git work tree"}
+			}
+			hooktest.Check(t, hooktest.Case{Fixture: c.tool + " in " + cwd, Decision: c.want, Reason: reason}, stdout)
+		}
+		if _, err := os.Stat(filepath.Join(cwd, "a.txt")); err == nil {
+			t.Errorf("the hook wrote %s", filepath.Join(cwd, "a.txt"))
+		}
 	}
 }
 

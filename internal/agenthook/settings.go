@@ -130,10 +130,7 @@ func withoutAzeroHooks(g json.RawMessage) (stripped json.RawMessage, removed boo
 	}
 	var keep []json.RawMessage
 	for _, h := range list {
-		var cmd struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal(h, &cmd) == nil && isAzeroHook(cmd.Command) {
+		if azeroEntry(h) {
 			removed = true
 			continue
 		}
@@ -147,6 +144,87 @@ func withoutAzeroHooks(g json.RawMessage) (stripped json.RawMessage, removed boo
 	}
 	obj.set("hooks", rawList(keep))
 	return obj.render(), true, nil
+}
+
+// azeroEntry reports whether one hook entry of a matcher group runs
+// azero's hook.
+func azeroEntry(h json.RawMessage) bool {
+	var cmd struct {
+		Command string `json:"command"`
+	}
+	return json.Unmarshal(h, &cmd) == nil && isAzeroHook(cmd.Command)
+}
+
+// KeepsOtherSettings reports whether merged holds every setting of
+// existing but azero's own hook: both are the same JSON once azero's hook
+// entries, and the groups, lists and objects only they filled, are taken
+// out. It is how --install knows its merge lost nothing, whatever the size
+// of the file; any doubt (a file that is not an object) is false.
+func KeepsOtherSettings(existing, merged []byte) bool {
+	a, okA := withoutAzero(existing)
+	b, okB := withoutAzero(merged)
+	return okA && okB && reflect.DeepEqual(a, b)
+}
+
+// withoutAzero decodes a settings file without azero's hook entries.
+func withoutAzero(data []byte) (map[string]any, bool) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return map[string]any{}, true
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil || top == nil {
+		return nil, false
+	}
+	raw, present := top["hooks"]
+	if present && raw == nil {
+		delete(top, "hooks") // null is no hooks, as for MergeSettings
+		return top, true
+	}
+	hooks, ok := raw.(map[string]any)
+	if !ok {
+		return top, true
+	}
+	groups, ok := hooks["PreToolUse"].([]any)
+	if !ok {
+		if v, present := hooks["PreToolUse"]; present && v == nil {
+			delete(hooks, "PreToolUse")
+		}
+	} else {
+		var kept []any
+		for _, g := range groups {
+			gm, ok := g.(map[string]any)
+			list, isList := gm["hooks"].([]any)
+			if !ok || !isList {
+				kept = append(kept, g)
+				continue
+			}
+			var keep []any
+			for _, h := range list {
+				if enc, err := json.Marshal(h); err == nil && azeroEntry(enc) {
+					continue
+				}
+				keep = append(keep, h)
+			}
+			switch {
+			case len(keep) == len(list):
+				kept = append(kept, g)
+			case len(keep) > 0:
+				gm["hooks"] = keep
+				kept = append(kept, gm)
+			}
+		}
+		if len(kept) == 0 {
+			delete(hooks, "PreToolUse")
+		} else {
+			hooks["PreToolUse"] = kept
+		}
+	}
+	if len(hooks) == 0 {
+		delete(top, "hooks")
+	}
+	return top, true
 }
 
 // object is a JSON object that keeps its members' order and raw values.

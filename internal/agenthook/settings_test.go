@@ -118,3 +118,33 @@ func TestMergeSettingsRefusesBrokenFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepsOtherSettings(t *testing.T) {
+	t.Parallel()
+	azero := `{"type":"command","command":"azero hook claude-code","onFailure":"block"}`
+	other := `{"type":"command","command":"./lint"}`
+	cases := []struct {
+		name             string
+		existing, merged string
+		want             bool
+	}{
+		{"hook added to nothing", ``, `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[` + azero + `]}]}}`, true},
+		{"hook added beside others", `{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[` + other + `]}]}}`,
+			`{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[` + other + `]},{"matcher":"Write","hooks":[` + azero + `]}]}}`, true},
+		{"older azero hook moved out of a shared group", `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[` + other + `,{"command":"/old/azero hook claude-code"}]}]}}`,
+			`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[` + other + `]},{"matcher":"Write","hooks":[` + azero + `]}]}}`, true},
+		{"null hooks", `{"hooks":null}`, `{"hooks":{"PreToolUse":[{"hooks":[` + azero + `]}]}}`, true},
+		{"a setting dropped", `{"model":"opus","env":{"A":"1"}}`, `{"model":"opus","hooks":{"PreToolUse":[{"hooks":[` + azero + `]}]}}`, false},
+		{"a setting changed", `{"model":"opus"}`, `{"model":"sonnet","hooks":{"PreToolUse":[{"hooks":[` + azero + `]}]}}`, false},
+		{"another hook dropped", `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[` + other + `]}]}}`, `{"hooks":{"PreToolUse":[{"hooks":[` + azero + `]}]}}`, false},
+		{"another event's hooks dropped", `{"hooks":{"Stop":[{"hooks":[` + other + `]}]}}`, `{"hooks":{"PreToolUse":[{"hooks":[` + azero + `]}]}}`, false},
+		{"numbers kept exactly", `{"cleanupPeriodDays":30.0}`, `{"cleanupPeriodDays":30}`, false},
+		{"not JSON", `{"model":`, `{}`, false},
+		{"not an object", `[]`, `{}`, false},
+	}
+	for _, tc := range cases {
+		if got := KeepsOtherSettings([]byte(tc.existing), []byte(tc.merged)); got != tc.want {
+			t.Errorf("%s: KeepsOtherSettings = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

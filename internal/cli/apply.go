@@ -96,6 +96,8 @@ type applyReport struct {
 	Diff    string        `json:"diff,omitempty"`
 	Error   string        `json:"error,omitempty"`
 	Detail  any           `json:"error_detail,omitempty"`
+	// ExitCode is the command's exit code when it fails (0: omitted).
+	ExitCode int `json:"exit_code,omitempty"`
 }
 
 // LineCounts are a file's line counts before and after a change, in the
@@ -146,12 +148,14 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 		case errors.As(err, &ie):
 			rep.Detail = ie
 		}
+		err = fmt.Errorf("%s unchanged: %w", opts.File, err)
 		if opts.JSON {
+			rep.ExitCode = ExitCode(err)
 			if werr := writeJSON(f.IO.Out, rep); werr != nil {
 				return errors.Join(err, werr)
 			}
 		}
-		return fmt.Errorf("%s unchanged: %w", opts.File, err)
+		return err
 	}
 
 	reply, err := readInput(ctx, f, opts.Edits)

@@ -196,7 +196,7 @@ func TestApplyEditsAreBounded(t *testing.T) {
 				if c != tt.code {
 					t.Fatalf("exit %d, want %d; stderr:\n%s", c, tt.code, e.errOut)
 				}
-			case <-time.After(20 * time.Second):
+			case <-time.After(testenv.Patience):
 				t.Fatal("azero apply did not finish")
 			}
 			for _, w := range tt.want {

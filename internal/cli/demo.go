@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/gitx"
-	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/workflow/demo"
 )
 
@@ -50,9 +47,13 @@ func newDemoCommand(f *Factory) *cobra.Command {
 }
 
 func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
-	// The engine is the user's: the demo's repository has no config yet.
+	// The demo repository has no config of its own: the user's chooses
+	// the engine, and a choice that cannot be used leaves nothing behind.
 	cfg, err := f.Config("")
 	if err != nil {
+		return err
+	}
+	if err := f.checkEngine(cfg); err != nil {
 		return err
 	}
 	if err := f.handOffEngine(cfg); err != nil {
@@ -65,47 +66,23 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 			return err
 		}
 		base = d
-	} else if err := os.MkdirAll(base, 0o755); err != nil {
-		return err
-	}
-	proj := filepath.Join(base, "textkit")
-	if err := os.Mkdir(proj, 0o755); err != nil {
-		return fmt.Errorf("create the demo project: %w (choose another --dir)", err)
 	}
 	w, err := f.writer(false, false)
 	if err != nil {
 		return err
 	}
-	if _, err := demo.WriteProject(ctx, w, proj); err != nil {
+	d, err := demo.Prepare(ctx, w, base)
+	if err != nil {
 		return err
-	}
-	// The script lives beside the project, not in it, so it is not part of
-	// the change under review.
-	script := filepath.Join(base, "coder-script.toml")
-	if _, err := w.Write(ctx, safewrite.Request{Root: base, Path: "coder-script.toml", Content: demo.CoderScript, Actor: "azero demo"}); err != nil {
-		return err
-	}
-	repo := gitx.Repo{Dir: proj}
-	for _, args := range [][]string{
-		{"init", "--quiet", "--initial-branch=main"},
-		// The demo must work on a machine where git has no identity yet.
-		{"config", "user.name", "azero demo"},
-		{"config", "user.email", "demo@azero.invalid"},
-		{"add", "--all"},
-		{"commit", "--quiet", "--no-verify", "-m", "textkit: initial import"},
-	} {
-		if _, err := repo.Run(ctx, args...); err != nil {
-			return fmt.Errorf("prepare the demo repository: %w", err)
-		}
 	}
 	cs := f.IO.ColorScheme()
-	fmt.Fprintf(f.IO.ErrOut, "%s a demo repository is ready in %s\n", cs.Bold("azero demo:"), proj)
+	fmt.Fprintf(f.IO.ErrOut, "%s a demo repository is ready in %s\n", cs.Bold("azero demo:"), d.Project)
 	fmt.Fprintf(f.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n\n", demo.Design)
 	return implementRun(ctx, f, &ImplementOptions{
-		LLD:        filepath.Join(proj, demo.Design),
-		Repo:       proj,
+		LLD:        d.Design,
+		Repo:       d.Project,
 		Runner:     "go",
 		JSON:       opts.JSON,
-		mockScript: script,
+		mockScript: d.Script,
 	})
 }

@@ -68,6 +68,13 @@ func (f *Factory) engineSettings(cfg config.Config) (kind string, conn temporal.
 	return engineTemporal, conn, queue, opts, nil
 }
 
+// checkEngine refuses, before any work, an engine choice that cannot be
+// used (an unknown kind, Temporal without an address): a usage error.
+func (f *Factory) checkEngine(cfg config.Config) error {
+	_, _, _, _, err := f.engineSettings(cfg)
+	return err
+}
+
 // temporalEngine connects to Temporal when the engine chosen for repoRoot
 // (flags, then config) is temporal; nil means the local engine.
 func (f *Factory) temporalEngine(ctx context.Context, repoRoot string) (*temporalEngine, error) {
@@ -108,13 +115,11 @@ func temporalRegistry(f *Factory) (*temporal.Registry, error) {
 			if err != nil {
 				return nil, err
 			}
-			// implementDeps takes its event sink from a local engine; on a
-			// worker the events go to the worker.
-			deps, err := implementDeps(ctx, f, cfg, run.ID, s, &flow.Engine{})
+			// On a worker the events go to the worker.
+			deps, err := implementDeps(ctx, f, cfg, run.ID, s, run.Events)
 			if err != nil {
 				return nil, err
 			}
-			deps.Events = run.Events
 			return implement.Graph(deps), nil
 		},
 		Worktree: func(s *implement.State) *temporal.Worktree {
@@ -133,11 +138,10 @@ func temporalRegistry(f *Factory) (*temporal.Registry, error) {
 	err = temporal.Register(reg, temporal.Definition[issue.State]{
 		Shape: issue.New(issue.Deps{}),
 		Build: func(ctx context.Context, run temporal.Run, s *issue.State) (*flow.Graph[issue.State], error) {
-			deps, err := issueDeps(ctx, f, run.ID, s, &flow.Engine{})
+			deps, err := issueDeps(ctx, f, run.ID, s, run.Events)
 			if err != nil {
 				return nil, err
 			}
-			deps.Events = run.Events
 			return issue.New(deps), nil
 		},
 	})

@@ -86,6 +86,19 @@ func (f *Factory) engineKind(cfg config.Config) (string, error) {
 	return "", usagef("--engine %q: use local or temporal", kind)
 }
 
+// errNoAddress is the usage error of a Temporal engine chosen without the
+// cluster's address (internal/temporal.ErrNoAddress, in the same words).
+var errNoAddress = errors.New("the Temporal engine needs the cluster's address: --temporal HOST:PORT, or address in the [engine] table of the config")
+
+// engineAddress is the Temporal cluster's address: --temporal, else
+// [engine] address.
+func (f *Factory) engineAddress(cfg config.Config) string {
+	if f.EngineFlags.Address != "" {
+		return f.EngineFlags.Address
+	}
+	return cfg.Engine.Address
+}
+
 // TemporalMissingError says that this build has no Temporal engine and no
 // azero-temporal was found to hand the command to.
 type TemporalMissingError struct {
@@ -142,6 +155,9 @@ func (f *Factory) handOff() error {
 	if err != nil {
 		return err
 	}
+	if f.exec == nil {
+		return errors.New("this azero cannot hand the command to " + path)
+	}
 	argv := append([]string{path}, f.args...)
-	return execCommand(path, argv, append(f.Environ(), handOffVar+"=1"))
+	return f.exec(path, argv, append(f.Environ(), handOffVar+"=1"))
 }

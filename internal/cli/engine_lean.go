@@ -27,13 +27,26 @@ func (te *temporalEngine) Close() {}
 // build; they are unreachable, since temporalEngine never returns one.
 var errNoEngine = errors.New("the Temporal engine is not in this build of azero")
 
+// checkEngine refuses, before any work, an engine choice that cannot be
+// used (an unknown kind, Temporal without an address): a usage error,
+// said here rather than by azero-temporal.
+func (f *Factory) checkEngine(cfg config.Config) error {
+	kind, err := f.engineKind(cfg)
+	if err == nil && kind == engineTemporal && f.engineAddress(cfg) == "" {
+		err = &UsageError{Err: errNoAddress}
+	}
+	return err
+}
+
 // handOffEngine hands the command to azero-temporal when the engine
 // chosen (flags, then cfg) is temporal; it returns only when that is not
 // the case, or the hand-off failed.
 func (f *Factory) handOffEngine(cfg config.Config) error {
-	kind, err := f.engineKind(cfg)
-	if err != nil || kind != engineTemporal {
+	if err := f.checkEngine(cfg); err != nil {
 		return err
+	}
+	if kind, _ := f.engineKind(cfg); kind != engineTemporal {
+		return nil
 	}
 	return f.handOff()
 }
@@ -49,9 +62,17 @@ func (f *Factory) temporalEngine(_ context.Context, repoRoot string) (*temporalE
 	return nil, f.handOffEngine(cfg)
 }
 
-// workerRun hands `azero worker` to azero-temporal: a worker is the
-// Temporal engine.
+// workerRun hands `azero worker` to azero-temporal (a worker is the
+// Temporal engine), once its settings can be used.
 func workerRun(_ context.Context, f *Factory, _ *WorkerOptions) error {
+	f.EngineFlags.Kind = engineTemporal
+	cfg, err := f.Config("")
+	if err != nil {
+		return err
+	}
+	if err := f.checkEngine(cfg); err != nil {
+		return err
+	}
 	return f.handOff()
 }
 
@@ -62,6 +83,10 @@ func implementTemporal(context.Context, *Factory, *temporalEngine, string, *impl
 }
 
 func issueTemporal(context.Context, *Factory, *temporalEngine, string, *issue.State, map[string]string, bool) error {
+	return errNoEngine
+}
+
+func resumeIssueTemporal(context.Context, *Factory, *temporalEngine, string, bool) error {
 	return errNoEngine
 }
 

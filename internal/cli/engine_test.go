@@ -4,11 +4,15 @@ package cli
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/workflow/implement"
+	"github.com/azero-dev/azero/internal/workflow/issue"
+	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
 
 func TestEngineSettings(t *testing.T) {
@@ -66,8 +70,22 @@ func TestEngineSettings(t *testing.T) {
 	}
 }
 
+// The worker runs one workflow type per graph azero has, named as the
+// graph.
+func TestTemporalRegistryHasOneWorkflowPerGraph(t *testing.T) {
+	t.Parallel()
+	reg, err := temporalRegistry(&Factory{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := reg.Names(), []string{implement.Name, issue.Name, selftest.Name}; !slices.Equal(got, want) {
+		t.Errorf("workflow types %v, want %v", got, want)
+	}
+}
+
 // TestRunOnTemporalNames: the names this package reads on a worker's rows
-// of a run on Temporal are the ones internal/temporal writes.
+// of a run on Temporal are the ones internal/temporal writes, and a build
+// without the engine refuses a missing address in the same words.
 func TestRunOnTemporalNames(t *testing.T) {
 	t.Parallel()
 	if metaEngine != temporal.MetaEngine || engineTemporal != temporal.EngineName {
@@ -75,5 +93,8 @@ func TestRunOnTemporalNames(t *testing.T) {
 	}
 	if !runOnTemporal(map[string]string{temporal.MetaEngine: temporal.EngineName}) {
 		t.Error("a worker's row of a run on Temporal is not recognised")
+	}
+	if errNoAddress.Error() != temporal.ErrNoAddress.Error() {
+		t.Errorf("without the engine: %q; with it: %q", errNoAddress, temporal.ErrNoAddress)
 	}
 }

@@ -33,6 +33,9 @@ type Factory struct {
 	EngineFlags EngineFlags
 
 	args []string // the command line Run executes, without the program name
+	// exec replaces this process with another program (handOff); nil in
+	// a Factory that must not, such as one running in a test's process.
+	exec func(path string, argv, env []string) error
 
 	mu     sync.Mutex
 	store  *store.Store
@@ -57,6 +60,7 @@ func NewFactory(version string) (*Factory, error) {
 		WorkDir:  wd,
 		Now:      time.Now,
 		Version:  version,
+		exec:     execCommand,
 	}, nil
 }
 

@@ -140,11 +140,25 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 	g := &review.Gate{IO: opts.IO, Prompter: opts.Prompter, Audit: logger, Now: opts.Now}
 	out, err := g.Run(ctx, review.GateOptions{Repo: opts.repoDir(), Staged: opts.Staged, Quiet: opts.Quiet})
 	if opts.JSON && out.Decision != "" {
-		if werr := writeJSON(opts.IO.Out, out); werr != nil && err == nil {
-			return werr
+		doc := gateDoc{Outcome: out}
+		if err != nil {
+			// A decision that stops the commit (rejected, or nobody to
+			// ask) is a failure of the command: say so in the document.
+			doc.Error, doc.ExitCode = err.Error(), ExitCode(err)
+		}
+		if werr := writeJSON(opts.IO.Out, doc); werr != nil {
+			return errors.Join(err, werr)
 		}
 	}
 	return err
+}
+
+// gateDoc is `azero gate --json`: the review's outcome, and why the
+// command fails when it does.
+type gateDoc struct {
+	review.Outcome
+	Error    string `json:"error,omitempty"`
+	ExitCode int    `json:"exit_code,omitempty"`
 }
 
 // hookScript is the pre-commit hook; the first %s is azero's path,

@@ -37,6 +37,10 @@ func newRunsGCCommand(f *Factory) *cobra.Command {
   and its azero/... branch behind. 'azero runs gc' removes the worktrees of
   runs that have ended and of runs the store no longer knows.
 
+  What a git killed with a run left (a stale lock on the run's branch, a
+  half-made worktree) is removed too; the run stays resumable, and its resume
+  makes the worktree again.
+
   With --all it also abandons runs that are not finished and that no process
   is driving (interrupted, killed, waiting or failed): they are marked aborted
   and their worktree and branch are removed. Runs being driven right now are
@@ -61,6 +65,7 @@ type gcAction struct {
 	StaleLock      bool   `json:"stale_lock,omitempty"`          // a lock left on the branch's ref by a killed git
 	Unfinished     bool   `json:"unfinished_worktree,omitempty"` // what a killed `git worktree add` left
 	lockOf         string // the branch whose lock is stale
+	resumable      bool   // the run stays resumable: only a killed git's leftovers go
 	Registered     bool   `json:"-"`                         // git still lists the worktree
 	OnDisk         bool   `json:"-"`                         // its folder exists
 	RepositoryGone bool   `json:"repository_gone,omitempty"` // the run's repository was deleted or moved
@@ -195,7 +200,10 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		case opts.All:
 			a.Reason = "abandoned: " + string(effectiveStatus(st, r)) + " at " + r.Node
 		default:
-			continue // resumable; kept unless --all
+			// Resumable: kept unless --all, but not what a killed git left
+			// of it (a stale lock on its branch, a half-made worktree),
+			// which its resume would have to repair anyway.
+			a.Reason, a.resumable = "left by a git killed with the run, which stays resumable", true
 		}
 		a.Worktree = info.Worktree
 		if a.Worktree == "" {
@@ -205,10 +213,16 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		if info.Branch != "" && owner[info.Repo+"\x00"+info.Branch] == r.ID {
 			branch = info.Branch
 		}
-		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch()); err != nil {
+		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch() || a.resumable); err != nil {
+			if a.resumable {
+				continue // its resume will say what is wrong with its repository
+			}
 			a.Error = err.Error()
 			actions = append(actions, a)
 			continue
+		}
+		if a.resumable && !a.Unfinished {
+			a.Worktree = "" // a complete worktree is the run's work
 		}
 		if a.Worktree == "" && a.Branch == "" && !a.StaleLock {
 			continue // nothing left: the run cleaned up after itself
@@ -282,7 +296,7 @@ func gcFind(ctx context.Context, repos gcRepos, a *gcAction, repoDir, branch str
 // gcOne removes what is left of one run, marking an abandoned run aborted
 // first so that nobody resumes into a missing worktree.
 func gcOne(ctx context.Context, st *store.Store, r store.Run, a *gcAction, repo *gcRepo, root string) error {
-	if !r.Status.Finished() && r.Node != flow.End {
+	if !r.Status.Finished() && r.Node != flow.End && !a.resumable {
 		token := fmt.Sprintf("gc-%d", os.Getpid())
 		if err := st.Acquire(ctx, r.ID, store.Lease{Token: token, PID: os.Getpid()}, time.Minute); err != nil {
 			return err
@@ -351,11 +365,28 @@ func gcOrphan(ctx context.Context, path, root string) error {
 }
 
 func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
+	var failed []string
+	for _, a := range actions {
+		if a.Error != "" {
+			failed = append(failed, a.RunID)
+		}
+	}
+	var err error
+	if len(failed) > 0 {
+		err = fmt.Errorf("could not clean up %s", strings.Join(failed, ", "))
+	}
 	if opts.JSON {
 		if actions == nil {
 			actions = []gcAction{}
 		}
-		return writeJSON(f.IO.Out, map[string]any{"removed": actions, "dry_run": opts.DryRun})
+		doc := map[string]any{"removed": actions, "dry_run": opts.DryRun}
+		if err != nil {
+			doc["error"], doc["exit_code"] = err.Error(), ExitCode(err)
+		}
+		if werr := writeJSON(f.IO.Out, doc); werr != nil {
+			return errors.Join(err, werr)
+		}
+		return err
 	}
 	if len(actions) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "Nothing to clean up.")
@@ -365,20 +396,15 @@ func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
 	if opts.DryRun {
 		verb = "would remove"
 	}
-	var failed []string
 	for _, a := range actions {
 		what := strings.Join(a.what(), ", ")
 		if a.Error != "" {
 			fmt.Fprintf(f.IO.ErrOut, "%s: could not remove %s: %s\n", a.RunID, what, a.Error)
-			failed = append(failed, a.RunID)
 			continue
 		}
 		fmt.Fprintf(f.IO.ErrOut, "%s: %s %s (%s)\n", a.RunID, verb, what, a.Reason)
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("could not clean up %s", strings.Join(failed, ", "))
-	}
-	return nil
+	return err
 }
 
 // what lists what an action removes, in words.

@@ -305,7 +305,7 @@ func killWorktreeAdd(t *testing.T, repo, branch, wt, mark, marker string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testenv.Patience)
 	for {
 		if _, err := os.Stat(marker); err == nil {
 			break
@@ -360,20 +360,18 @@ if grep -q refs/heads/azero/6- && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; 
 		t.Fatalf("the kill left no half-made worktree:\n%s", wts)
 	}
 
-	// Both runs are resumable: plain gc keeps them.
-	if got := gcJSON(t, state, repo); len(got) != 0 {
-		t.Fatalf("gc removed %+v from resumable runs", got)
-	}
-	got := gcJSON(t, state, repo, "--all")
+	// Both runs are resumable: plain gc keeps them, and their branches,
+	// but removes what the killed gits left (their resume would have to
+	// repair it).
 	byID := map[string]gcAction{}
-	for _, a := range got {
+	for _, a := range gcJSON(t, state, repo) {
 		byID[a.RunID] = a
 	}
-	if a := byID[locked]; !a.Done || !a.StaleLock {
-		t.Errorf("locked run: %+v, want its stale lock removed", a)
+	if a := byID[locked]; !a.Done || !a.StaleLock || a.Branch != "" {
+		t.Errorf("locked run: %+v, want only its stale lock removed", a)
 	}
-	if a := byID[half]; !a.Done || !a.Unfinished || a.Branch != "azero/7-half" || a.Worktree != halfWT {
-		t.Errorf("half-made run: %+v, want its worktree and branch removed", a)
+	if a := byID[half]; !a.Done || !a.Unfinished || a.Branch != "" || a.Worktree != halfWT {
+		t.Errorf("half-made run: %+v, want only its half-made worktree removed", a)
 	}
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
 		t.Error("the stale lock is still there")
@@ -386,9 +384,40 @@ if grep -q refs/heads/azero/6- && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; 
 	if admins, _ := os.ReadDir(filepath.Join(repo, ".git", "worktrees")); len(admins) != 0 {
 		t.Errorf("administrative directories left: %v", admins)
 	}
+	if !branchExists(t, repo, "azero/7-half") {
+		t.Error("the resumable run's branch was deleted")
+	}
+	for _, id := range []string{locked, half} {
+		if r := runByID(t, state, id); r.Status != store.StatusRunning {
+			t.Errorf("run %s is %s: plain gc abandoned a resumable run", id, r.Status)
+		}
+	}
+	if got := gcJSON(t, state, repo); len(got) != 0 {
+		t.Errorf("a second gc removed %+v", got)
+	}
+	// With --all the runs are abandoned, and the branch goes.
+	got := gcJSON(t, state, repo, "--all")
+	if len(got) != 1 || got[0].RunID != half || got[0].Branch != "azero/7-half" || !got[0].Done {
+		t.Errorf("gc --all = %+v, want the half-made run's branch removed", got)
+	}
 	if got := refs(t, repo); got != beforeRefs {
 		t.Errorf("refs left:\n%s", got)
 	}
 	// The branch can be made again: nothing blocks it.
 	testenv.Git(t, repo, "branch", "azero/6-locked")
+}
+
+// runByID reads one run from the state directory's store.
+func runByID(t *testing.T, state, id string) store.Run {
+	t.Helper()
+	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.GetRun(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -146,7 +146,7 @@ func (s *session) exit(t *testing.T) int {
 	}
 	select {
 	case <-s.Drained():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.Patience):
 	}
 	return s.code
 }

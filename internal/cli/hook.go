@@ -62,8 +62,9 @@ func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.
 
   Write, Edit, MultiEdit, NotebookEdit:
     deny   a path outside the project root, through a symlink leading out of
-           it, or inside .git; an edit azero cannot reproduce (old_string not
-           in the file, or not unique without replace_all)
+           it, or inside .git; any path when the cwd is in no git work tree
+           (there is no project root); an edit azero cannot reproduce
+           (old_string not in the file, or not unique without replace_all)
     ask    a Write replacing an existing file of more than 100 lines (the
            reason gives the line counts and the lines it deletes); an Edit or
            MultiEdit deleting more than half of such a file; any change to a
@@ -76,6 +77,10 @@ func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.
     --no-verify (or hooks turned off) and commands azero cannot fully read ask,
     with the gate's summary. Otherwise azero has no opinion: it never allows a
     Bash command, which may do more than commit.
+  Other tools:
+    no opinion on Claude Code's read-only tools (Read, Grep, WebFetch, ...)
+    and on azero's own MCP tools; any other tool is denied, since azero cannot
+    tell whether it writes (the installed matcher keeps them from the hook).
   Any error (a payload that is not JSON, git failing, an unreadable file)
   answers deny with the error: the hook fails closed. Every decision is in
   the audit log ($AZERO_STATE_DIR/audit.jsonl).
@@ -112,7 +117,16 @@ func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.
 // hookRun answers one PreToolUse call. It returns an error only for a
 // payload of another hook event (exit 2, which Claude Code treats as a
 // block) or when stdout cannot be written.
-func hookRun(ctx context.Context, opts *HookOptions) error {
+func hookRun(ctx context.Context, opts *HookOptions) (err error) {
+	defer func() {
+		// A crash anywhere (opening the log, reading stdin) is a denial
+		// printed as JSON, like every other error: a Go panic would exit 2
+		// with a stack trace as Claude's reason.
+		if r := recover(); r != nil {
+			resp := agenthook.Response{Decision: agenthook.Deny, Reason: fmt.Sprintf("azero could not check this tool call, so it is denied: internal error: %v", r)}
+			err = resp.Write(opts.IO.Out)
+		}
+	}()
 	logger, err := opts.Audit()
 	if err != nil {
 		// Every decision is audited; without the log there is no decision
@@ -153,11 +167,28 @@ func hookInstall(ctx context.Context, opts *HookOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "%s already runs azero's Claude Code hook; nothing changed.\n", settings)
 		return nil
 	}
+	req := safewrite.Request{Root: root, Path: rel, Content: merged, Base: &snap, Actor: "azero hook claude-code --install"}
+	prop, err := safewrite.ProposeContext(ctx, req)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", settings, err)
+	}
+	if prop.Exists && agenthook.KeepsOtherSettings(existing, merged) {
+		// The merge keeps every setting of exactly the content read and
+		// changes only azero's hook: nothing can be lost, so a settings
+		// file of any size takes it as an edit of that content (stale if
+		// the file changes meanwhile), without a question. Anything else
+		// stays a replace, approved in a terminal.
+		req.Strategy = safewrite.Edit
+	}
 	w, err := opts.Writer()
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(ctx, safewrite.Request{Root: root, Path: rel, Content: merged, Base: &snap, Actor: "azero hook claude-code --install"}); err != nil {
+	if _, err := w.Write(ctx, req); err != nil {
+		var ae *safewrite.ApprovalError
+		if errors.As(err, &ae) && ae.NeedsHuman() {
+			return fmt.Errorf("write %s: %w (azero cannot show that the merge keeps every other setting; run azero hook claude-code --install in a terminal to see the diff and approve it)", settings, err)
+		}
 		return fmt.Errorf("write %s: %w", settings, err)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Installed azero's PreToolUse hook in %s (tools %s).\n"+

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,21 @@ func TestHookFailsClosedWithoutAuditLog(t *testing.T) {
 	hooktest.Check(t, hooktest.Case{Fixture: "write_small_file.json", Decision: "deny", Reason: []string{"audit log"}}, res.stdout)
 }
 
+// TestHookPanicIsADenial: a crash outside the rules (here opening the
+// audit log) still prints a deny and returns nil, so the process exits 0
+// with JSON rather than 2 with a stack trace.
+func TestHookPanicIsADenial(t *testing.T) {
+	t.Parallel()
+	io, in, out, _ := iostreams.Test()
+	in.WriteString(`{"tool_name":"Write","tool_input":{"file_path":"/x","content":"x"}}`)
+	opts := &HookOptions{IO: io, Getenv: func(string) string { return "" },
+		Audit: func() (*audit.Logger, error) { panic("log exploded") }}
+	if err := hookRun(t.Context(), opts); err != nil {
+		t.Fatalf("hookRun returned %v", err)
+	}
+	hooktest.Check(t, hooktest.Case{Fixture: "panic", Decision: "deny", Reason: []string{"internal error: log exploded"}}, out.String())
+}
+
 func TestHookInstall(t *testing.T) {
 	t.Parallel()
 	t.Run("repository", func(t *testing.T) {
@@ -116,6 +132,41 @@ func TestHookInstall(t *testing.T) {
 		again := runAzeroIn(t, state, repo, nil, "hook", "claude-code", "--install")
 		if again.code != ExitOK || !strings.Contains(again.stderr, "nothing changed") || readFile(t, settings) != got {
 			t.Errorf("second install: exit %d %s", again.code, again.stderr)
+		}
+	})
+	t.Run("settings of more than 100 lines, no terminal", func(t *testing.T) {
+		t.Parallel()
+		// A long permission list is common; the merge keeps all of it, so
+		// it needs no approval (which nobody could give here).
+		repo := hooktest.NewRepo(t)
+		settings := filepath.Join(repo, ".claude", "settings.json")
+		var allow []string
+		for i := range 150 {
+			allow = append(allow, fmt.Sprintf("%q", fmt.Sprintf("Bash(make target%d)", i)))
+		}
+		before := "{\n  \"permissions\": {\n    \"allow\": [\n      " + strings.Join(allow, ",\n      ") + "\n    ]\n  },\n  \"model\": \"opus\"\n}\n"
+		if err := os.WriteFile(settings, []byte(before), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		state := t.TempDir()
+		res := runAzeroIn(t, state, repo, nil, "hook", "claude-code", "--install")
+		if res.code != ExitOK {
+			t.Fatalf("exit %d: %s", res.code, res.stderr)
+		}
+		var doc struct {
+			Permissions struct{ Allow []string } `json:"permissions"`
+			Model       string                   `json:"model"`
+			Hooks       map[string]any           `json:"hooks"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, settings)), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Permissions.Allow) != 150 || doc.Permissions.Allow[149] != "Bash(make target149)" || doc.Model != "opus" || doc.Hooks["PreToolUse"] == nil {
+			t.Errorf("settings after install: %+v", doc)
+		}
+		recs, err := audit.Read(filepath.Join(state, audit.FileName))
+		if err != nil || len(recs) != 1 || recs[0]["event"] != "file_write" {
+			t.Errorf("audit %v %v", recs, err)
 		}
 	})
 	t.Run("user", func(t *testing.T) {

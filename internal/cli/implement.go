@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/contextload"
 	"github.com/azero-dev/azero/internal/edit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
@@ -88,14 +90,36 @@ func newImplementCommand(f *Factory) *cobra.Command {
   Trying it without a model: AZERO_MOCK_LLM=1 (or --coder mock:scripted)
   makes the coder the offline scripted model, which answers from a TOML
   script set by AZERO_MOCK_SCRIPT=FILE or [mock] script = "FILE" in the
-  config. Each [[reply]] has role = "coder" (or drafter, reviewer), turn = N
-  (the role's Nth call in the run, from 1) and text = the reply, written as
-  the model would write it: one fenced code block with the whole file, or
-  FIND/REPLACE blocks for a large file. The coder is called once per file, in
-  the order of the design's table: the test files (scaffold), then the code
-  files (implement), again on every retry. A resumed run repeats the turn it
-  was killed in. Optional keys: stop = "max_tokens" (a reply cut off),
-  error = "rate_limit" (a failing call).`),
+  config:
+
+    [[reply]]
+    role = "coder"
+    turn = 1
+    text = """
+    ` + "```python" + `
+    import calc
+
+    def test_multiply():
+        assert calc.multiply(2, 3) == 6
+    ` + "```" + `
+    """
+
+  Each [[reply]] has role = "coder" (or drafter, reviewer), turn = N (the
+  role's Nth call in the run, from 1) and text = the reply, written as the
+  model would write it: one fenced code block with the whole file (prose
+  around it is fine), or FIND/REPLACE blocks for a file over 500 lines.
+  Turn order: the coder is called once per file, in the order of the
+  design's table: the test files (scaffold); only when those tests do not
+  build or import because what they test is missing (Go, Rust, a Python
+  ImportError), each code file once more for compiling stubs; then the code
+  files (implement). Every retry is the next turn: a reply sent back with
+  its error, a reply cut off, new tests after an invalid red, new code after
+  a failing green. A turn the script does not answer stops the run with an
+  error naming it; a resumed run repeats the turn it was killed in.
+  Optional keys: stop = "max_tokens" (a reply cut off at its limit) or
+  "refused"; error = "rate_limited" (a failing call; also transient,
+  overloaded, timeout, network, auth, bad_request, context_too_long,
+  model_not_found) with retry_after = "2s".`),
 		Example: "  azero implement --lld docs/lld/42-slugify.md --context pkg/util.go\n" +
 			"  azero implement --lld design.md --runner pytest --coder openai:qwen2.5-coder --budget 1.50\n" +
 			"  azero implement --lld design.md --test-cmd 'mvn -q test' --report junit:target/surefire-reports/\n" +
@@ -132,15 +156,34 @@ func (opts *ImplementOptions) validate() error {
 	switch {
 	case opts.LLD == "":
 		return usagef("--lld FILE is required: the design document to implement")
-	case opts.Budget < 0:
-		return usagef("--budget must not be negative (got %g)", opts.Budget)
 	case opts.Force && !opts.Auto:
 		return usagef("--force only makes sense with --auto (without --auto azero asks before replacing a large file)")
 	}
-	if opts.Coder != "" {
-		if _, err := llm.ParseSpec(opts.Coder); err != nil {
-			return usagef("--coder %q: %v", opts.Coder, err)
-		}
+	if err := budgetFlag(opts.Budget); err != nil {
+		return err
+	}
+	return modelFlag("coder", opts.Coder)
+}
+
+// budgetFlag checks a --budget: an amount of USD, finite, 0 or more.
+func budgetFlag(usd float64) error {
+	switch {
+	case math.IsNaN(usd) || math.IsInf(usd, 0):
+		return usagef("--budget must be an amount of USD, got %g", usd)
+	case usd < 0:
+		return usagef("--budget must not be negative (got %g)", usd)
+	}
+	return nil
+}
+
+// modelFlag checks a --coder, --drafter or --reviewer: provider:model, or
+// nothing (the config's, else the default).
+func modelFlag(role, spec string) error {
+	if spec == "" {
+		return nil
+	}
+	if _, err := llm.ParseSpec(spec); err != nil {
+		return usagef("--%s %q: %v", role, spec, err)
 	}
 	return nil
 }
@@ -158,10 +201,13 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
+	if err := f.checkEngine(cfg); err != nil {
+		return err
+	}
 	if err := f.handOffEngine(cfg); err != nil {
 		return err
 	}
-	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes+1)
+	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes)
 	if err != nil {
 		return err
 	}
@@ -171,9 +217,6 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 		coder = roleModel(cfg, llm.RoleCoder, "")
 	}
 	settings := implement.Settings{Auto: opts.Auto, Force: opts.Force, Budget: opts.Budget}
-	if settings.Budget == 0 && cfg.Implement.Budget != nil {
-		settings.Budget = *cfg.Implement.Budget
-	}
 	switch {
 	case opts.mockScript != "":
 		coder, settings.MockScript = llm.MockSpec, opts.mockScript
@@ -188,22 +231,11 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	runner := opts.Runner
-	if runner == "" {
-		runner = cfg.Implement.Runner
-	}
-	testCmd, report := opts.TestCmd, opts.Report
-	if testCmd == "" {
-		testCmd = cfg.Implement.TestCmd
-	}
-	if report == "" {
-		report = cfg.Implement.Report
-	}
 	runID := store.NewID(f.Now())
 	state, plan, err := implement.Prepare(ctx, implement.Inputs{
 		DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Dir: top, Context: opts.Context,
-		Runner: runner, TestCmd: testCmd, Report: report, Coder: coder, Prices: env.Prices, Settings: settings,
-		StateDir: stateDir, RunID: runID,
+		Runner: opts.Runner, TestCmd: opts.TestCmd, Report: opts.Report, Coder: coder, Prices: env.Prices,
+		Settings: settings, Config: cfg.Implement, StateDir: stateDir, RunID: runID,
 	})
 	if err != nil {
 		var ie *implement.InputError
@@ -244,35 +276,40 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 }
 
 // printDataPolicy says, before anything is sent, what goes to which model.
+// The scripted model is shown the same files, on this machine.
 func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implement.Plan, lineage string) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.ErrOut
 	fmt.Fprintln(w, cs.Bold("Data policy"))
 	if st.Mocked || st.Spec.Provider == llm.ProviderMock {
-		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine.\n", st.Spec)
+		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine. Shown to it:\n", st.Spec)
 	} else {
 		fmt.Fprintf(w, "  coder: %s at %s. Sent to it:\n", st.Spec, st.Endpoint)
-		fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, plan.DesignTokens)
-		if len(plan.Modified) > 0 {
-			fmt.Fprintf(w, "    - the current content of the files the change modifies: %s (a file over %d lines or %d bytes as an outline of its declarations)\n",
-				strings.Join(plan.Modified, ", "), edit.LargeLines, edit.LargeBytes)
-		}
-		if len(plan.Context) > 0 {
-			names := make([]string, len(plan.Context))
-			for i, c := range plan.Context {
-				names[i] = c.Rel
-			}
-			fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
-		}
-		fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
-		fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
 	}
+	fmt.Fprintf(w, "    - the design document %s (%d tokens)\n", lldName, plan.DesignTokens)
+	if len(plan.Modified) > 0 {
+		fmt.Fprintf(w, "    - the current content of the files the change modifies, whole: %s\n", strings.Join(plan.Modified, ", "))
+		if len(plan.Large) > 0 {
+			fmt.Fprintf(w, "      (%s: over %d lines or %d bytes, so some prompts show only an outline of its declarations)\n",
+				strings.Join(plan.Large, ", "), edit.LargeLines, edit.LargeBytes)
+		}
+	}
+	if len(plan.Context) > 0 {
+		names := make([]string, len(plan.Context))
+		for i, c := range plan.Context {
+			names[i] = c.Rel
+		}
+		fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
+	}
+	fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
+	fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
 	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n\n", lineage)
 }
 
 // implementDeps builds what the workflow's nodes use for one run, from
 // the run's state: the model it records, the settings it started with.
-func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, eng *flow.Engine) (implement.Deps, error) {
+// The nodes and the model report to events (the engine driving the run).
+func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, events event.Sink) (implement.Deps, error) {
 	w, err := f.writer(s.Settings.Auto, s.Settings.Force)
 	if err != nil {
 		return implement.Deps{}, err
@@ -293,7 +330,8 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	// (at the merge) needs no key. A new run checked the key already.
 	coder := llm.Lazy(s.Coder, func() (llm.Model, error) {
 		return roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
-			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage})
+			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage,
+			Events: events})
 	})
 	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report, Checkout: s.Repo})
 	if err != nil {
@@ -303,7 +341,7 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	if err != nil {
 		return implement.Deps{}, err
 	}
-	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: eng, Audit: a,
+	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: events, Audit: a,
 		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices)}, nil
 }
 

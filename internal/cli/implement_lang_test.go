@@ -288,7 +288,7 @@ func waitWhileRunning(t *testing.T, s *session, text string) {
 		case <-s.done:
 			select { // everything it wrote, read
 			case <-s.Drained():
-			case <-time.After(5 * time.Second):
+			case <-time.After(testenv.Patience):
 			}
 			if strings.Contains(s.Text(), text) {
 				return

@@ -133,22 +133,27 @@ func nodePath(hist []store.Step) string {
 func TestImplementRoutesOnTheRunner(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
+	brokenCalc := "```python\nimport decimal_not_installed_azero\n\n\ndef add(a, b):\n    return a + b\n```\n"
 	tests := []struct {
 		name    string
 		replies []string
 		code    int
 		path    string
+		shows   string // a line of the runner's own error output the terminal shows
 	}{
 		{"TS-02 premature pass is rejected and re-scaffolded", []string{passTests, goodTests, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
 		{"syntax error in tests is re-scaffolded", []string{syntaxBad, goodTests, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", "\n      ERROR test_calc.py"},
+		{"a broken green shows the runner's error and is implemented again", []string{goodTests, brokenCalc, goodCalc}, 3,
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting",
+			"\n      E   ModuleNotFoundError: No module named 'decimal_not_installed_azero'"},
 		{"TS-04 three failed implementations stop with exit 5", []string{goodTests, badCalc, badCalc, badCalc}, 5,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"},
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed", ""},
 		{"a failure then the fix goes green", []string{goodTests, badCalc, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
 		{"three scaffolds without a red escalate to the human", []string{passTests, passTests, passTests}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"},
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +167,9 @@ func TestImplementRoutesOnTheRunner(t *testing.T) {
 			r, hist := runOf(t, state)
 			if got := nodePath(hist); got != tt.path {
 				t.Errorf("path:\n got %s\nwant %s", got, tt.path)
+			}
+			if !strings.Contains(res.stderr, tt.shows) {
+				t.Errorf("the terminal does not show the runner's error %q:\n%s", tt.shows, res.stderr)
 			}
 			if after := checkout(t, repo); after != before {
 				t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)

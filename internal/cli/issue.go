@@ -10,6 +10,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
@@ -123,6 +124,12 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 			default:
 				return usagef("unknown tracker %q: use github or local", opts.Tracker)
 			}
+			if err := modelFlag("drafter", opts.Drafter); err != nil {
+				return err
+			}
+			if err := modelFlag("reviewer", opts.Reviewer); err != nil {
+				return err
+			}
 			if opts.Resume != "" && issue.CleanSlug(opts.Resume) != opts.Resume {
 				return usagef("%q is not a slug: slugs are lower-case letters, digits and hyphens (see 'azero runs --workflow issue')", opts.Resume)
 			}
@@ -177,8 +184,19 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkEngine(cfg); err != nil {
+		return err
+	}
 	if err := f.handOffEngine(cfg); err != nil {
 		return err
+	}
+	if opts.Resume != "" {
+		if te, err := f.temporalEngine(ctx, top); err != nil {
+			return err
+		} else if te != nil {
+			defer te.Close()
+			return resumeIssueTemporal(ctx, f, te, opts.Resume, opts.JSON)
+		}
 	}
 	st, err := f.Store(ctx)
 	if err != nil {
@@ -206,17 +224,18 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := issue.Prepare(ctx, issue.Inputs{BriefPath: f.abs(opts.Brief), Brief: raw, Dir: top, Tracker: opts.Tracker,
-		Repo: opts.Repo, Config: cfg.Issue, Drafter: effectiveModel(drafter), Reviewer: effectiveModel(reviewer)})
+	in := issue.Inputs{BriefPath: f.abs(opts.Brief), Brief: raw, Dir: top, Tracker: opts.Tracker,
+		Repo: opts.Repo, Config: cfg.Issue, Drafter: effectiveModel(drafter), Reviewer: effectiveModel(reviewer)}
+	if drafter.Mocked || reviewer.Mocked {
+		in.MockScript = f.providerEnv(cfg).MockScript
+	}
+	s, err := issue.Prepare(ctx, in)
 	if err != nil {
 		var ie *issue.InputError
 		if errors.As(err, &ie) {
 			return &UsageError{Err: ie.Err}
 		}
 		return err
-	}
-	if drafter.Mocked || reviewer.Mocked {
-		s.MockScript = f.providerEnv(cfg).MockScript
 	}
 	runID := store.NewID(f.Now())
 	eng, err := f.engine(ctx)
@@ -342,8 +361,9 @@ func (r issueRuns) Claim(ctx context.Context, runID, slug string) error {
 	return r.st.SetKey(ctx, runID, slug)
 }
 
-// issueDeps builds what the workflow's nodes use for one run.
-func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, eng *flow.Engine) (issue.Deps, error) {
+// issueDeps builds what the workflow's nodes use for one run. The nodes
+// and the models report to events (the engine driving the run).
+func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, events event.Sink) (issue.Deps, error) {
 	w, err := f.writer(false, false)
 	if err != nil {
 		return issue.Deps{}, err
@@ -369,22 +389,18 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, en
 	env.MockLLM, env.MockScript = false, s.MockScript
 	run := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID, Env: env,
 		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...),
-		Lineage: roles.NewLineage(w, stateDir, runID)}
-	drafter, err := roles.Open(llm.RoleDrafter, s.Drafter, run)
-	if err != nil {
-		return issue.Deps{}, err
-	}
-	reviewer, err := roles.Open(llm.RoleReviewer, s.Reviewer, run)
-	if err != nil {
-		return issue.Deps{}, err
-	}
+		Lineage: roles.NewLineage(w, stateDir, runID), Events: events}
+	// Opened by the pre-flight check or at their first call: a run resumed
+	// past its last model call (at the filing, say) needs no key.
+	drafter := llm.Lazy(s.Drafter, func() (llm.Model, error) { return roles.Open(llm.RoleDrafter, s.Drafter, run) })
+	reviewer := llm.Lazy(s.Reviewer, func() (llm.Model, error) { return roles.Open(llm.RoleReviewer, s.Reviewer, run) })
 	logger, err := f.Audit()
 	if err != nil {
 		return issue.Deps{}, err
 	}
 	p := f.Prompter()
 	return issue.Deps{
-		Writer: w, Events: eng, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
+		Writer: w, Events: events, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: f.Now,
 		Runs: issueRuns{st: st},
 		MaxOutput: map[llm.Role]int{
 			llm.RoleDrafter:  maxOutput(cfg.Roles.Drafter, s.Drafter, env.Prices),
@@ -428,6 +444,10 @@ func resumeIssue(ctx context.Context, f *Factory, r store.Run, asJSON bool) erro
 	if err != nil {
 		return err
 	}
+	// The models are not checked again: a run resumed past its last model
+	// call (at the verdict gate, at the filing) needs no key, and one that
+	// still calls a model fails at that call, naming the key, resumable.
+	deps.Checks.Models = nil
 	if err := deps.Checks.Run(ctx); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -772,6 +774,32 @@ func TestIssue090BlockVerdict(t *testing.T) {
 	}
 }
 
+// TestIssueFilingOverABlockNeedsOverride: approving a draft over the
+// reviewer's BLOCK asks for the word override typed in full (anything else
+// goes back to the menu), and the filing is audited as an override.
+func TestIssueFilingOverABlockNeedsOverride(t *testing.T) {
+	t.Parallel()
+	draft := "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nNo criteria here.\n"
+	w := newIssWorld(t, issScript([]string{draft}, []string{issBlock}))
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief)
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	p.answer("Type 'override' to confirm", 1, "yes")
+	p.answer(issVerdictMenu, 2, "A")
+	p.answer("Type 'override' to confirm", 2, "override")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if !strings.Contains(p.text(), "overrides it, and the override is recorded in the audit log") {
+		t.Errorf("the human was not told what approving over a BLOCK means:\n%s", p.text())
+	}
+	d := w.auditEvents("gate_decision")
+	if len(d) != 2 || d[1]["decision"] != "approve" || d[1]["verdict"] != "BLOCK" || d[1]["override"] != true || d[1]["override_of"] == nil {
+		t.Errorf("decisions = %v", d)
+	}
+}
+
 // TestIssue100LabelCreation: labels missing on GitHub are created before
 // the issue is filed with them.
 func TestIssue100LabelCreation(t *testing.T) {
@@ -1340,5 +1368,55 @@ func TestIssueConfiguredDirectories(t *testing.T) {
 	}
 	if len(w.names("governance/trail/done/1-budget")) != 4 || w.exists("docs") {
 		t.Error("the configured directories were not used")
+	}
+}
+
+// TestIssueResumedPastItsModelCallsNeedsNoKey: a run that drafted and
+// reviewed with a real provider, then waits at its last gate, is filed by
+// a resume without the provider's key (the models are opened at their
+// first call or by the pre-flight check of a new run, not up front).
+func TestIssueResumedPastItsModelCallsNeedsNoKey(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		calls.Add(1)
+		text := issDraft1
+		if strings.Contains(string(body), "You review issue drafts") {
+			text = issOK
+		}
+		content, _ := json.Marshal(text)
+		rw.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(rw, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4.1",
+"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],
+"usage":{"prompt_tokens":900,"completion_tokens":120,"total_tokens":1020}}`, content)
+	}))
+	t.Cleanup(srv.Close)
+	w := newIssWorld(t, "")
+	brief := w.brief("budget.md", "add a budget\n")
+	models := []string{"--drafter", "openai:gpt-4.1", "--reviewer", "openai:gpt-4.1"}
+	keyed := []string{"AZERO_MOCK_LLM=0", "OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
+	p := w.start(keyed, append([]string{"issue", "--brief", brief, "--json"}, models...)...)
+	p.answer(issDraftMenu, 1, "S")
+	p.waitFor(issVerdictMenu, 1)
+	p.kill()
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("%d model calls before the verdict gate, want 2 (draft, review)", n)
+	}
+	runs := w.runs()
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	// No key, no base URL: nothing can reach a model now.
+	p = w.start([]string{"AZERO_MOCK_LLM=0"}, "resume", runs[0].ID, "--json")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if o := w.outcome(p.stdout.String()); o.Status != "done" || o.Result.Issue == nil {
+		t.Errorf("outcome = %+v", o)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d model calls in all, want 2", n)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,7 +26,7 @@ func mcpSession(t *testing.T, exe, dir, state string, env []string, elicit func(
 	cmd.Env = azeroEnv(state, env...)
 	opts := &mcp.ClientOptions{ElicitationHandler: elicit}
 	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, opts)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
 	t.Cleanup(cancel)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -57,6 +57,10 @@ func renderEvent(ev event.Event, cs iostreams.ColorScheme) string {
 			return fmt.Sprintf("%s: %s (nothing needs a human, and nobody can be asked here)\n", ev.Node, ev.Text)
 		}
 		return fmt.Sprintf("%s answered %s on the %s channel %s\n", ev.Node, ev.Text, a.Channel, a.By)
+	case event.ModelCall:
+		if ev.Tone != event.Bad {
+			return "  " + cs.Faint(ev.Text) + "\n"
+		}
 	}
 	bullet := ""
 	switch ev.Tone {

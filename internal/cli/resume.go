@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +32,16 @@ func workflows() map[string]workflowCommands {
 		implement.Name: {resume: resumeImplement, budget: budgetImplement},
 		issueWorkflow:  {resume: resumeIssue},
 	}
+}
+
+// workflowNames lists the workflows this azero runs, sorted.
+func workflowNames() []string {
+	names := make([]string, 0, len(workflows()))
+	for n := range workflows() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // budgetImplement sets an implementation run's budget.
@@ -67,8 +78,8 @@ func newResumeCommand(f *Factory) *cobra.Command {
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if budget < 0 {
-				return usagef("--budget must not be negative (got %g)", budget)
+			if err := budgetFlag(budget); err != nil {
+				return err
 			}
 			if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
 				return err

@@ -59,6 +59,12 @@ func newRunsCommand(f *Factory) *cobra.Command {
 func effectiveStatus(st *store.Store, r store.Run) store.Status { return rundoc.Status(st, r) }
 
 func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
+	if opts.Limit < 0 {
+		return usagef("--limit must be 0 (all runs) or more, got %d", opts.Limit)
+	}
+	if _, ok := workflows()[opts.Workflow]; opts.Workflow != "" && !ok {
+		return usagef("unknown workflow %q: use %s", opts.Workflow, strings.Join(workflowNames(), ", "))
+	}
 	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
 		return err
 	} else if te != nil {

@@ -60,6 +60,9 @@ func selftestRun(ctx context.Context, f *Factory, opts *SelftestOptions) error {
 	if opts.Steps < 1 {
 		return usagef("--steps must be at least 1")
 	}
+	if opts.Delay < 0 {
+		return usagef("--delay must not be negative (got %s)", opts.Delay)
+	}
 	dir := f.abs(opts.Dir)
 	if dir == "" {
 		d, err := os.MkdirTemp("", "azero-selftest-")

@@ -189,7 +189,7 @@ func TestSecondDriverIsRefused(t *testing.T) {
 	first := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "3s")
 	defer first.Process.Kill()
 	var id string
-	for deadline := time.Now().Add(10 * time.Second); id == ""; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testenv.Patience); id == ""; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never started")
 		}
@@ -209,7 +209,7 @@ func TestInterruptSavesTheRun(t *testing.T) {
 	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
 	cmd := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "2s")
-	for deadline := time.Now().Add(10 * time.Second); len(effects(t, dir)) == 0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testenv.Patience); len(effects(t, dir)) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never started")
 		}

@@ -190,9 +190,9 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		return err
 	}
 	// The one line a person or a script looks for comes first.
-	fmt.Fprintf(errOut, "http://%s/?token=%s\n", ln.Addr(), token)
+	fmt.Fprintln(errOut, pageURL(ln.Addr(), token))
 	if !loopbackOnly(opts.Addr) {
-		fmt.Fprintf(errOut, "azero serve: warning: listening on %s, not only on this machine's loopback: anyone who can reach it and holds the token can answer gates, and plain HTTP is not encrypted\n", ln.Addr())
+		fmt.Fprintf(errOut, "azero serve: warning: listening on %s, not only on this machine's loopback: anyone who can reach it and holds the token can answer gates, and plain HTTP is not encrypted\n", listening(opts.Addr, ln.Addr()))
 	}
 	if whose == "" {
 		whose = "the runs of " + stateDir
@@ -204,6 +204,31 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	}
 	_ = logger.Event(context.WithoutCancel(ctx), "serve_stopped", "", slog.String("addr", ln.Addr().String()))
 	return nil
+}
+
+// pageURL is the address a person opens: the listening address with the
+// token; a server listening on every address is opened through this
+// machine's loopback (a browser cannot open http://0.0.0.0 or http://[::]).
+func pageURL(addr net.Addr, token string) string {
+	host := addr.String()
+	if ap, err := netip.ParseAddrPort(host); err == nil && ap.Addr().IsUnspecified() {
+		host = netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), ap.Port()).String()
+	}
+	return "http://" + host + "/?token=" + token
+}
+
+// listening names where a server asked to listen on requested listens:
+// the host asked for (Go reports 0.0.0.0 as [::]) with the port it got.
+func listening(requested string, got net.Addr) string {
+	host, _, err := net.SplitHostPort(requested)
+	_, port, err2 := net.SplitHostPort(got.String())
+	switch {
+	case err != nil || err2 != nil:
+		return got.String()
+	case host == "":
+		return "every address of this machine, port " + port
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // minToken is the shortest token accepted from a file.

@@ -10,12 +10,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -68,6 +71,54 @@ func TestLoopbackOnly(t *testing.T) {
 		if got := loopbackOnly(addr); got != want {
 			t.Errorf("loopbackOnly(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+func TestPageURL(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{
+		"127.0.0.1:7077":  "http://127.0.0.1:7077/?token=T",
+		"[::1]:7077":      "http://[::1]:7077/?token=T",
+		"192.168.1.10:80": "http://192.168.1.10:80/?token=T",
+		"0.0.0.0:7077":    "http://127.0.0.1:7077/?token=T",
+		"[::]:7077":       "http://127.0.0.1:7077/?token=T",
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pageURL(tcp, "T"); got != want {
+			t.Errorf("pageURL(%s) = %s, want %s", addr, got, want)
+		}
+	}
+}
+
+// By default azero serve listens on loopback and says nothing more;
+// another address is warned about, and its URL line still opens the page
+// (through loopback when it listens on every address).
+func TestServeWarnsOffLoopback(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"loopback", nil, false},
+		{"every address", []string{"--addr", "0.0.0.0:0"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startServe(t, t.TempDir(), tt.args...)
+			startup := srv.linesUntil(t, "stop with Ctrl-C")
+			warned := strings.Contains(startup, "azero serve: warning: listening on 0.0.0.0:")
+			if warned != tt.warn || tt.warn && !strings.Contains(startup, "not only on this machine's loopback") {
+				t.Errorf("warned %v, want %v:\n%s", warned, tt.warn, srv.stderr)
+			}
+			if code := srv.api(t, "GET", "/api/runs", "", nil); code != http.StatusOK {
+				t.Errorf("GET /api/runs through the URL printed: %d", code)
+			}
+		})
 	}
 }
 
@@ -131,6 +182,27 @@ func startServe(t *testing.T, state string, args ...string) *server {
 			t.Fatalf("azero serve exited %d before printing its URL:\n%s", s.code, s.stderr)
 		case <-deadline:
 			t.Fatalf("azero serve printed no URL:\n%s", s.stderr)
+		}
+	}
+}
+
+// linesUntil returns the lines serve printed after its URL, up to the
+// first one containing want.
+func (s *server) linesUntil(t *testing.T, want string) string {
+	t.Helper()
+	var b strings.Builder
+	deadline := time.After(testenv.Patience)
+	for {
+		select {
+		case line := <-s.lines:
+			b.WriteString(line + "\n")
+			if strings.Contains(line, want) {
+				return b.String()
+			}
+		case <-s.done:
+			t.Fatalf("azero serve exited %d before printing %q:\n%s", s.code, want, s.stderr)
+		case <-deadline:
+			t.Fatalf("azero serve never printed %q:\n%s", want, s.stderr)
 		}
 	}
 }
@@ -329,7 +401,8 @@ func TestServeDemoApprovedInABrowser(t *testing.T) {
 	for _, r := range recs {
 		if r["event"] == "gate_decision" && r["channel"] == "web" {
 			by, _ := r["by"].(string)
-			if r["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(by, "HeadlessChrome") {
+			agent, _ := r["user_agent"].(string)
+			if r["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(agent, "HeadlessChrome") || r["remote_addr"] == nil {
 				t.Errorf("decision %v", r)
 			}
 			web++
@@ -506,5 +579,84 @@ func TestServeNotifications(t *testing.T) {
 	}
 	if !failed {
 		t.Errorf("the failed notification is not in the audit log")
+	}
+}
+
+// The webhook gets the same JSON as the command, plus a text line, when a
+// run waits and when serve ends it; a webhook that fails is reported
+// without its URL (a credential), and the run waits all the same.
+func TestServeWebhookNotifications(t *testing.T) {
+	t.Parallel()
+	type post struct {
+		path, contentType string
+		doc               map[string]any
+	}
+	posts := make(chan post, 10)
+	failing := false
+	var mu sync.Mutex
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var doc map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&doc); err != nil {
+			t.Errorf("webhook body: %v", err)
+		}
+		posts <- post{r.URL.Path, r.Header.Get("Content-Type"), doc}
+		mu.Lock()
+		defer mu.Unlock()
+		if failing {
+			http.Error(w, "channel_is_archived", http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(hook.Close)
+	const secret = "/services/T000/B000/secret-part"
+	state, dir := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(state, "config", "azero", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[notify]\nwebhook = '"+hook.URL+secret+"'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	next := func() post {
+		t.Helper()
+		select {
+		case p := <-posts:
+			return p
+		case <-time.After(testenv.Patience):
+			t.Fatal("the webhook was never called")
+		}
+		return post{}
+	}
+
+	res := runAzeroIn(t, state, dir, nil, "selftest", "--steps", "1", "--dir", dir)
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("selftest exit %d\n%s", res.code, res.stderr)
+	}
+	p := next()
+	id, _ := p.doc["run_id"].(string)
+	text, _ := p.doc["text"].(string)
+	if p.path != secret || p.contentType != "application/json" || p.doc["event"] != "waiting" || p.doc["gate"] != "approve" ||
+		id == "" || !strings.Contains(text, "run "+id) || !strings.Contains(text, "waiting at approve") {
+		t.Fatalf("webhook got %+v", p)
+	}
+
+	srv := startServe(t, state)
+	if code := srv.api(t, "POST", "/api/runs/"+id+"/answer", `{"gate":"approve","answer":"approve"}`, nil); code != http.StatusOK {
+		t.Fatalf("answer: %d", code)
+	}
+	if p = next(); p.doc["event"] != "finished" || p.doc["run_id"] != id || p.doc["status"] != "done" || p.doc["text"] == "" {
+		t.Fatalf("webhook got %+v after the answer", p)
+	}
+	srv.stop(t)
+
+	mu.Lock()
+	failing = true
+	mu.Unlock()
+	res = runAzeroIn(t, state, dir, nil, "selftest", "--steps", "1", "--dir", dir)
+	if p = next(); p.doc["event"] != "waiting" {
+		t.Fatalf("webhook got %+v", p)
+	}
+	if res.code != ExitNeedsHuman || !strings.Contains(res.stderr, "notification of run") || !strings.Contains(res.stderr, "500") ||
+		strings.Contains(res.stderr, "secret-part") {
+		t.Fatalf("exit %d with a failing webhook:\n%s", res.code, res.stderr)
 	}
 }

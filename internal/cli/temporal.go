@@ -239,6 +239,7 @@ func (f *Factory) reportTemporal(st temporal.Status, result any, driveErr error,
 			out.Status = store.StatusWaiting
 		}
 	}
+	out.failed(driveErr)
 	if err := writeJSON(f.IO.Out, out); err != nil {
 		return errors.Join(driveErr, err)
 	}
@@ -307,6 +308,21 @@ func (f *Factory) reportIssueTemporal(st temporal.Status, err error, asJSON bool
 		res.Trail = entries
 	}
 	return f.reportTemporal(st, res, err, asJSON)
+}
+
+// resumeIssueTemporal continues the unfinished governance run on Temporal
+// whose slug is slug, as `azero issue --resume SLUG` does locally.
+func resumeIssueTemporal(ctx context.Context, f *Factory, te *temporalEngine, slug string, asJSON bool) error {
+	runs, err := te.client.List(ctx, 0)
+	if err != nil {
+		return err
+	}
+	for _, st := range runs {
+		if st.Workflow == issue.Name && st.Meta["slug"] == slug && !st.Ended {
+			return resumeTemporal(ctx, f, te, st.RunID, asJSON)
+		}
+	}
+	return fmt.Errorf("no unfinished issue run on Temporal has the slug %q; see 'azero runs --engine temporal --workflow issue'", slug)
 }
 
 // resumeTemporal continues a Temporal run from this terminal: it answers

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -72,6 +73,15 @@ func (c *cluster) config(t *testing.T, state string) {
 	t.Helper()
 	testenv.WriteFiles(t, filepath.Join(state, "config", "azero"), map[string]string{"config.toml": fmt.Sprintf(
 		"[engine]\nkind = \"temporal\"\naddress = %q\nnamespace = %q\nmove_after = \"4s\"\n", c.addr, c.ns)})
+}
+
+// configQueue writes a config that names the cluster's namespace and the
+// shared task queue queue, but chooses no engine and no address: the
+// commands are given those as flags.
+func (c *cluster) configQueue(t *testing.T, state, queue string) {
+	t.Helper()
+	testenv.WriteFiles(t, filepath.Join(state, "config", "azero"), map[string]string{"config.toml": fmt.Sprintf(
+		"[engine]\nnamespace = %q\ntask_queue = %q\nmove_after = \"4s\"\n", c.ns, queue)})
 }
 
 // startWorker starts a worker in this process with its own state
@@ -355,6 +365,27 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	if r := auditOf(t, holder.state, "node"); len(r) == 0 {
 		t.Error("the first worker's audit log should record the nodes it ran")
 	}
+	// The lineage (the model's prompts and responses, the test runs) is
+	// written by the worker that ran those steps, in its state directory;
+	// nothing of it where the run was started and answered.
+	lineage, err := os.ReadDir(filepath.Join(holder.state, "runs", runID))
+	if err != nil {
+		t.Fatalf("the first worker should hold the run's lineage: %v", err)
+	}
+	var kinds []string
+	for _, e := range lineage {
+		for _, k := range []string{"-prompt-", "-response-", "-tests-red.txt", "-tests-green.txt"} {
+			if strings.Contains(e.Name(), k) && !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	if len(kinds) != 4 {
+		t.Errorf("the first worker's lineage of the run should hold prompts, responses and the red and green test runs, has %d of them: %v", len(kinds), lineage)
+	}
+	if _, err := os.Stat(filepath.Join(state, "runs", runID)); !os.IsNotExist(err) {
+		t.Errorf("no lineage should be written where the run was started: %v", err)
+	}
 	hist := c.status(t, runID).History
 	moved, merges := 0, 0
 	for _, h := range hist {
@@ -554,6 +585,52 @@ func TestIssueOnTemporal(t *testing.T) {
 	}
 }
 
+// The governance workflow on Temporal without a terminal stops at its
+// first menu (exit 3, the run waiting on Temporal with its question); the
+// terminal of `azero issue --resume SLUG` finds the run on Temporal by its
+// slug and answers it, and the issue is filed once.
+func TestIssueOnTemporalResumedBySlug(t *testing.T) {
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	fake := w.withGitHub("enhancement")
+	testenv.RequireTool(t, "git")
+	c := newCluster(t)
+	wk := c.startWorker(t, "worker-a", "AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT="+w.script,
+		"GITHUB_TOKEN="+fake.Token, "GITHUB_API_URL="+w.apiURL)
+	c.config(t, w.state)
+	brief := w.brief("governance-notes.md", "# Governance notes\n\nStop runaway spending.\n")
+	res := w.runPiped(nil, "issue", "--brief", brief, "--tracker", "github", "--repo", "acme/widgets", "--json")
+	if res.code != ExitNeedsHuman {
+		t.Fatalf("issue without a terminal: exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	o := w.outcome(res.stdout)
+	if o.Status != "waiting" || o.Node != "edit_draft" || !strings.Contains(o.Resume, "azero resume --engine temporal "+o.RunID) {
+		t.Fatalf("the run should wait at edit_draft with how to resume it, got %+v", o)
+	}
+	if st := c.status(t, o.RunID); st.Question == nil || st.Question.Gate != "edit_draft" || st.Ended {
+		t.Fatalf("the run on Temporal should wait with its question, got %+v", st)
+	}
+
+	p := w.start(nil, "issue", "--resume", "governance-notes", "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("issue --resume: exit %d; screen:\n%s", code, p.text())
+	}
+	done := w.outcome(p.stdout.String())
+	if done.RunID != o.RunID || done.Status != "done" || done.Result.Issue == nil || done.Result.Issue.Number != 1 {
+		t.Fatalf("the same run should be done with its issue filed, got %+v", done)
+	}
+	if issues := fake.Issues(); len(issues) != 1 {
+		t.Errorf("want the issue filed once, got %d", len(issues))
+	}
+	if n := len(auditOf(t, wk.state, "gate_decision")); n != 2 {
+		t.Errorf("the worker should have recorded the two decisions, got %d", n)
+	}
+	if r := w.runPiped(nil, "issue", "--resume", "governance-notes"); r.code != ExitError || !strings.Contains(r.stderr, "no unfinished issue run on Temporal") {
+		t.Errorf("a finished run is not resumed again: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
 // workerProcess is `azero worker` running as its own process.
 type workerProcess struct {
 	cmd    *exec.Cmd
@@ -582,14 +659,16 @@ func (s *syncBuffer) String() string {
 }
 
 // startWorkerProcess starts `azero worker --identity name` with a state
-// directory of its own whose config names the cluster, and waits until it
-// polls.
-func (c *cluster) startWorkerProcess(t *testing.T, name string) *workerProcess {
+// directory of its own, and waits until it polls. Without flags its config
+// names the cluster; with flags it has no config and is given flags.
+func (c *cluster) startWorkerProcess(t *testing.T, name string, flags ...string) *workerProcess {
 	t.Helper()
 	state := t.TempDir()
-	c.config(t, state)
+	if len(flags) == 0 {
+		c.config(t, state)
+	}
 	w := &workerProcess{state: state, stderr: &syncBuffer{}, done: make(chan struct{})}
-	w.cmd = exec.Command(os.Args[0], "worker", "--identity", name)
+	w.cmd = exec.Command(os.Args[0], append([]string{"worker", "--identity", name}, flags...)...)
 	w.cmd.Env = azeroEnv(state)
 	w.cmd.Dir = state
 	w.cmd.Stderr = w.stderr
@@ -626,21 +705,42 @@ func (c *cluster) startWorkerProcess(t *testing.T, name string) *workerProcess {
 // processes, and the one holding the run killed outright (a machine that
 // died, not a worker told to stop): the approval, sent as an Update by any
 // Temporal client, is acted on by the other worker, which merges once.
+// Everything is chosen by flags: the workers are given the cluster, the
+// namespace and a task queue of the team's (--temporal, --namespace,
+// --task-queue) and have no config; the demo and the list are given
+// --engine temporal --temporal, their config naming only the namespace
+// and the queue.
 func TestDemoOnTemporalSurvivesAKilledWorkerProcess(t *testing.T) {
 	testenv.RequireTool(t, "git")
 	testenv.RequireTool(t, "go")
 	c := newCluster(t)
-	workers := map[string]*workerProcess{"worker-a": c.startWorkerProcess(t, "worker-a"), "worker-b": c.startWorkerProcess(t, "worker-b")}
+	const queue = "team-queue"
+	flags := []string{"--temporal", c.addr, "--namespace", c.ns, "--task-queue", queue}
+	workers := map[string]*workerProcess{"worker-a": c.startWorkerProcess(t, "worker-a", flags...), "worker-b": c.startWorkerProcess(t, "worker-b", flags...)}
+	for name, w := range workers {
+		if want := "task queues " + queue + " and " + temporal.OwnQueue(queue, name); !strings.Contains(w.stderr.String(), want) {
+			t.Fatalf("azero worker %s should poll %q:\n%s", name, want, w.stderr)
+		}
+	}
 	state := t.TempDir()
-	c.config(t, state)
+	c.configQueue(t, state, queue)
 	demoDir := t.TempDir()
-	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json")
+	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json", "--engine", "temporal", "--temporal", c.addr)
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("demo exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	var out runOutcome
 	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
 		t.Fatal(err)
+	}
+	// Without the flags the same config chooses the local engine, whose
+	// store has no such run.
+	if r := runAzeroIn(t, state, demoDir, nil, "runs", "--json"); r.code != 0 || strings.Contains(r.stdout, out.RunID) {
+		t.Errorf("azero runs without --engine should list the local runs only: exit %d\n%s", r.code, r.stdout)
+	}
+	list := runAzeroIn(t, state, demoDir, nil, "runs", "--json", "--temporal", c.addr)
+	if list.code != 0 || !strings.Contains(list.stdout, out.RunID) || !strings.Contains(list.stdout, `"engine": "temporal"`) {
+		t.Fatalf("azero runs --temporal should list the run on the team's queue: exit %d\n%s\n%s", list.code, list.stdout, list.stderr)
 	}
 	st := c.status(t, out.RunID)
 	holder := workers[st.Holder.Identity]

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/safewrite"
@@ -50,6 +51,22 @@ type runOutcome struct {
 	Error    string       `json:"error,omitempty"`
 	Resume   string       `json:"resume,omitempty"`
 	Result   any          `json:"result,omitempty"`
+	// ExitCode is the command's exit code when it fails (0: omitted).
+	ExitCode int `json:"exit_code,omitempty"`
+}
+
+// failed makes the document say why the command fails: the run's own
+// error names a node that failed, but a command can fail before or after
+// driving it (another process drives the run, the store cannot be read),
+// and then only the command's error says why.
+func (o *runOutcome) failed(err error) {
+	if err == nil {
+		return
+	}
+	if o.Error == "" || !strings.Contains(err.Error(), o.Error) {
+		o.Error = err.Error()
+	}
+	o.ExitCode = ExitCode(err)
 }
 
 // reportRun prints where a run stands after driving it, as JSON when
@@ -70,6 +87,7 @@ func (f *Factory) reportRun(ctx context.Context, runID string, result any, drive
 	if !r.Status.Finished() && r.Status != store.StatusRunning {
 		out.Resume = "azero resume " + r.ID
 	}
+	out.failed(driveErr)
 	if err := writeJSON(f.IO.Out, out); err != nil {
 		return errors.Join(driveErr, err)
 	}

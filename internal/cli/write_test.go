@@ -466,7 +466,7 @@ func TestWriteCommandOnATerminal(t *testing.T) {
 				t.Fatalf("big.py holds %d bytes, want %d", len(got), len(tt.want))
 			}
 			if tt.name == "auto with a terminal is an error, not a question" {
-				for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !strings.Contains(screen.Text(), "drop --auto"); {
+				for deadline := time.Now().Add(testenv.Patience); time.Now().Before(deadline) && !strings.Contains(screen.Text(), "drop --auto"); {
 					time.Sleep(10 * time.Millisecond)
 				}
 				if !strings.Contains(screen.Text(), "pass --force to replace it, or drop --auto") || strings.Contains(screen.Text(), "[C]ancel") {
@@ -649,7 +649,7 @@ func TestWriteContentReadIsCancelled(t *testing.T) {
 		if c != ExitInterrupted {
 			t.Fatalf("exit %d, want %d; stderr:\n%s", c, ExitInterrupted, e.errOut)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("azero write went on reading after its context was cancelled")
 	}
 	if _, err := os.Stat(filepath.Join(e.root, "out.txt")); !os.IsNotExist(err) {
@@ -680,7 +680,7 @@ func TestWriteProcessCtrlCWhileReadingStdin(t *testing.T) {
 	}
 	e := newWriteEnv(t)
 	screen := startOnTerminal(t, e.root, azeroEnv(e.state, "NO_COLOR=1"), os.Args[0], "write", "out.txt", "--content", "-")
-	for deadline := time.Now().Add(20 * time.Second); !readingStdin(screen.cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testenv.Patience); !readingStdin(screen.cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("azero never read its standard input; screen:\n%s", screen.Text())
 		}
@@ -722,7 +722,7 @@ func TestWriteProcessIgnoresTypedAheadApproval(t *testing.T) {
 		if code := exitCode(err); code != ExitRejected {
 			t.Fatalf("exit %d, want %d; screen:\n%s", code, ExitRejected, term.Text())
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatalf("azero write did not finish; screen:\n%s", term.Text())
 	}
 	if e.read("big.py") != big {

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -168,7 +169,7 @@ func Load(userConfigDir, repoRoot string) (Config, []Source, error) {
 		repoFile string
 	)
 	for _, src := range Files(userConfigDir, repoRoot) {
-		data, err := os.ReadFile(src.Path)
+		data, err := readFile(src.Path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -187,6 +188,52 @@ func Load(userConfigDir, repoRoot string) (Config, []Source, error) {
 		read = append(read, src)
 	}
 	return cfg, read, nil
+}
+
+// MaxFileBytes bounds a configuration file: settings are a few lines, and
+// the repository's file comes with the repository, so a link to a device
+// that never ends (/dev/zero) or a huge file must not exhaust memory.
+const MaxFileBytes = 1 << 20
+
+// readFile reads a configuration file: a regular file (a link is followed)
+// of at most MaxFileBytes. A FIFO or a device is refused before it is
+// opened, since opening or reading one may never end.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): a configuration file is a TOML text file", path, fileKind(fi.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d KiB, far more than any configuration: check that it is the file you meant", path, MaxFileBytes>>10)
+	}
+	return data, nil
+}
+
+// fileKind names a mode that is not a regular file, in words.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "an irregular file"
 }
 
 // Parse decodes one file's content strictly into a fresh Config.
@@ -319,6 +366,7 @@ func overlay(dst *Config, src Config) {
 	}
 	set(&dst.Implement.Runner, src.Implement.Runner)
 	set(&dst.Implement.TestCmd, src.Implement.TestCmd)
+	set(&dst.Implement.Report, src.Implement.Report)
 	if src.Implement.Budget != nil {
 		dst.Implement.Budget = src.Implement.Budget
 	}
@@ -327,6 +375,13 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Issue.AuditDir, src.Issue.AuditDir)
 	set(&dst.Issue.IssuesDir, src.Issue.IssuesDir)
 	set(&dst.Mock.Script, src.Mock.Script)
+	for _, r := range []struct{ d, s *Role }{
+		{&dst.Roles.Drafter, &src.Roles.Drafter}, {&dst.Roles.Reviewer, &src.Roles.Reviewer}, {&dst.Roles.Coder, &src.Roles.Coder},
+	} {
+		if r.s.MaxOutputTokens != 0 {
+			r.d.MaxOutputTokens = r.s.MaxOutputTokens
+		}
+	}
 	set(&dst.Notify.Command, src.Notify.Command)
 	set(&dst.Notify.Webhook, src.Notify.Webhook)
 	set(&dst.Engine.Kind, src.Engine.Kind)

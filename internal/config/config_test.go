@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/config"
@@ -62,6 +63,29 @@ output = 0
 	}
 	if _, ok := cfg.Prices["openai:qwen2.5-coder"]; !ok {
 		t.Errorf("prices = %v", cfg.Prices)
+	}
+}
+
+// The runner, its command and its report are read from either file, the
+// repository's winning.
+func TestImplementTableOverlays(t *testing.T) {
+	t.Parallel()
+	user, repo := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(user, "azero", "config.toml"), "[implement]\nrunner = \"jest\"\ntest_cmd = \"make test\"\nreport = \"junit:user.xml\"\n")
+	write(t, filepath.Join(repo, ".azero", "config.toml"), "[implement]\ntest_cmd = \"mvn -q test\"\nreport = \"junit:target/surefire-reports/\"\n")
+	cfg, _, err := config.Load(user, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Implement.Runner != "jest" || cfg.Implement.TestCmd != "mvn -q test" || cfg.Implement.Report != "junit:target/surefire-reports/" {
+		t.Errorf("implement = %+v", cfg.Implement)
+	}
+	cfg, _, err = config.Load(user, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Implement.TestCmd != "make test" || cfg.Implement.Report != "junit:user.xml" {
+		t.Errorf("implement from the user's file alone = %+v", cfg.Implement)
 	}
 }
 
@@ -290,6 +314,130 @@ func TestEveryKeyExplainsItsType(t *testing.T) {
 			want := fmt.Sprintf("/cfg/config.toml: %s must be %s, got %s (line 1)", l.key, l.kind, got)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("error %v\nwant %q", err, want)
+			}
+		})
+	}
+}
+
+// TestEndlessOrHugeFilesAreRefused: the repository's config comes with the
+// repository; a link to a device that never ends, a named pipe nobody
+// writes to, a huge file or a directory is refused with its path, never
+// read into memory without bound or waited on.
+func TestEndlessOrHugeFilesAreRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"a link to /dev/zero", func(t *testing.T, path string) {
+			if _, err := os.Stat("/dev/zero"); err != nil {
+				t.Skip("no /dev/zero here")
+			}
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "a device"},
+		{"a named pipe", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}, "a named pipe"},
+		{"a directory", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "a directory"},
+		{"a file over the limit", func(t *testing.T, path string) {
+			// Valid TOML all the way: only its size is wrong.
+			write(t, path, "# "+strings.Repeat("x", config.MaxFileBytes)+"\n")
+		}, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := t.TempDir()
+			path := filepath.Join(repo, ".azero", "config.toml")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tt.make(t, path)
+			_, _, err := config.Load("", repo)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one naming %s and saying %q", err, path, tt.want)
+			}
+		})
+	}
+	// At the limit is still a configuration.
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "azero.toml"), "# "+strings.Repeat("x", config.MaxFileBytes-3)+"\n")
+	if _, srcs, err := config.Load("", repo); err != nil || len(srcs) != 1 {
+		t.Fatalf("a file of exactly the limit: %v, %v", srcs, err)
+	}
+}
+
+// Every key set in the user's file (or the repository's) is in the loaded
+// configuration: Load overlays each file on the last, and a key the
+// overlay forgot would be read and then silently ignored. The walk finds
+// keys added later too.
+func TestLoadKeepsEveryKey(t *testing.T) {
+	t.Parallel()
+	valid := map[string]string{ // keys whose values are checked
+		"implement.runner": `"pytest"`, "implement.report": `"junit:out.xml"`, "issue.tracker": `"local"`,
+		"engine.kind": `"temporal"`, "engine.move_after": `"30s"`, "engine.address": `"localhost:7233"`,
+		"notify.webhook": `"https://example.com/hook"`,
+	}
+	var keys []string
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		switch typ.Kind() {
+		case reflect.Struct:
+			for i := range typ.NumField() {
+				name, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
+				walk(strings.TrimPrefix(prefix+"."+name, "."), typ.Field(i).Type)
+			}
+		case reflect.Map:
+			walk(prefix+".m", typ.Elem())
+		default:
+			keys = append(keys, prefix)
+			if _, ok := valid[prefix]; ok {
+				return
+			}
+			switch typ.Kind() {
+			case reflect.String:
+				valid[prefix] = `"x"`
+			case reflect.Float64:
+				valid[prefix] = "1.5"
+			case reflect.Int:
+				valid[prefix] = "7"
+			default:
+				t.Fatalf("%s: no test value for %s", prefix, typ)
+			}
+		}
+	}
+	walk("", reflect.TypeFor[config.Config]())
+	for _, key := range keys {
+		t.Run(key, func(t *testing.T) {
+			t.Parallel()
+			body := key + " = " + valid[key] + "\n"
+			want, err := config.Parse([]byte(body), config.Source{Path: "config.toml"})
+			if err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+			if reflect.DeepEqual(want, config.Config{}) {
+				t.Fatalf("%s sets nothing", body)
+			}
+			user := t.TempDir()
+			write(t, filepath.Join(user, "azero", "config.toml"), body)
+			got, _, err := config.Load(user, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: loaded %+v, want %+v", body, got, want)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -264,13 +265,28 @@ func load(realRoot, rel string) (File, error) {
 	if err != nil {
 		return File{}, &RefusedError{Path: rel, Rule: RuleMissing, Detail: err.Error()}
 	}
+	if !info.Mode().IsRegular() {
+		// A named pipe or a device may never end, or never begin: opening
+		// one could block azero for good.
+		return File{}, &RefusedError{Path: rel, Rule: RuleBinary, Detail: "not a regular file (a named pipe, a socket or a device): only text files can be sent as context"}
+	}
 	if info.Size() > MaxFileBytes {
 		return File{}, &RefusedError{Path: rel, Rule: RuleSize,
 			Detail: fmt.Sprintf("%d bytes, over the %d-byte limit; pass the relevant part only", info.Size(), MaxFileBytes)}
 	}
-	data, err := os.ReadFile(full)
+	f, err := os.Open(full)
 	if err != nil {
 		return File{}, fmt.Errorf("read context %s: %w", rel, err)
+	}
+	// Bounded: a file still being written can outgrow what Stat saw.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	f.Close()
+	if err != nil {
+		return File{}, fmt.Errorf("read context %s: %w", rel, err)
+	}
+	if len(data) > MaxFileBytes {
+		return File{}, &RefusedError{Path: rel, Rule: RuleSize,
+			Detail: fmt.Sprintf("it grew over the %d-byte limit while it was read; pass the relevant part only", MaxFileBytes)}
 	}
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 		return File{}, &RefusedError{Path: rel, Rule: RuleBinary, Detail: "binary files cannot be sent as context"}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/contextload"
@@ -43,6 +44,10 @@ func TestLoadRules(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "pkg", "more.py"), filepath.Join(root, "link-in.py")); err != nil {
 		t.Fatal(err)
 	}
+	// A named pipe nobody writes to: opening it to read would wait forever.
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		path string
 		rule string
@@ -67,6 +72,7 @@ func TestLoadRules(t *testing.T) {
 		{"aws/credentials", contextload.RuleSecret},
 		{"big.txt", contextload.RuleSize},
 		{"bin.dat", contextload.RuleBinary},
+		{"pipe.txt", contextload.RuleBinary},
 		{"missing.py", contextload.RuleMissing},
 		{".git/config", contextload.RuleMissing},
 	}

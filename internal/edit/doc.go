@@ -35,7 +35,9 @@
 //     lines do not count). Reply and file indenting alike, the shift is one
 //     prefix of whitespace added or removed; one with tabs and the other with
 //     spaces, every line must convert with one tab width and then differ by
-//     one number of columns. Anything else is an *IndentError that shows the
+//     one number of columns, and that width must be the one REPLACE's new
+//     lines step by when they all step alike (a slipped FIND line cannot
+//     make up a width of its own). Anything else is an *IndentError that shows the
 //     file's lines to copy into FIND, as they are, and which FIND lines
 //     slipped: new code is never re-indented from a guess.
 //   - Every Result says how its FIND was found (Match) and everything that
@@ -62,6 +64,13 @@
 //   - The line above a SEARCH block is its file name only if it has a slash,
 //     or a dot and an extension with a letter: "Done.", "etc.", "...",
 //     "v2.0" are prose.
+//   - A SEARCH block indented as a whole (in a list item) loses that
+//     indentation; in a block whose SEARCH marker starts its line, only
+//     markers that start their lines count, so an indented ======= in a
+//     docstring is content. Other agents' spellings are read too:
+//     "------- SEARCH" / "+++++++ REPLACE", "SEARCH>" / "REPLACE>", and a
+//     ":start_line:N" header over "-------" at the top of SEARCH, which is
+//     not a line to find.
 //
 // Generate asks a model for one file and applies its reply. A reply cut off
 // at the output limit is asked for again; a reply that cannot be used is

@@ -30,6 +30,9 @@ func FuzzParse(f *testing.F) {
 		"<<<<<<< SEARCH\na\n=============\nb\n>>>>>>>>>>>>>> REPLACE\n",
 		"<<<<<<< SEARCH\nTitle\n=======\nTitle\n==============\n>>>>>>> REPLACE\n",
 		"`src/x.go`:\n<<<<<<< SEARCH\n12 | a\n=======\n12 | b\n>>>>>>> REPLACE\n",
+		"1. Change:\n   ```go\n   <<<<<<< SEARCH\n   \ta\n   =======\n  b\n   >>>>>>> REPLACE\n   ```\n",
+		"------- SEARCH\n:start_line:3\n-------\na\n=======\nb\n+++++++ REPLACE>\n",
+		"  <<<<<<<<<<<< SEARCH\n",
 	} {
 		f.Add(seed)
 	}
@@ -100,10 +103,10 @@ func checkMarkerError(t *testing.T, err error, lines []string) {
 	if !errors.As(err, &pe) || pe.Line < 1 || pe.Line > len(lines) {
 		return
 	}
-	line := strings.TrimSuffix(lines[pe.Line-1], "\r")
+	line := strings.TrimLeft(strings.TrimSuffix(lines[pe.Line-1], "\r"), " \t")
 	switch {
 	case errors.Is(err, edit.ErrMarkerLength):
-		if c := line[0]; !strings.ContainsRune("<=>", rune(c)) || len(line)-len(strings.TrimLeft(line, string(c))) < 10 {
+		if c := line[0]; !strings.ContainsRune("<-=>+", rune(c)) || len(line)-len(strings.TrimLeft(line, string(c))) < 10 {
 			t.Fatalf("marker-length error at line %d %q, which is no long marker", pe.Line, line)
 		}
 		if !strings.Contains(err.Error(), strings.TrimSpace(line)) {
@@ -425,4 +428,42 @@ func FuzzApply(f *testing.F) {
 func pureCRLF(s string) bool {
 	n := strings.Count(s, "\n")
 	return n > 0 && n == strings.Count(s, "\r\n")
+}
+
+// FuzzExtractFile checks that ExtractFile never panics, that what it
+// returns is whole lines of the reply's code, and that it agrees with
+// ExtractFullFile whenever the reply holds at most one code block.
+func FuzzExtractFile(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"Here:\n```python\nx = 1\n```\n```bash\npytest\n```\n", "calc.py"},
+		{"**calc.py**\n```python\na\n```\n**b.py**\n```python\nb\n```\n", "calc.py"},
+		{"```python title=\"calc.py\"\na\n```\n```\nb\n```\n", "calc.py"},
+		{"````\n```\n````\n", "x.go"},
+		{"```go\npackage a\n", "a.go"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, reply, path string) {
+		got, err := edit.ExtractFile(reply, path)
+		one, oneErr := edit.ExtractFullFile(reply)
+		if !errors.Is(oneErr, edit.ErrManyCodeBlocks) {
+			if got != one || (err == nil) != (oneErr == nil) {
+				t.Fatalf("ExtractFile = %q, %v; ExtractFullFile = %q, %v", got, err, one, oneErr)
+			}
+			return
+		}
+		if err != nil {
+			if got != "" || !errors.Is(err, edit.ErrManyCodeBlocks) {
+				t.Fatalf("ExtractFile = %q, %v", got, err)
+			}
+			return
+		}
+		if got != "" && !strings.HasSuffix(got, "\n") {
+			t.Fatalf("ExtractFile = %q: not whole lines", got)
+		}
+		norm := strings.ReplaceAll(reply, "\r\n", "\n")
+		if !strings.Contains(norm+"\n", got) {
+			t.Fatalf("ExtractFile = %q, which is not in the reply", got)
+		}
+	})
 }

@@ -27,6 +27,10 @@ const MaxCorrections = 2
 // the file as it is: REPLACE WITH repeats FIND.
 var ErrNoChange = errors.New("every edit block's REPLACE WITH is the same as its FIND, so the reply changes nothing")
 
+// ErrBlocksForNewFile is returned (as the reason sent back to the model)
+// for edit blocks written for a file that does not exist yet.
+var ErrBlocksForNewFile = errors.New("the reply holds edit blocks, but this file is new: there is nothing to FIND in it; send the complete file in one fenced code block")
+
 // ErrTruncated is returned when every reply was cut off at the output limit.
 var ErrTruncated = errors.New("the model's reply was cut off at its output limit")
 
@@ -91,6 +95,10 @@ func (e *GiveUpError) Unwrap() error { return e.Reason }
 // AmbiguousError, IndentError), at most MaxCorrections times; then
 // Generate gives up. Unusable means: it does not parse, a block fails to
 // apply, a block names another file, or every block changes nothing.
+// A whole-file reply is read as models write them (ExtractFile: the file
+// among other code blocks); edit blocks sent for an existing file asked
+// for whole are applied as blocks (Strategy then says Blocks), and for a
+// new file are sent back: a reply's markers are never written as text.
 // Generate never writes; on any error the caller's file stays as it is.
 func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResult, error) {
 	existing := in.Prompt.Existing
@@ -145,9 +153,9 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 		case llm.StopRefused:
 			return giveUp(fmt.Errorf("%w: %s", ErrRefused, firstLines(resp.Text, 3)))
 		}
-		content, blocks, err := interpret(res.Strategy, in.Prompt.Path, existing, resp.Text)
+		content, blocks, followed, err := interpret(res.Strategy, in.Prompt.Path, existing, resp.Text)
 		if err == nil {
-			res.Content, res.Blocks = content, blocks
+			res.Content, res.Blocks, res.Strategy = content, blocks, followed
 			return res, nil
 		}
 		res.Rejected = append(res.Rejected, err.Error())
@@ -161,44 +169,76 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 	}
 }
 
-// interpret turns a reply into the file's content.
-func interpret(st Strategy, path, existing, reply string) (string, []Result, error) {
+// interpret turns a reply into the file's content. It reports the
+// strategy the reply followed: a model asked for the whole of an existing
+// file sometimes answers with edit blocks instead, which are applied as
+// such (never written into the file as text).
+func interpret(st Strategy, path, existing, reply string) (string, []Result, Strategy, error) {
 	if st == Blocks {
-		blocks, err := Parse(reply)
-		if err != nil {
-			return "", nil, err
-		}
-		for _, b := range blocks {
-			if b.Path != "" && !PathMatches(path, b.Path) {
-				return "", nil, fmt.Errorf("edit block %d is for %s, but this reply must change only %s; send the blocks for %s alone", b.N, b.Path, path, path)
-			}
-		}
-		out, results, err := Apply(existing, blocks)
-		if err != nil {
-			return "", nil, err
-		}
-		if !slices.ContainsFunc(results, func(r Result) bool { return r.Status == Applied }) {
-			return "", nil, fmt.Errorf("%w; write the changed lines in REPLACE WITH", ErrNoChange)
-		}
-		return out, results, nil
+		content, results, err := applyReply(path, existing, reply)
+		return content, results, Blocks, err
 	}
-	content, err := ExtractFullFile(reply)
+	if existing != "" && repliedBlocks(reply) {
+		content, results, err := applyReply(path, existing, reply)
+		return content, results, Blocks, err
+	}
+	if existing == "" && repliedBlocks(reply) {
+		return "", nil, st, ErrBlocksForNewFile
+	}
+	content, err := ExtractFile(reply, path)
 	if err != nil {
-		return "", nil, err
+		return "", nil, st, err
 	}
 	if existing == "" {
-		return content, nil, nil
+		return content, nil, st, nil
 	}
 	// A whole file that swaps real code for "... rest of code ..." would
 	// delete that code just as a lazy block would.
 	var el *ElisionError
 	if err := CheckElision([]Block{{N: 1, Find: existing, Replace: content}}); errors.As(err, &el) {
-		return "", nil, fmt.Errorf("the file you sent replaces existing code with the placeholder %q; send the complete file, with every line written out", strings.TrimSpace(el.Line))
+		return "", nil, st, fmt.Errorf("the file you sent replaces existing code with the placeholder %q; send the complete file, with every line written out", strings.TrimSpace(el.Line))
 	} else if err != nil {
-		return "", nil, err
+		return "", nil, st, err
 	}
 	// Keep the file's line endings, byte-order mark and final newline.
-	return KeepFileShape(existing, content), nil, nil
+	return KeepFileShape(existing, content), nil, st, nil
+}
+
+// repliedBlocks reports whether a reply asked for a whole file is edit
+// blocks instead: it parses as blocks, and its one code block (if it has
+// exactly one) is not a file that merely mentions the format, since that
+// block then holds a marker or label line of its own.
+func repliedBlocks(reply string) bool {
+	if _, err := Parse(reply); err != nil {
+		return false
+	}
+	body, err := ExtractFullFile(reply)
+	if err != nil {
+		return true // no single fenced file: blocks, or blocks in several fences
+	}
+	blocks, err := Parse(body)
+	return err == nil && len(blocks) > 0
+}
+
+// applyReply parses a reply as edit blocks and applies them to existing.
+func applyReply(path, existing, reply string) (string, []Result, error) {
+	blocks, err := Parse(reply)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, b := range blocks {
+		if b.Path != "" && !PathMatches(path, b.Path) {
+			return "", nil, fmt.Errorf("edit block %d is for %s, but this reply must change only %s; send the blocks for %s alone", b.N, b.Path, path, path)
+		}
+	}
+	out, results, err := Apply(existing, blocks)
+	if err != nil {
+		return "", nil, err
+	}
+	if !slices.ContainsFunc(results, func(r Result) bool { return r.Status == Applied }) {
+		return "", nil, fmt.Errorf("%w; write the changed lines in REPLACE WITH", ErrNoChange)
+	}
+	return out, results, nil
 }
 
 // PathMatches reports whether the file at path (as the caller names it)

@@ -167,6 +167,17 @@ func (t *text) convertStyle(find, file, repl []string) (out []string, loose []Lo
 		if w = modelUnitOf(find, file, repl, fileUnit).width; !slices.Contains(tabWidths, w) {
 			w = tabWidths[0]
 		}
+		// FIND's lines at different levels give a width (6 spaces where
+		// the file has two tabs and 4 where it has one: 2 a tab), and the
+		// new lines may step by another (8 spaces after 4: 4 a tab). Then
+		// one of FIND's lines slipped and made up the width that fits: FIND
+		// must fit the new lines' width, or the block is refused.
+		if p, r := pairWidth(find, file, fileUnit), replaceStep(repl); p > 0 && r > 0 && r != p && slices.Contains(tabWidths, r) {
+			if o := outliersAt(find, file, r); len(o) > 0 {
+				return nil, nil, o
+			}
+			w = r
+		}
 	}
 	w, uneven = uniformWidth(find, file, max(w, 1))
 	if len(uneven) > 0 {
@@ -246,6 +257,56 @@ func uniformWidth(find, file []string, w int) (width int, uneven []int) {
 		}
 	}
 	return w, best
+}
+
+// outliersAt returns the FIND lines that break the most common shift in
+// columns from the file's lines when a tab counts w columns.
+func outliersAt(find, file []string, w int) []int {
+	cols := unit{width: w}.columns
+	return outliers(find, func(i int) int { return cols(indentOf(file[i])) - cols(indentOf(find[i])) }, func(int) bool { return true })
+}
+
+// pairWidth is the reply's spaces per level read from consecutive FIND
+// lines at different levels in the file (see modelUnitOf), 0 when FIND's
+// lines give none.
+func pairWidth(find, file []string, fileUnit unit) int {
+	spaces := unit{width: 4}
+	var votes [maxStep + 1]int
+	prevW, prevL := -1, -1
+	for i, f := range find {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		w := spaces.columns(indentOf(f))
+		l, _ := fileUnit.level(indentOf(file[i]))
+		if dw, dl := w-prevW, l-prevL; prevW >= 0 && dl != 0 && dw*dl > 0 && dw%dl == 0 && dw/dl <= maxStep {
+			votes[dw/dl]++
+		}
+		prevW, prevL = w, l
+	}
+	return mostVoted(votes)
+}
+
+// replaceStep is the one step, in spaces, by which the space-indented
+// REPLACE lines go deeper, when every such step is the same; 0 when they
+// never go deeper or step by different amounts (an aligned continuation
+// line next to a nested block says nothing sure).
+func replaceStep(repl []string) int {
+	step, prev := 0, -1
+	for _, l := range repl {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "\t") {
+			continue
+		}
+		w := runOf(l, ' ')
+		if d := w - prev; prev >= 0 && d > 0 {
+			if step != 0 && d != step {
+				return 0
+			}
+			step = d
+		}
+		prev = w
+	}
+	return step
 }
 
 // indentUnitName names what a whitespace prefix is made of.
@@ -383,20 +444,7 @@ func modelUnitOf(find, file, repl []string, fileUnit unit) unit {
 		return u
 	}
 	spaces := unit{width: 4} // how a stray tab in a space-indented reply is counted
-	var votes [maxStep + 1]int
-	prevW, prevL := -1, -1
-	for i, f := range find {
-		if strings.TrimSpace(f) == "" {
-			continue
-		}
-		w := spaces.columns(indentOf(f))
-		l, _ := fileUnit.level(indentOf(file[i]))
-		if dw, dl := w-prevW, l-prevL; prevW >= 0 && dl != 0 && dw*dl > 0 && dw%dl == 0 && dw/dl <= maxStep {
-			votes[dw/dl]++
-		}
-		prevW, prevL = w, l
-	}
-	if u := mostVoted(votes); u > 0 {
+	if u := pairWidth(find, file, fileUnit); u > 0 {
 		return unit{width: u}
 	}
 	first := firstNonBlank(find)
@@ -404,7 +452,7 @@ func modelUnitOf(find, file, repl []string, fileUnit unit) unit {
 	if l, _ := fileUnit.level(indentOf(file[first])); w > 0 && l > 0 && w%l == 0 && w/l <= maxStep {
 		return unit{width: w / l}
 	}
-	votes = [maxStep + 1]int{}
+	var votes [maxStep + 1]int
 	stepVotes(find, &votes)
 	stepVotes(repl, &votes)
 	if u := mostVoted(votes); u > 0 {

@@ -81,6 +81,14 @@ func TestApplyReportsLooseMatches(t *testing.T) {
 				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 5}, {Kind: edit.IndentShift, Shift: 1, Unit: "tab", Lines: 3}}},
 		},
 		{
+			name:    "tabs file, a reply two spaces a level throughout, one level deeper",
+			content: "func f() {\n\tif x {\n\t\ty()\n\t}\n\treturn\n}\n",
+			block:   blk("    if x {\n      y()\n    }\n", "    if x {\n      y()\n      w()\n    }\n"),
+			want:    "func f() {\n\tif x {\n\t\ty()\n\t\tw()\n\t}\n\treturn\n}\n",
+			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 2, EndLine: 4,
+				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 2, Lines: 7}, {Kind: edit.IndentShift, Shift: -1, Unit: "tab", Lines: 3}}},
+		},
+		{
 			name:    "spaces file, reply in tabs",
 			content: "def f():\n    if x:\n        y()\n",
 			block:   blk("\tif x:\n\t\ty()\n", "\tif x:\n\t\ty()\n\t\tz()\n"),
@@ -286,6 +294,16 @@ func TestApplyRefusesUnevenIndentation(t *testing.T) {
 			block:   blk("    if x {\n        y()\n      z()\n    }\n", "    if x {\n        y()\n        w()\n    }\n"),
 			lines:   []edit.NumberedLine{{2, "\tif x {"}, {3, "\t\ty()"}, {4, "\t\tz()"}, {5, "\t}"}},
 			uneven:  []int{3},
+		},
+		{
+			// Read alone, FIND fits a reply of 2 spaces a tab shifted one
+			// level; its new lines step by 4. The slipped line must not
+			// decide how they are indented.
+			name:    "tabs file, spaces reply whose one slipped line makes up a tab width",
+			content: "func f() {\n\tif x {\n\t\ty()\n\t}\n\treturn\n}\n",
+			block:   blk("    if x {\n      y()\n    }\n", "    if x {\n        y()\n        w()\n    }\n"),
+			lines:   []edit.NumberedLine{{2, "\tif x {"}, {3, "\t\ty()"}, {4, "\t}"}},
+			uneven:  []int{2},
 		},
 		{
 			name:    "tabs file, spaces reply that fits only an odd tab width",

@@ -3,6 +3,7 @@ package edit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,19 +129,20 @@ type pendingHeading struct {
 }
 
 func (p *parser) run() error {
+	outside := markers{indent: -1}
 	for p.i < len(p.lines) {
 		line := p.lines[p.i]
 		var err error
 		switch {
-		case isSearchMarker(line):
+		case outside.search(line):
 			err = p.searchBlock()
 		case isFindLabel(line):
 			err = p.findBlock()
 		case isReplaceLabel(line):
 			return p.errorf(p.i, "REPLACE WITH: has no FIND: before it; every change needs FIND: then REPLACE WITH:")
-		case isReplaceMarker(line):
+		case outside.replace(line):
 			return p.errorf(p.i, ">>>>>>> REPLACE has no <<<<<<< SEARCH before it")
-		case isLongMarker(line):
+		case outside.long(line):
 			return p.markerError(p.i)
 		case headingRE().MatchString(line):
 			err = p.startHeading(line)
@@ -234,7 +236,7 @@ func (p *parser) seekReplaceLabel(labelAt int, find []string) error {
 		if isReplaceLabel(line) {
 			return nil
 		}
-		if isFindLabel(line) || isSearchMarker(line) || headingRE().MatchString(line) {
+		if isFindLabel(line) || (markers{indent: -1}).search(line) || headingRE().MatchString(line) {
 			break
 		}
 	}
@@ -268,43 +270,51 @@ func (p *parser) fencedAfter(labelAt int, label string) ([]string, error) {
 	return body, nil
 }
 
-// searchBlock reads <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE.
+// searchBlock reads <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE. A
+// SEARCH marker indented (the block sits in a list item) sets the block's
+// indentation: its divider and REPLACE marker may be indented as much or
+// less, and that much indentation is taken off every line of the block,
+// as CommonMark does for an indented fence. A block whose SEARCH marker
+// starts its line takes only markers that start their lines, so an
+// indented ======= in a docstring is content.
 func (p *parser) searchBlock() error {
 	markerAt := p.i
+	m := markers{indent: leadingSpace(p.lines[markerAt])}
 	path := p.pathBefore(markerAt)
 	var find, replace []string
 	for p.i++; ; p.i++ {
-		if p.i == len(p.lines) || isSearchMarker(p.lines[p.i]) || isReplaceMarker(p.lines[p.i]) {
-			return p.noDivider(markerAt, find)
+		if p.i == len(p.lines) || m.search(p.lines[p.i]) || m.replace(p.lines[p.i]) {
+			return p.noDivider(markerAt, m, find)
 		}
 		line := p.lines[p.i]
-		if isDivider(line) {
+		if m.divider(line) {
 			break
 		}
-		if isLongMarker(line) {
+		if m.long(line) {
 			return p.markerError(p.i)
 		}
-		find = append(find, line)
+		find = append(find, m.content(line))
 	}
 	for p.i++; ; p.i++ {
-		if p.i == len(p.lines) || isSearchMarker(p.lines[p.i]) {
+		if p.i == len(p.lines) || m.search(p.lines[p.i]) {
 			return p.errorf(markerAt, "SEARCH block has no >>>>>>> REPLACE line to end it (was the reply cut off?)")
 		}
 		line := p.lines[p.i]
-		if isReplaceMarker(line) {
+		if m.replace(line) {
 			break
 		}
-		if isLongMarker(line) {
+		if m.long(line) {
 			return p.markerError(p.i)
 		}
-		if isDivider(line) && p.replaceMarkerNext(p.i+1) {
+		if m.divider(line) && p.replaceMarkerNext(m, p.i+1) {
 			e := p.errorf(p.i, "a second ======= comes right before >>>>>>> REPLACE; a block has one ======= line, between the lines to find and their replacement")
 			e.(*ParseError).Err = ErrExtraDivider
 			return e
 		}
-		replace = append(replace, line)
+		replace = append(replace, m.content(line))
 	}
 	p.i++
+	find = dropStartLine(find)
 	if isBlank(find) {
 		return p.errorf(markerAt, "SEARCH section is empty; copy the exact lines to change from the file")
 	}
@@ -316,20 +326,40 @@ func (p *parser) searchBlock() error {
 	return nil
 }
 
+// startLineRE matches the ":start_line:12" (or ":end_line:14") line some
+// agents' edit format puts at the top of a SEARCH section, before a
+// "-------" line.
+var startLineRE = lazyre.New(`^:(?:start|end)_line:[ \t]*[0-9]+[ \t]*$`)
+
+// dropStartLine removes a ":start_line:N" header (and its ":end_line:N"
+// and "-------" separator) from the top of a SEARCH section: it names
+// where the lines are, it is not one of them. Only the whole header, with
+// its separator, is removed.
+func dropStartLine(find []string) []string {
+	i := 0
+	for i < len(find) && i < 2 && startLineRE().MatchString(strings.TrimSpace(find[i])) {
+		i++
+	}
+	if i == 0 || i == len(find) || !markerLine(strings.TrimSpace(find[i]), '-', "", minMarker, maxMarker) {
+		return find
+	}
+	return find[i+1:]
+}
+
 // replaceMarkerNext reports whether the first non-blank line from j on is
-// a REPLACE marker.
-func (p *parser) replaceMarkerNext(j int) bool {
+// a REPLACE marker of the block.
+func (p *parser) replaceMarkerNext(m markers, j int) bool {
 	for j < len(p.lines) && strings.TrimSpace(p.lines[j]) == "" {
 		j++
 	}
-	return j < len(p.lines) && isReplaceMarker(p.lines[j])
+	return j < len(p.lines) && m.replace(p.lines[j])
 }
 
 // noDivider is the error for a SEARCH at markerAt whose section ended
 // without a divider; an over-long divider in it is named.
-func (p *parser) noDivider(markerAt int, find []string) error {
-	for k, l := range find {
-		if isLongDivider(l) {
+func (p *parser) noDivider(markerAt int, m markers, find []string) error {
+	for k := range find {
+		if m.longDivider(p.lines[markerAt+1+k]) {
 			return p.markerError(markerAt + 1 + k)
 		}
 	}
@@ -340,7 +370,7 @@ func (p *parser) noDivider(markerAt int, find []string) error {
 func (p *parser) markerError(idx int) error {
 	line := strings.TrimSpace(p.lines[idx])
 	c := line[0]
-	want := map[byte]string{'<': "<<<<<<< SEARCH", '=': "=======", '>': ">>>>>>> REPLACE"}[c]
+	want := map[byte]string{'<': "<<<<<<< SEARCH", '-': "------- SEARCH", '=': "=======", '>': ">>>>>>> REPLACE", '+': "+++++++ REPLACE"}[c]
 	e := p.errorf(idx, "the marker %q has %d %q characters, more than the %d accepted; write %s",
 		line, runOf(line, c), string(c), maxMarker, want)
 	e.(*ParseError).Err = ErrMarkerLength
@@ -370,13 +400,17 @@ func (p *parser) prevNonBlank(j int) int {
 }
 
 // pathLike returns line as a file name if it looks like one: a single
-// word, perhaps in backticks or bold, that has a slash, or a dot followed
-// by an extension with a letter in it. Prose of one word ("Done.",
+// word, perhaps in backticks or bold, after "#"s or "File:", that has a
+// slash, or a dot followed by an extension with a letter in it. Prose of one word ("Done.",
 // "etc.", "...", "v2.0") is not a file name.
 func pathLike(line string) string {
 	s := strings.TrimSuffix(strings.TrimSpace(line), ":")
+	s = strings.TrimSpace(strings.TrimLeft(s, "#")) // "### calc.py"
 	s = strings.Trim(s, "*`")
 	s = strings.TrimSuffix(s, ":")
+	if label, rest, ok := strings.Cut(s, ":"); ok && slices.Contains([]string{"file", "filename", "path"}, strings.ToLower(strings.Trim(label, "*` "))) {
+		s = strings.Trim(strings.TrimSpace(rest), "*`") // "File: `calc.py`"
+	}
 	if s == "" || len(s) > 255 || strings.ContainsAny(s, " \t<>=#`*\"'") || strings.HasSuffix(s, ".") {
 		return ""
 	}
@@ -416,8 +450,9 @@ func isAlnum(c rune) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// label normalises a label line: "**FIND:**", "#### Find:", "FIND" all
-// become "FIND". colon reports whether the label ended in a colon.
+// label normalises a label line: "**FIND:**", "#### Find:", "FIND" and
+// "FIND (lines 10-12):" all become "FIND". colon reports whether the
+// label ended in a colon.
 func label(line string) (name string, colon bool) {
 	s := strings.TrimSpace(line)
 	if len(s) > 40 {
@@ -427,6 +462,9 @@ func label(line string) (name string, colon bool) {
 	s = strings.Trim(s, "*_ \t")
 	colon = strings.HasSuffix(s, ":")
 	s = strings.TrimSpace(strings.TrimSuffix(s, ":"))
+	if open := strings.IndexByte(s, '('); open > 0 && strings.HasSuffix(s, ")") {
+		s = s[:open] // a note on the label: "(lines 10-12)", "(exact)"
+	}
 	return strings.Join(strings.Fields(strings.ToUpper(s)), " "), colon
 }
 
@@ -440,36 +478,77 @@ func isReplaceLabel(line string) bool {
 	return name == "REPLACE WITH" || (name == "REPLACE" && colon)
 }
 
-func isSearchMarker(line string) bool {
-	return markerLine(line, '<', "SEARCH", minMarker, maxMarker)
+// markers recognises the SEARCH/REPLACE markers of one block. A marker
+// may be indented by up to indent bytes of spaces and tabs (any amount
+// when indent is negative, outside blocks).
+type markers struct{ indent int }
+
+// at returns line without its indentation, and false when it is indented
+// more than a marker of the block may be.
+func (m markers) at(line string) (string, bool) {
+	n := leadingSpace(line)
+	if m.indent >= 0 && n > m.indent {
+		return "", false
+	}
+	return line[n:], true
 }
 
-func isReplaceMarker(line string) bool {
-	return markerLine(line, '>', "REPLACE", minMarker, maxMarker)
+// content is a line of the block without the block's indentation.
+func (m markers) content(line string) string {
+	if m.indent <= 0 {
+		return line
+	}
+	return line[min(leadingSpace(line), m.indent):]
 }
 
-func isDivider(line string) bool {
-	return markerLine(line, '=', "", minMarker, maxMarker)
+// search: "<<<<<<< SEARCH", or "------- SEARCH" as some agents write it.
+func (m markers) search(line string) bool {
+	l, ok := m.at(line)
+	return ok && (markerLine(l, '<', "SEARCH", minMarker, maxMarker) || markerLine(l, '-', "SEARCH", minMarker, maxMarker))
 }
 
-// isLongMarker reports whether line is a SEARCH or REPLACE marker with
-// too many marker characters. (A long divider is a plain line of '=',
-// often prose or content; see isLongDivider.)
-func isLongMarker(line string) bool {
-	return markerLine(line, '<', "SEARCH", maxMarker+1, -1) ||
-		markerLine(line, '>', "REPLACE", maxMarker+1, -1)
+// replace: ">>>>>>> REPLACE", or "+++++++ REPLACE".
+func (m markers) replace(line string) bool {
+	l, ok := m.at(line)
+	return ok && (markerLine(l, '>', "REPLACE", minMarker, maxMarker) || markerLine(l, '+', "REPLACE", minMarker, maxMarker))
 }
 
-// isLongDivider reports whether line is a divider of more than maxMarker
+func (m markers) divider(line string) bool {
+	l, ok := m.at(line)
+	return ok && markerLine(l, '=', "", minMarker, maxMarker)
+}
+
+// long reports whether line is a SEARCH or REPLACE marker with too many
+// marker characters. (A long divider is a plain line of '=', often prose
+// or content; see longDivider.)
+func (m markers) long(line string) bool {
+	l, ok := m.at(line)
+	if !ok {
+		return false
+	}
+	for _, k := range []struct {
+		c    byte
+		word string
+	}{{'<', "SEARCH"}, {'-', "SEARCH"}, {'>', "REPLACE"}, {'+', "REPLACE"}} {
+		if markerLine(l, k.c, k.word, maxMarker+1, -1) {
+			return true
+		}
+	}
+	return false
+}
+
+// longDivider reports whether line is a divider of more than maxMarker
 // '='. Inside a block's replacement such a line is content (a reST
 // heading underline), so only a SEARCH section that has no divider
 // reports it.
-func isLongDivider(line string) bool {
-	return markerLine(line, '=', "", maxMarker+1, -1)
+func (m markers) longDivider(line string) bool {
+	l, ok := m.at(line)
+	return ok && markerLine(l, '=', "", maxMarker+1, -1)
 }
 
 // markerLine reports whether line is a run of lo to hi (no limit if
-// negative) c characters followed by word, spaces aside.
+// negative) c characters followed by word (or word and ">", as some
+// agents write it), spaces aside.
 func markerLine(line string, c byte, word string, lo, hi int) bool {
 	n := runOf(line, c)
 	if n < lo || (hi >= 0 && n > hi) {
@@ -479,7 +558,8 @@ func markerLine(line string, c byte, word string, lo, hi int) bool {
 	if word == "" {
 		return rest == ""
 	}
-	return strings.TrimLeft(rest, " ") == word
+	rest = strings.TrimLeft(rest, " ")
+	return rest == word || rest == word+">"
 }
 
 // isBlank reports whether every line is empty or whitespace.

@@ -115,6 +115,52 @@ func TestParseAccepts(t *testing.T) {
 			},
 		},
 		{
+			name: "blocks indented in a numbered list lose that indentation",
+			reply: "1. In `calc.py`:\n\n   ```python\n   <<<<<<< SEARCH\n   def add(a, b):\n       return a + b\n   =======\n   def add(a, b):\n       return b + a\n   >>>>>>> REPLACE\n   ```\n\n" +
+				"2. Then:\n\n    <<<<<<< SEARCH\n    x = 1\n    =======\n    x = 2\n    >>>>>>> REPLACE\n",
+			want: []edit.Block{
+				{N: 1, Line: 4, Find: "def add(a, b):\n    return a + b\n", Replace: "def add(a, b):\n    return b + a\n"},
+				{N: 2, Line: 15, Find: "x = 1\n", Replace: "x = 2\n"},
+			},
+		},
+		{
+			name:  "an indented block's markers may be less indented",
+			reply: "  <<<<<<< SEARCH\n  a\n=======\n  b\n>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: "a\n", Replace: "b\n"}},
+		},
+		{
+			name:  "an indented ======= in a block that starts its line is content",
+			reply: "<<<<<<< SEARCH\n    Notes\n    =======\n=======\n    Notes\n    =======\n    More.\n>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: "    Notes\n    =======\n", Replace: "    Notes\n    =======\n    More.\n"}},
+		},
+		{
+			name:  "------- SEARCH and +++++++ REPLACE markers, and SEARCH> / REPLACE>",
+			reply: "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n<<<<<<< SEARCH>\nc\n=======\nd\n>>>>>>> REPLACE>\n",
+			want: []edit.Block{
+				{N: 1, Line: 1, Find: "a\n", Replace: "b\n"},
+				{N: 2, Line: 6, Find: "c\n", Replace: "d\n"},
+			},
+		},
+		{
+			name: "a :start_line: header and its separator are not lines to find",
+			reply: "<<<<<<< SEARCH\n:start_line:12\n-------\n    x = 1\n=======\n    x = 2\n>>>>>>> REPLACE\n" +
+				"<<<<<<< SEARCH\n:start_line: 20\n:end_line: 21\n-------\ny\n=======\nz\n>>>>>>> REPLACE\n",
+			want: []edit.Block{
+				{N: 1, Line: 1, Find: "    x = 1\n", Replace: "    x = 2\n"},
+				{N: 2, Line: 8, Find: "y\n", Replace: "z\n"},
+			},
+		},
+		{
+			name:  "a :start_line: line without its separator is content",
+			reply: "<<<<<<< SEARCH\n:start_line:12\nx\n=======\ny\n>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: ":start_line:12\nx\n", Replace: "y\n"}},
+		},
+		{
+			name:  "labels with a note in parentheses",
+			reply: "### CHANGE 1: x\nFIND (lines 4-5):\n```python\na = 1\n```\nREPLACE WITH (new code):\n```python\na = 2\n```\n",
+			want:  []edit.Block{{N: 1, Description: "x", Line: 1, Find: "a = 1\n", Replace: "a = 2\n"}},
+		},
+		{
 			name:  "setext heading underline in prose is not a divider",
 			reply: "Summary\n=======\n\nFIND:\n```\na\n```\nREPLACE WITH:\n```\nb\n```\n",
 			want:  []edit.Block{{N: 1, Line: 4, Find: "a\n", Replace: "b\n"}},
@@ -242,6 +288,11 @@ func TestParseFileNameLine(t *testing.T) {
 		{"dotfile", ".gitignore", ".gitignore"},
 		{"two extensions", "data.tar.gz", "data.tar.gz"},
 		{"path without an extension", "cmd/azero", "cmd/azero"},
+		{"a heading", "### src/calc.py", "src/calc.py"},
+		{"a File: label", "**File: `calc.py`**", "calc.py"},
+		{"a Filename: label", "Filename: pkg/calc.go", "pkg/calc.go"},
+		{"a heading of prose", "## Done.", ""},
+		{"a C include", "#include <stdio.h>", ""},
 		{"Done.", "Done.", ""},
 		{"etc.", "etc.", ""},
 		{"ellipsis", "...", ""},
@@ -305,6 +356,12 @@ func TestParseMarkers(t *testing.T) {
 			sentinel: edit.ErrMarkerLength, block: 2, line: 10, reasons: []string{`">>>>>>>>>>>>>> REPLACE"`, "14"}},
 		{name: "long divider", reply: "<<<<<<< SEARCH\na\n============\nb\n>>>>>>> REPLACE\n",
 			sentinel: edit.ErrMarkerLength, block: 1, line: 3, reasons: []string{`"============"`, "write ======="}},
+		{name: "second divider in an indented block", reply: "  <<<<<<< SEARCH\n  a\n  =======\n  b\n  =======\n  >>>>>>> REPLACE\n",
+			sentinel: edit.ErrExtraDivider, block: 1, line: 5},
+		{name: "long indented SEARCH marker names it", reply: "   <<<<<<<<<<<< SEARCH\n   a\n   =======\n   b\n   >>>>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 1, reasons: []string{`"<<<<<<<<<<<< SEARCH"`, `12 "<" characters`}},
+		{name: "long +++ REPLACE marker", reply: "------- SEARCH\na\n=======\nb\n++++++++++ REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 5, reasons: []string{`"++++++++++ REPLACE"`, "write +++++++ REPLACE"}},
 		{name: "long REPLACE marker with no block", reply: "x\n>>>>>>>>>>> REPLACE\n",
 			sentinel: edit.ErrMarkerLength, block: 1, line: 2},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -203,6 +204,90 @@ func ExtractFullFile(reply string) (string, error) {
 		return joinLines(found[0]), nil
 	}
 	return "", fmt.Errorf("extract file: %d code blocks: %w", len(found), ErrManyCodeBlocks)
+}
+
+// ExtractFile is ExtractFullFile for a reply that should hold the file at
+// path, reading a reply as models write them: when it holds several code
+// blocks, the file is the one block named for path (its fence's info
+// string or the line above it names the file), or else the one block in
+// the file's language among blocks named for no other file ("```python"
+// for calc.py next to a "```bash" block showing how to run the tests).
+// Any other reply with several blocks is ErrManyCodeBlocks: two blocks in
+// the file's language may be two halves of it.
+func ExtractFile(reply, path string) (string, error) {
+	content, err := ExtractFullFile(reply)
+	if !errors.Is(err, ErrManyCodeBlocks) {
+		return content, err
+	}
+	lines := splitReply(reply)
+	lang := language(path)
+	var named, inLang [][]string
+	for i := 0; i < len(lines); i++ {
+		f, ok := openFence(lines[i])
+		if !ok {
+			continue
+		}
+		body, closeAt, _ := readFence(lines, i, f)
+		info := strings.Fields(strings.TrimLeft(strings.TrimSpace(lines[i]), string(f.char)))
+		var name string
+		for _, w := range info {
+			if p := pathLike(infoPath(w)); p != "" {
+				name = p
+			}
+		}
+		if j := prevNonBlankLine(lines, i-1); name == "" && j >= 0 {
+			name = pathLike(lines[j])
+		}
+		switch {
+		case name != "" && PathMatches(path, name):
+			named = append(named, body)
+		case name == "" && lang != "" && len(info) > 0 && sameLanguage(infoPath(info[0]), lang):
+			inLang = append(inLang, body)
+		}
+		i = closeAt
+	}
+	switch {
+	case len(named) == 1:
+		return joinLines(named[0]), nil
+	case len(named) == 0 && len(inLang) == 1:
+		return joinLines(inLang[0]), nil
+	}
+	return "", err
+}
+
+// infoPath reads a file name out of a word of a fence's info string:
+// "title=calc.py", "python:calc.py", "calc.py".
+func infoPath(w string) string {
+	w = strings.Trim(w, "\"'{}")
+	if _, v, ok := strings.Cut(w, "="); ok {
+		w = strings.Trim(v, "\"'")
+	}
+	if _, v, ok := strings.Cut(w, ":"); ok && v != "" {
+		w = v
+	}
+	return w
+}
+
+// sameLanguage reports whether a fence's info word names lang, the name
+// language gives, or one of its usual short names.
+func sameLanguage(info, lang string) bool {
+	info = strings.ToLower(info)
+	if info == lang {
+		return true
+	}
+	aliases := map[string][]string{
+		"python": {"py", "python3"}, "javascript": {"js", "jsx", "mjs"}, "typescript": {"ts", "tsx"},
+		"rust": {"rs"}, "go": {"golang"}, "bash": {"sh", "shell", "zsh"}, "markdown": {"md"},
+		"yaml": {"yml"}, "cpp": {"c++", "cxx"}, "ruby": {"rb"},
+	}
+	return slices.Contains(aliases[lang], info)
+}
+
+func prevNonBlankLine(lines []string, j int) int {
+	for j >= 0 && strings.TrimSpace(lines[j]) == "" {
+		j--
+	}
+	return j
 }
 
 // KeepFileShape gives generated, a whole file from ExtractFullFile (LF

@@ -109,3 +109,42 @@ func TestKeepFileShape(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractFile: a reply with several code blocks, as models write them,
+// gives the one that is the file, or none when that is a guess.
+func TestExtractFile(t *testing.T) {
+	t.Parallel()
+	const code = "def add(a, b):\n    return a + b\n"
+	tests := []struct {
+		name, path, reply, want string
+	}{
+		{"the file and how to run its tests", "calc.py",
+			"Here is `calc.py`:\n\n```python\n" + code + "```\n\nRun the tests with:\n\n```bash\npytest -q\n```\n", code},
+		{"a short language name", "src/calc.ts",
+			"```ts\nexport const x = 1;\n```\n\n```sh\nnpx vitest run\n```\n", "export const x = 1;\n"},
+		{"the file named above its block among two files", "calc.py",
+			"**test_calc.py**\n```python\nimport calc\n```\n\n**calc.py**\n```python\n" + code + "```\n", code},
+		{"the file named in the fence", "pkg/calc.py",
+			"```python title=\"calc.py\"\n" + code + "```\n```python\nprint(add(1, 2))\n```\n", code},
+		{"two blocks in the file's language are refused", "calc.py",
+			"Part 1:\n```python\ndef add(a, b):\n```\nPart 2:\n```python\n    return a + b\n```\n", ""},
+		{"a block for another file and one unnamed are refused", "calc.py",
+			"test_calc.py\n```python\nimport calc\n```\n```bash\npytest\n```\n", ""},
+		{"unknown language and two blocks", "notes.txt", "```\na\n```\n```\nb\n```\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := edit.ExtractFile(tt.reply, tt.path)
+			if tt.want == "" {
+				if !errors.Is(err, edit.ErrManyCodeBlocks) {
+					t.Fatalf("ExtractFile = %q, %v; want ErrManyCodeBlocks", got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("ExtractFile = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

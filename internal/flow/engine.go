@@ -385,7 +385,13 @@ func (d *driver[S]) run(ctx context.Context) (*S, error) {
 // gate asks nd's question, gets a validated answer, records the decision
 // and routes on it.
 func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
-	q, err := nd.ask(ctx, &d.state)
+	// ask works on a copy: what it changes in the state is not kept, as
+	// on an engine that asks in another process.
+	view, err := clone(&d.state)
+	if err != nil {
+		return "", err
+	}
+	q, err := nd.ask(ctx, view)
 	if err != nil {
 		return "", err
 	}
@@ -423,30 +429,25 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 		// nothing is decided.
 		return "", fmt.Errorf("gate %s: %w", nd.name, err)
 	}
-	attrs := []slog.Attr{
-		slog.String("gate", nd.name), slog.String("decision", opt.Decision), slog.String("answer", a.Key),
-		slog.String("channel", a.Channel), slog.Time("asked_at", q.AskedAt), slog.Time("answered_at", a.At),
-	}
-	if a.By != "" {
-		attrs = append(attrs, slog.String("by", a.By))
-	}
-	if opt.Text != "" || q.Kind == human.Text {
-		attrs = append(attrs, slog.String("text", a.Text))
-	}
-	if opt.Confirm != "" {
-		attrs = append(attrs, slog.Bool("override", true), slog.String("override_of", opt.ConfirmWhy))
-	}
-	if len(a.Files) > 0 {
-		attrs = append(attrs, slog.Any("files_edited", editedFiles(q, a)))
-	}
-	for _, k := range sortedKeys(q.Facts) {
-		attrs = append(attrs, slog.Any(k, q.Facts[k]))
-	}
+	attrs := human.DecisionRecord(q, a, opt)
 	if err := d.e.Audit.Event(ctx, "gate_decision", d.runID, attrs...); err != nil {
 		return "", &AuditError{Gate: nd.name, Decision: opt.Decision, Err: err}
 	}
 	d.emit(event.Answer, nd.name, event.Plain, opt.Decision, a)
 	return nd.decide(&d.state, q, a)
+}
+
+// clone returns a deep copy of a state (states are JSON by contract).
+func clone[S any](s *S) (*S, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("copy the state: %w", err)
+	}
+	c := new(S)
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("copy the state: %w", err)
+	}
+	return c, nil
 }
 
 // answer gets the first answer to q: one posted by another channel (the
@@ -521,26 +522,6 @@ func (d *driver[S]) posted(q human.Question) (human.Answer, bool) {
 		return human.Answer{}, false
 	}
 	return a, true
-}
-
-// editedFiles names the files of an editor answer the human changed.
-func editedFiles(q human.Question, a human.Answer) []string {
-	var out []string
-	for _, f := range q.Files {
-		if c, ok := a.Files[f.Name]; ok && c != f.Content {
-			out = append(out, f.Name)
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time, attempt ...string) error {

@@ -171,7 +171,7 @@ func gateGraph(unattended bool) *flow.Graph[counter] {
 			return "ask", nil
 		}, "ask").
 		Gate("ask", func(ctx context.Context, s *counter) (human.Question, error) {
-			s.Trail = append(s.Trail, "asked") // discarded when nobody answers
+			s.Trail = append(s.Trail, "asked") // never kept: ask works on a copy
 			q := human.Question{Kind: human.Word, Prompt: "Go on?", Report: "the report",
 				Options: []human.Option{{Key: "approve", Decision: "APPROVED"}, {Key: "reject", Decision: "REJECTED"}},
 				Facts:   map[string]any{"flagged_files": []string{"a.py"}}}
@@ -236,7 +236,7 @@ func TestGateWaitsWithoutAnyoneThenResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(s.Trail, ","); got != "before,asked,after" || s.Answer != "approve" {
+	if got := strings.Join(s.Trail, ","); got != "before,after" || s.Answer != "approve" {
 		t.Errorf("trail = %s answer = %s", got, s.Answer)
 	}
 	r, _ = e.Store.GetRun(t.Context(), id)
@@ -309,6 +309,7 @@ func TestGateUnattended(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEngine(t)
+			log := auditTo(t, e)
 			e.Answerer = nobody
 			g := gateGraph(tt.unattended)
 			id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
@@ -318,6 +319,13 @@ func TestGateUnattended(t *testing.T) {
 			}
 			if tt.want == nil && s.Answer != "not_required" {
 				t.Errorf("answer = %q, want the unattended one", s.Answer)
+			}
+			recs := decisions(t, log)
+			switch {
+			case tt.want == nil && (len(recs) != 1 || recs[0]["channel"] != human.ChannelUnattended || recs[0]["decision"] != "NOT_REQUIRED"):
+				t.Errorf("audit records = %v, want NOT_REQUIRED on the unattended channel", recs)
+			case tt.want != nil && len(recs) != 0:
+				t.Errorf("a waiting gate recorded a decision: %v", recs)
 			}
 		})
 	}
@@ -738,9 +746,39 @@ func (b blocked) Answer(ctx context.Context, q human.Question) (human.Answer, er
 	return human.Answer{}, ctx.Err()
 }
 
+// decisions returns the gate decisions the audit log at path holds.
+func decisions(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	recs, err := audit.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, r := range recs {
+		if r["event"] == "gate_decision" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// auditTo gives e an audit log and returns its path.
+func auditTo(t *testing.T, e *flow.Engine) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	logger, err := audit.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logger.Close() })
+	e.Audit = logger
+	return path
+}
+
 func TestFirstAnswerWinsAcrossChannels(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)
+	log := auditTo(t, e)
 	e.Poll = time.Millisecond
 	b := blocked{asking: make(chan struct{})}
 	e.Answerer = b
@@ -770,6 +808,9 @@ func TestFirstAnswerWinsAcrossChannels(t *testing.T) {
 	}
 	if !found {
 		t.Error("the web answer is not in the run's events with its channel")
+	}
+	if recs := decisions(t, log); len(recs) != 1 || recs[0]["channel"] != human.ChannelWeb || recs[0]["by"] != "127.0.0.1 test" || recs[0]["answer"] != "approve" {
+		t.Errorf("audit records of the decision = %v, want one naming the web channel and who answered", recs)
 	}
 
 	// The terminal answers first: a later web answer is refused.

@@ -14,6 +14,10 @@
 //   - Every step declares the steps it may go to; the engine refuses any
 //     other, so the declared graph is a true map of every path a run can
 //     take, and tests prove with PathAvoiding that no path skips a gate.
+//   - A gate's decide is pure: a test reads the source (with its types) of
+//     the decide of every gate of every graph in azero, and the functions
+//     it calls, and refuses any call outside a list of pure functions. Its
+//     ask works on a copy of the state: what ask changes is not kept.
 //   - After every step the state, the step reached and a history row are
 //     written in one SQLite transaction. A run killed at any moment
 //     resumes at the step that was running, which therefore runs again:

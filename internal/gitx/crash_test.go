@@ -102,7 +102,7 @@ func startHelper(t *testing.T, repo, path, branch, base string, env ...string) *
 // waitFor waits until file exists or the helper exits.
 func waitFor(t *testing.T, file string, done <-chan struct{}) {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(testenv.Patience)
 	for {
 		if _, err := os.Stat(file); err == nil {
 			return

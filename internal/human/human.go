@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -158,7 +159,55 @@ type Answer struct {
 	Files      map[string]string `json:"files,omitempty"`   // an Editor question's files as saved
 	Channel    string            `json:"channel"`
 	By         string            `json:"by,omitempty"` // where it came from: a remote address and user agent, a worker
-	At         time.Time         `json:"answered_at,omitzero"`
+	// RemoteAddr and UserAgent name the client of a web answer.
+	RemoteAddr string    `json:"remote_addr,omitempty"`
+	UserAgent  string    `json:"user_agent,omitempty"`
+	At         time.Time `json:"answered_at,omitzero"`
+}
+
+// DecisionRecord is the audit record of the answer a to q, which chose
+// opt: the gate, the decision and the answer, the channel and who
+// answered through it, when it was asked and answered, the text and the
+// override, the files edited, and the question's facts. Every engine
+// writes it as its gate_decision, before acting on the decision.
+func DecisionRecord(q Question, a Answer, opt Option) []slog.Attr {
+	attrs := []slog.Attr{
+		slog.String("gate", q.Gate), slog.String("decision", opt.Decision), slog.String("answer", a.Key),
+		slog.String("channel", a.Channel), slog.Time("asked_at", q.AskedAt), slog.Time("answered_at", a.At),
+	}
+	if a.By != "" {
+		attrs = append(attrs, slog.String("by", a.By))
+	}
+	if a.RemoteAddr != "" {
+		attrs = append(attrs, slog.String("remote_addr", a.RemoteAddr))
+	}
+	if a.UserAgent != "" {
+		attrs = append(attrs, slog.String("user_agent", a.UserAgent))
+	}
+	if opt.Text != "" || q.Kind == Text {
+		attrs = append(attrs, slog.String("text", a.Text))
+	}
+	if opt.Confirm != "" {
+		attrs = append(attrs, slog.Bool("override", true), slog.String("override_of", opt.ConfirmWhy))
+	}
+	var edited []string
+	for _, f := range q.Files {
+		if c, ok := a.Files[f.Name]; ok && c != f.Content {
+			edited = append(edited, f.Name)
+		}
+	}
+	if len(edited) > 0 {
+		attrs = append(attrs, slog.Any("files_edited", edited))
+	}
+	keys := make([]string, 0, len(q.Facts))
+	for k := range q.Facts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		attrs = append(attrs, slog.Any(k, q.Facts[k]))
+	}
+	return attrs
 }
 
 // Fingerprint identifies q by its content: the same gate, report,

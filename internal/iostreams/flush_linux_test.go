@@ -70,9 +70,13 @@ func (p *ptyPair) pending(t *testing.T) int {
 	return n
 }
 
+// patience bounds a wait for something that must happen; only a hang
+// exhausts it (testenv.Patience, which this package's tests cannot import).
+const patience = 3 * time.Minute
+
 func (p *ptyPair) waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if cond() {
 			return
 		}
@@ -88,7 +92,7 @@ func (p *ptyPair) streams() *IOStreams {
 
 func readLineWithin(t *testing.T, s *IOStreams) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
 	defer cancel()
 	line, err := s.ReadLine(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 // zeros is an endless stdin.
@@ -163,7 +164,7 @@ func TestReadInputStopsWhenCancelled(t *testing.T) {
 				if name := map[bool]string{true: "standard input", false: tt.input}[tt.input == "-"]; !strings.Contains(err.Error(), name) {
 					t.Errorf("error %q does not name %s", err, name)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testenv.Patience):
 				t.Fatal("ReadInput went on after its context was cancelled")
 			}
 		})

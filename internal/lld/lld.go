@@ -41,8 +41,10 @@ func (f FileChange) IsTest() bool { return IsTestPath(f.Path) }
 //   - Go: *_test.go;
 //   - Python: test_*.py, *_test.py, conftest.py;
 //   - JavaScript and TypeScript: *.test.* and *.spec.* with a js, ts, mjs,
-//     cjs, jsx or tsx extension (and their .mts, .cts kin), and every file
-//     under a __tests__/ directory (jest's convention, fixtures included);
+//     cjs, jsx or tsx extension (and their .mts, .cts kin), node's
+//     *-test.*, *_test.* and test-*.*, those files under a test/ or tests/
+//     directory, and every file under a __tests__/ directory (jest's
+//     convention, fixtures included);
 //   - Rust: files under a tests/ directory (integration tests and their
 //     shared modules, tests/common/mod.rs) and src/**/tests.rs unit test
 //     modules;
@@ -64,7 +66,11 @@ func IsTestPath(p string) bool {
 		return true
 	case jsExt[ext]:
 		stem := strings.TrimSuffix(base, ext)
-		return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec")
+		return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
+			// node's test runner: *-test.js, *_test.js, test-*.js and
+			// anything under test/ (mocha's directory too, and tests/)
+			strings.HasSuffix(stem, "-test") || strings.HasSuffix(stem, "_test") || strings.HasPrefix(stem, "test-") ||
+			slices.Contains(dirs, "test") || slices.Contains(dirs, "tests")
 	case ext == ".rs":
 		return slices.Contains(dirs, "tests") || base == "tests.rs"
 	}
@@ -117,6 +123,8 @@ var (
 	headingRe = lazyre.New(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 	issueRe   = lazyre.New(`(?i)(?:issue[:*\s]*#|^#\s*)(\d+)\b`)
 	tickRe    = lazyre.New("`([^`]+)`")
+	// titleIssueRe finds an issue named anywhere in the title.
+	titleIssueRe = lazyre.New(`(?i)(?:\bissue\s*#?\s*|#)(\d+)\b`)
 )
 
 // Parse reads the document's title, issue number and Files Changed table.
@@ -141,6 +149,9 @@ func Parse(text string) (Doc, error) {
 			doc.Issue = m[1]
 			break
 		}
+	}
+	if m := titleIssueRe().FindStringSubmatch(doc.Title); doc.Issue == "" && m != nil {
+		doc.Issue = m[1] // "LLD: Add X (#87)"
 	}
 	if tableAt < 0 {
 		return doc, ErrNoFilesTable

@@ -77,6 +77,26 @@ const doc = `# 42 - Feature: slugify
 ### 2.2 Dependencies
 `
 
+// The issue a design is for is found where people write it: a "# 42 -"
+// title, an "Issue #42" line, or the title's "(#42)".
+func TestParseIssue(t *testing.T) {
+	t.Parallel()
+	const table = "\n\n## Files Changed\n\n| File | Change Type | Description |\n|---|---|---|\n| `a.go` | Add | x |\n"
+	for title, want := range map[string]string{
+		"# 42 - Feature: slugify":         "42",
+		"# LLD: slugify (#42)":            "42",
+		"# Slugify [Issue 42]":            "42",
+		"# Slugify\n\nIssue: #43":         "43",
+		"# Support C# 12 records":         "",
+		"# Slugify 2026\n\nNo issue yet.": "",
+	} {
+		d, err := lld.Parse(title + table)
+		if err != nil || d.Issue != want {
+			t.Errorf("Parse(%q): issue %q, %v; want %q", title, d.Issue, err, want)
+		}
+	}
+}
+
 func TestParseTable(t *testing.T) {
 	t.Parallel()
 	d, err := lld.Parse(doc)
@@ -238,6 +258,15 @@ func TestIsTestPath(t *testing.T) {
 		{"src/latest.js", false},
 		{"src/contest.ts", false},
 		{"src/__tests__/calc.js", true},
+		{"test/calc.js", true},
+		{"test/calc.mjs", true},
+		{"tests/api.ts", true},
+		{"lib/calc-test.js", true},
+		{"lib/calc_test.cjs", true},
+		{"lib/test-calc.js", true},
+		{"lib/attest.js", false},
+		{"lib/testing.js", false},
+		{"test/fixtures/data.json", false},
 		{"src/__tests__/fixtures/data.json", true},
 		{"src/__mocks__/calc.js", false},
 		{"tests/integration.rs", true},

@@ -22,10 +22,25 @@ type lazy struct {
 
 func (l *lazy) Name() string { return l.name }
 
-func (l *lazy) Generate(ctx context.Context, req Request) (Response, error) {
+// Open opens the model now, if it is not open yet, and returns what
+// opening it gave: a check that must fail early (a missing key) calls it.
+func (l *lazy) Open() error {
 	l.once.Do(func() { l.m, l.err = l.open() })
-	if l.err != nil {
-		return Response{}, l.err
+	return l.err
+}
+
+func (l *lazy) Generate(ctx context.Context, req Request) (Response, error) {
+	if err := l.Open(); err != nil {
+		return Response{}, err
 	}
 	return l.m.Generate(ctx, req)
+}
+
+// Open opens m now when it is opened lazily (see Lazy), so that a missing
+// key fails before any work; other models are open already.
+func Open(m Model) error {
+	if o, ok := m.(interface{ Open() error }); ok {
+		return o.Open()
+	}
+	return nil
 }

@@ -116,7 +116,6 @@ func question(tool string, p safewrite.Proposal, what string) *mcp.ElicitParams 
 					"description": fmt.Sprintf("%s of %s: type %q, or anything else to refuse", tool, p.Rel, approvalWord),
 				},
 			},
-			"required": []string{answerField},
 		},
 	}
 }
@@ -125,7 +124,7 @@ func question(tool string, p safewrite.Proposal, what string) *mcp.ElicitParams 
 func (s *server) judge(ctx context.Context, req *mcp.CallToolRequest, tool string, p safewrite.Proposal, res *mcp.ElicitResult) (approval, *mcp.CallToolResult, string) {
 	switch res.Action {
 	case "accept":
-		answer, _ := res.Content[answerField].(string)
+		answer := typedAnswer(res.Content)
 		if strings.EqualFold(strings.TrimSpace(answer), approvalWord) {
 			s.auditApproval(ctx, req, tool, p, "approved", "the user typed "+approvalWord)
 			return approvalGranted, nil, ""
@@ -141,6 +140,25 @@ func (s *server) judge(ctx context.Context, req *mcp.CallToolRequest, tool strin
 		s.auditApproval(ctx, req, tool, p, "cancelled", "the user dismissed the question ("+res.Action+")")
 		return approvalRefused, nil, fmt.Sprintf("nothing was written to %s: the user dismissed the approval question. Ask the user before trying again.", p.Rel)
 	}
+}
+
+// typedAnswer is what the user typed: the form's field, or, from a client
+// that named its one field otherwise, that field's text. Anything else
+// (no text, several fields) is no answer, which approves nothing. The
+// field is not marked required, so such a client's answer reaches judge
+// instead of failing the SDK's check against the form.
+func typedAnswer(content map[string]any) string {
+	if v, ok := content[answerField]; ok {
+		s, _ := v.(string)
+		return s
+	}
+	if len(content) == 1 {
+		for _, v := range content {
+			s, _ := v.(string)
+			return s
+		}
+	}
+	return ""
 }
 
 // answering reports whether a call carries an answer to an approval

@@ -58,6 +58,12 @@ func typed(word string) func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	}
 }
 
+func filled(content map[string]any) func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+	}
+}
+
 func action(a string) func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	return func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: a}, nil }
 }
@@ -226,6 +232,9 @@ func TestWriteApproval(t *testing.T) {
 		{"typed approve in capitals with spaces", typed("  APPROVE "), true, "", "approved", 1},
 		{"typed something else", typed("yes"), false, `typed "yes", not "approve"`, "wrong_word", 1},
 		{"partial word", typed("appro"), false, `typed "appro"`, "wrong_word", 1},
+		{"typed approve in a field the client named otherwise", filled(map[string]any{"confirmation": "approve"}), true, "", "approved", 1},
+		{"approve among several fields", filled(map[string]any{"x": "approve", "y": "no"}), false, `typed "", not "approve"`, "wrong_word", 1},
+		{"accepted empty form", filled(map[string]any{}), false, `typed "", not "approve"`, "wrong_word", 1},
 		{"declined", action("decline"), false, "the user declined", "declined", 1},
 		{"dismissed", action("cancel"), false, "dismissed", "cancelled", 1},
 		{"client without elicitation", nil, false, "does not support elicitation", "unavailable", 0},

@@ -63,12 +63,12 @@ func TestApproveNeedsTheWholeWord(t *testing.T) {
 				if r.err != nil || r.ok != tt.want {
 					t.Fatalf("Approve = %v, %v; want %v", r.ok, r.err, tt.want)
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(testenv.Patience):
 				t.Fatal("Approve did not return")
 			}
 			// The screen may lag behind the answer; give it a moment.
 			var got int
-			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			for deadline := time.Now().Add(testenv.Patience); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				if got = strings.Count(term.Text(), "in full"); got >= tt.reasks {
 					break
 				}
@@ -319,7 +319,7 @@ func TestTypedAheadInputNeverAnswers(t *testing.T) {
 				if r.err != nil || r.answer != tt.want {
 					t.Fatalf("answer %q, %v; want %q, typed after the question", r.answer, r.err, tt.want)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testenv.Patience):
 				t.Fatalf("no answer; screen:\n%s", term.Text())
 			}
 		})
@@ -361,7 +361,123 @@ func TestAnswerToACancelledQuestionDoesNotCarryOver(t *testing.T) {
 		if ok {
 			t.Fatal("a line typed before the question approved it")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatalf("no answer; screen:\n%s", term.Text())
 	}
+}
+
+// TestAnswerer: the terminal as a gate's Answerer, for every kind of
+// question: the answer names the terminal as its channel and is one the
+// question allows.
+func TestAnswerer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	editor := filepath.Join(dir, "editor.sh")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\nfor f in \"$@\"; do echo edited >> \"$f\"; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	verdict := human.Question{Kind: human.Menu, Prompt: "File it?", Options: []human.Option{
+		{Key: "A", Label: "Approve", Decision: "approve", Confirm: "override", ConfirmWhy: "The reviewer said BLOCK."},
+		{Key: "R", Label: "Revise", Decision: "revise", Text: "Feedback:"},
+		{Key: "N", Label: "New name", Decision: "new_name", Text: "Slug:", OneLine: true},
+	}}
+	tests := []struct {
+		name   string
+		q      human.Question
+		typed  string
+		want   human.Answer
+		screen string
+	}{
+		{"a word typed in full", human.Question{Kind: human.Word, Prompt: "Merge?", Options: []human.Option{{Key: "approve"}, {Key: "reject"}}},
+			"appr\napprove\n", human.Answer{Key: "approve"}, "Please type 'approve' or 'reject' in full"},
+		{"a confirmation typed wrong goes back to the menu", verdict, "A\nyes\nA\nOVERRIDE\n",
+			human.Answer{Key: "A", Confirm: "override"}, "The reviewer said BLOCK."},
+		{"an option that needs text", verdict, "r\nmore tests\nplease\n\n", human.Answer{Key: "R", Text: "more tests\nplease"}, "Feedback:"},
+		{"an option that needs one line", verdict, "N\nnew-name\nnot read\n", human.Answer{Key: "N", Text: "new-name"}, "Slug:"},
+		{"a text question", human.Question{Kind: human.Text, Prompt: "Why?"}, "because\n", human.Answer{Text: "because"}, "Why?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			io, in, _, errOut := iostreams.Test()
+			io.SetTTY(true, false, true)
+			in.WriteString(tt.typed)
+			q := tt.q
+			q.Gate = "g"
+			a, err := prompt.New(io, noEnv, exec.LookPath).Answer(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want
+			want.Gate, want.Channel = "g", human.ChannelTerminal
+			if a.Gate != want.Gate || a.Channel != want.Channel || a.Key != want.Key || a.Text != want.Text || a.Confirm != want.Confirm {
+				t.Errorf("answer = %+v, want %+v", a, want)
+			}
+			if _, err := human.Validate(q, a); err != nil {
+				t.Errorf("the terminal's answer is refused: %v", err)
+			}
+			if !strings.Contains(errOut.String(), tt.screen) {
+				t.Errorf("the screen lacks %q:\n%s", tt.screen, errOut.String())
+			}
+		})
+	}
+
+	t.Run("an editor question", func(t *testing.T) {
+		t.Parallel()
+		draft := filepath.Join(t.TempDir(), "draft.md")
+		if err := os.WriteFile(draft, []byte("# Draft\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// A real terminal: the editor runs attached to it.
+		term, io := newTerminal(t)
+		q := human.Question{Gate: "edit_draft", Kind: human.Editor, Prompt: "Send it?",
+			Files:   []human.File{{Name: "draft.md", Path: draft, Content: "# Draft\n"}},
+			Options: []human.Option{{Key: "S", Label: "Send"}, {Key: "M", Label: "Manual"}}}
+		env := func(k string) string {
+			if k == "EDITOR" {
+				return editor
+			}
+			return ""
+		}
+		type result struct {
+			a   human.Answer
+			err error
+		}
+		res := make(chan result, 1)
+		go func() {
+			a, err := prompt.New(io, env, exec.LookPath).Answer(t.Context(), q)
+			res <- result{a, err}
+		}()
+		term.WaitFor(t, "[M]anual? ", 1)
+		term.Type(t, "S")
+		var a human.Answer
+		select {
+		case r := <-res:
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			a = r.a
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer; screen:\n%s", term.Text())
+		}
+		if a.Key != "S" || a.Files["draft.md"] != "# Draft\nedited\n" || a.Channel != human.ChannelTerminal {
+			t.Fatalf("answer = %+v, want S with the edited draft", a)
+		}
+		if _, err := human.Validate(q, a); err != nil {
+			t.Errorf("the terminal's answer is refused: %v", err)
+		}
+	})
+
+	t.Run("no terminal", func(t *testing.T) {
+		t.Parallel()
+		io, in, _, errOut := iostreams.Test()
+		in.WriteString("approve\n")
+		_, err := prompt.New(io, noEnv, exec.LookPath).Answer(t.Context(), human.Question{Gate: "g", Kind: human.Word, Options: []human.Option{{Key: "approve"}}})
+		if !errors.Is(err, prompt.ErrNoTerminal) || !human.Needed(err) {
+			t.Fatalf("err = %v, want ErrNoTerminal (a human is needed)", err)
+		}
+		if errOut.Len() != 0 || in.Len() == 0 {
+			t.Errorf("something was asked or read without a terminal: %q", errOut.String())
+		}
+	})
 }

@@ -204,10 +204,16 @@ func (g *Gate) Run(ctx context.Context, opts GateOptions) (Outcome, error) {
 // decision the audit log cannot take is not acted on: the gate fails
 // closed with the write error, whatever the human answered.
 func (g *Gate) decide(ctx context.Context, opts GateOptions, out Outcome, d Decision, err error) (Outcome, error) {
+	// Only approve and reject are a human's answers, typed at the
+	// terminal; the other decisions were taken with nobody asked.
+	channel := human.ChannelUnattended
+	if d == Approved || d == Rejected {
+		channel = human.ChannelTerminal
+	}
 	if aerr := g.Audit.Event(ctx, "gate_decision", opts.RunID,
 		slog.String("gate", "diff_review"),
 		slog.String("decision", string(d)),
-		slog.String("channel", "terminal"),
+		slog.String("channel", channel),
 		slog.Any("flagged_files", out.Flagged),
 		slog.String("repository", out.Repository),
 		slog.Int("files", len(out.Files)),

@@ -309,7 +309,7 @@ func approveThrough(t *testing.T, repo string, answers ...string) (review.Outcom
 	select {
 	case r := <-done:
 		return r.out, r.err, term.Text(), log
-	case <-time.After(15 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatalf("the gate did not return; screen:\n%s", term.Text())
 	}
 	return review.Outcome{}, nil, "", nil
@@ -404,7 +404,7 @@ func TestScenario130ApprovalLogging(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, fmt.Sprint(r["time"])); err != nil {
 		t.Errorf("time %v is not RFC 3339: %v", r["time"], err)
 	}
-	if r["event"] != "gate_decision" || r["decision"] != "APPROVED" || r["run_id"] != "run-1" ||
+	if r["event"] != "gate_decision" || r["decision"] != "APPROVED" || r["run_id"] != "run-1" || r["channel"] != human.ChannelTerminal ||
 		r["repository"] != out.Repository || r["files"] != float64(1) || r["human_approved"] != true {
 		t.Errorf("record = %v", r)
 	}
@@ -425,7 +425,8 @@ func TestScenario140NonInteractiveAborts(t *testing.T) {
 	if !strings.Contains(err.Error(), "azero gate") || !strings.Contains(err.Error(), "state.py") {
 		t.Errorf("error %q does not name the file and what to do", err)
 	}
-	if recs := log.records(t); len(recs) != 1 || recs[0]["decision"] != "ABORTED_NON_INTERACTIVE" {
+	// Nobody answered: the record does not name the terminal.
+	if recs := log.records(t); len(recs) != 1 || recs[0]["decision"] != "ABORTED_NON_INTERACTIVE" || recs[0]["channel"] != human.ChannelUnattended {
 		t.Errorf("audit = %v", recs)
 	}
 	if !strings.Contains(errOut.String(), "WARNING: REPLACED") {
@@ -438,6 +439,9 @@ func TestScenario140NonInteractiveAborts(t *testing.T) {
 	out, err = g.Run(t.Context(), review.GateOptions{Repo: clean})
 	if err != nil || out.Decision != review.NotRequired || len(out.Files) != 1 {
 		t.Fatalf("unflagged: %+v, %v; want NOT_REQUIRED", out, err)
+	}
+	if recs := log.records(t); len(recs) != 2 || recs[1]["decision"] != "NOT_REQUIRED" || recs[1]["channel"] != human.ChannelUnattended {
+		t.Errorf("audit = %v", recs)
 	}
 }
 
@@ -499,7 +503,8 @@ func TestTerminalWithoutAnswers(t *testing.T) {
 	if !human.Needed(err) || out.Decision != review.AbortedNonInteractive || out.HumanApproved {
 		t.Fatalf("at end of input: %+v, %v; want ABORTED_NON_INTERACTIVE needing a human", out.Decision, err)
 	}
-	if recs := log.records(t); len(recs) != 1 || recs[0]["decision"] != "ABORTED_NON_INTERACTIVE" {
+	// Nobody answered: the record does not name the terminal.
+	if recs := log.records(t); len(recs) != 1 || recs[0]["decision"] != "ABORTED_NON_INTERACTIVE" || recs[0]["channel"] != human.ChannelUnattended {
 		t.Errorf("audit = %v", recs)
 	}
 
@@ -523,7 +528,7 @@ func TestTerminalWithoutAnswers(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("the gate ignored the interrupt")
 	}
 	if recs := log.records(t); len(recs) != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/prompt"
 )
@@ -15,6 +16,9 @@ type Decision struct {
 	Approved bool     `json:"approved"`
 	Strategy Strategy `json:"strategy"`
 	Line     int      `json:"line,omitempty"`
+	// Channel is where the human answered (human.ChannelTerminal); the
+	// audit log records it with the decision.
+	Channel string `json:"channel,omitempty"`
 }
 
 // Approver decides on a proposal that needs approval. Writer calls it only
@@ -65,7 +69,7 @@ func (a *TerminalApprover) Decide(ctx context.Context, p Proposal) (Decision, er
 			return Decision{}, err
 		}
 		if key == "C" {
-			return Decision{Approved: false, Strategy: p.Strategy}, nil
+			return Decision{Approved: false, Strategy: p.Strategy, Channel: human.ChannelTerminal}, nil
 		}
 		s := strategyOfKey[key]
 		line := 0
@@ -92,7 +96,7 @@ func (a *TerminalApprover) Decide(ctx context.Context, p Proposal) (Decision, er
 		if err != nil {
 			return Decision{}, err
 		}
-		return Decision{Approved: ok, Strategy: s, Line: line}, nil
+		return Decision{Approved: ok, Strategy: s, Line: line, Channel: human.ChannelTerminal}, nil
 	}
 }
 

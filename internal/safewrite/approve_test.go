@@ -41,7 +41,7 @@ func wait(t *testing.T, done <-chan writeResult) writeResult {
 	select {
 	case r := <-done:
 		return r
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("Write did not return")
 		return writeResult{}
 	}
@@ -172,10 +172,10 @@ func TestTerminalApproverDecision(t *testing.T) {
 	term.Type(t, "APPROVE")
 	select {
 	case d := <-got:
-		if d != (safewrite.Decision{Approved: true, Strategy: safewrite.Insert, Line: 7}) {
+		if d != (safewrite.Decision{Approved: true, Strategy: safewrite.Insert, Line: 7, Channel: human.ChannelTerminal}) {
 			t.Fatalf("decision = %+v", d)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Patience):
 		t.Fatal("no decision")
 	}
 }
@@ -220,6 +220,49 @@ func TestTypedAheadApprovalIsDiscarded(t *testing.T) {
 			}
 			if tt.want != "new\n" && !errors.Is(r.err, human.ErrAborted) {
 				t.Fatalf("cancelled write: %v, want ErrAborted", r.err)
+			}
+		})
+	}
+}
+
+// Every answer on a write is in the audit log with the channel it came
+// from: an approval in its approval record, a refusal in its refusal.
+func TestApprovalsAreAuditedWithTheirChannel(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		decision safewrite.Decision
+		event    string
+		want     map[string]any
+	}{
+		{"approved", safewrite.Decision{Approved: true, Channel: human.ChannelTerminal}, "file_write_approval",
+			map[string]any{"approval": "approved", "channel": "terminal", "path": "big.txt"}},
+		{"approved with another strategy", safewrite.Decision{Approved: true, Strategy: safewrite.Append, Channel: "web"}, "file_write_approval",
+			map[string]any{"approval": "approved", "channel": "web"}},
+		{"rejected", safewrite.Decision{Approved: false, Channel: human.ChannelTerminal}, "file_write_refused",
+			map[string]any{"refusal": "rejected", "channel": "terminal", "path": "big.txt"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProject(t)
+			writeFile(t, p.path("big.txt"), numbered("old", 1, 120))
+			log := newAuditLog()
+			w := &safewrite.Writer{Audit: log.log, Approver: approverFunc(func(context.Context, safewrite.Proposal) (safewrite.Decision, error) {
+				return tt.decision, nil
+			})}
+			_, err := w.Write(t.Context(), safewrite.Request{Root: p.root, Path: "big.txt", Content: []byte("new\n"), Actor: "test"})
+			if tt.decision.Approved != (err == nil) {
+				t.Fatalf("Write: %v", err)
+			}
+			found := false
+			for _, rec := range log.records(t) {
+				if rec["event"] == tt.event {
+					found = true
+					checkRecord(t, rec, tt.want)
+				}
+			}
+			if !found {
+				t.Fatalf("no %s record: %v", tt.event, log.records(t))
 			}
 		})
 	}

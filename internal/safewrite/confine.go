@@ -119,7 +119,10 @@ func confine(root, p string, followLast bool) (target, error) {
 		}
 		return refuse(fmt.Sprintf("it resolves%s to %s, outside the project root %s", how, real, rootReal))
 	case hasGitComponent(rel):
-		return refuse("it resolves through a symlink into .git, and azero never writes inside .git")
+		if r.links > 0 {
+			return refuse("it resolves through a symlink into .git, and azero never writes inside .git")
+		}
+		return refuse("it is inside .git, and azero never writes inside .git")
 	}
 	return target{Given: p, Root: rootReal, Rel: rel}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 // The test binary doubles as the helper processes of the crash and
@@ -83,7 +84,7 @@ func TestCrashNeverLeavesPartialContent(t *testing.T) {
 	if raceEnabled {
 		kills = 50 // the process crash is what is tested here, not data races
 	}
-	deadline := time.Now().Add(3 * time.Minute) // generous: the machine may be busy
+	deadline := time.Now().Add(testenv.Patience) // generous: the machine may be busy
 	partial := 0
 	for i := range kills {
 		if time.Now().After(deadline) {
@@ -114,7 +115,7 @@ func TestCrashNeverLeavesPartialContent(t *testing.T) {
 				_ = cmd.Wait()
 				t.Fatalf("helper said %q", line)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Patience):
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			t.Fatal("helper never became ready")
@@ -160,7 +161,7 @@ func TestCrashNeverLeavesPartialContent(t *testing.T) {
 // up in dir.
 func waitForTempFile(t *testing.T, dir string, old map[string]bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(testenv.Patience); time.Now().Before(deadline); {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if strings.Contains(e.Name(), ".azero-tmp-") && !old[e.Name()] {

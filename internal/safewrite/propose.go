@@ -51,6 +51,7 @@ type Proposal struct {
 	snapshot Snapshot    // of Existing
 	mode     fs.FileMode // of the existing file
 	target   target
+	channel  string // where the human's answer on it came from, once asked
 }
 
 // Snapshot returns the snapshot of the content the proposal was computed

@@ -80,6 +80,9 @@ func (w *Writer) Write(ctx context.Context, req Request) (Result, error) {
 			attrs = append(attrs, slog.Bool("exists", p.Exists),
 				slog.Int("old_lines", p.ExistingLines), slog.Int("new_lines", p.NewLines),
 				slog.String("old_sha256", p.snapshot.SHA256), slog.Bool("approval_required", p.RequiresApproval))
+			if p.channel != "" {
+				attrs = append(attrs, slog.String("channel", p.channel)) // a human refused it there
+			}
 		}
 		w.refused(ctx, req.Root, req.Path, req.Actor, req.RunID, err, attrs...)
 		return Result{}, err
@@ -123,6 +126,7 @@ func (w *Writer) write(ctx context.Context, req Request) (Result, *Proposal, err
 			if err != nil {
 				return Result{}, &p, fmt.Errorf("approval for %s: %w", p.Rel, err)
 			}
+			p.channel = d.Channel
 			if !d.Approved {
 				return Result{}, &p, errAbortedBy(p.Rel, human.ErrAborted)
 			}
@@ -130,11 +134,16 @@ func (w *Writer) write(ctx context.Context, req Request) (Result, *Proposal, err
 				if p, err = p.WithStrategy(ctx, d.Strategy, d.Line); err != nil {
 					return Result{}, &p, err
 				}
+				p.channel = d.Channel
 			}
 			approval = ApprovalApproved
 		}
-		if err := w.Audit.Event(ctx, EventApproval, req.RunID, slog.String("path", p.Rel), slog.String("actor", req.Actor),
-			slog.String("approval", string(approval)), slog.Int("old_lines", p.ExistingLines), slog.Int("new_lines", p.NewLines)); err != nil {
+		attrs := []slog.Attr{slog.String("path", p.Rel), slog.String("actor", req.Actor),
+			slog.String("approval", string(approval)), slog.Int("old_lines", p.ExistingLines), slog.Int("new_lines", p.NewLines)}
+		if p.channel != "" {
+			attrs = append(attrs, slog.String("channel", p.channel))
+		}
+		if err := w.Audit.Event(ctx, EventApproval, req.RunID, attrs...); err != nil {
 			return Result{}, &p, fmt.Errorf("write %s: the approval could not be recorded in the audit log, so nothing was written (%w); free disk space or fix the log's permissions and try again", p.Rel, err)
 		}
 	}

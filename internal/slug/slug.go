@@ -9,6 +9,7 @@
 package slug
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/azero-dev/azero/internal/lazyre"
@@ -50,12 +51,35 @@ func Cut(slug string, maxLen int) string {
 }
 
 var (
-	issuePrefix = lazyre.New(`^\s*#?\d+\s*[-:.]\s*`)                                   // "87 - ", "#87: "
+	// Leading issue references: "87 - ", "#87: ", "Issue #87: ", "#87 ",
+	// "[#87] ", "(Issue 87) ".
+	issuePrefix   = lazyre.New(`^\s*#?\d+\s*[-:.–—]\s*`)
+	issueRefStart = lazyre.New(`(?i)^\s*(?:issue\s*#?\s*\d+|#\d+)\b\s*[-:.–—]?\s*`)
+	issueBrackets = lazyre.New(`(?i)^\s*[\[(]\s*(?:issue\s*)?#?\d+\s*[\])]\s*[-:.–—]?\s*`)
+	// A trailing one: " (#87)", " - Issue #87", " [#87]", " #87".
+	issueSuffix = lazyre.New(`(?i)\s*(?:[-–—:,]\s*)?[\[(]?\s*(?:issue\s*#?\s*\d+|#\d+)\s*[\])]?\s*$`)
 	kindPrefix  = lazyre.New(`(?i)^(feature|feat|bug|fix|chore|refactor|docs)\s*:\s*`) // "Feature: "
+	// A design document's own label: "LLD: ", "Low-Level Design - ".
+	docPrefix = lazyre.New(`(?i)^\s*(?:lld|hld|(?:low|high)[- ]level design|design(?:\s+doc(?:ument)?)?)\s*[:\-–—]\s*`)
 )
 
-// Title is a title without a leading issue number and kind: "87 - Feature:
-// Add X" is "Add X".
+// Title is a title without its issue number, its kind and a design
+// document's label: "87 - Feature: Add X", "LLD: Add X (#87)" and "Issue
+// #87: Add X" are all "Add X". The issue is named once, elsewhere (a
+// commit's "Refs #87", a branch's "azero/87-..."), never twice.
 func Title(title string) string {
-	return strings.TrimSpace(kindPrefix().ReplaceAllString(issuePrefix().ReplaceAllString(title, ""), ""))
+	t := title
+	for range 3 {
+		before := t
+		for _, re := range []*regexp.Regexp{docPrefix(), issueBrackets(), issueRefStart(), issuePrefix(), kindPrefix()} {
+			t = re.ReplaceAllString(t, "")
+		}
+		if u := issueSuffix().ReplaceAllString(t, ""); strings.TrimSpace(u) != "" {
+			t = u
+		}
+		if t == before {
+			break
+		}
+	}
+	return strings.TrimSpace(t)
 }

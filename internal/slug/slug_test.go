@@ -39,10 +39,22 @@ func TestMake(t *testing.T) {
 func TestTitle(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"87 - Feature: Add X":     "Add X",
-		"#12: fix: crash on save": "crash on save",
-		"Plain title":             "Plain title",
-		"2026 plans":              "2026 plans",
+		"87 - Feature: Add X":               "Add X",
+		"#12: fix: crash on save":           "crash on save",
+		"Plain title":                       "Plain title",
+		"2026 plans":                        "2026 plans",
+		"LLD: Add multiply (#7)":            "Add multiply",
+		"Low-Level Design - Add multiply":   "Add multiply",
+		"Issue #7: Add multiply":            "Add multiply",
+		"issue 7 - Add multiply":            "Add multiply",
+		"#7 Add multiply":                   "Add multiply",
+		"[#7] Add multiply":                 "Add multiply",
+		"Add multiply (Issue #7)":           "Add multiply",
+		"Add multiply - #7":                 "Add multiply",
+		"LLD for the parser":                "LLD for the parser",
+		"Issue tracker cleanup":             "Issue tracker cleanup",
+		"Support C# 12 records":             "Support C# 12 records",
+		"Design: Feature: Add X [issue 12]": "Add X",
 	} {
 		if got := Title(in); got != want {
 			t.Errorf("Title(%q) = %q, want %q", in, got, want)
@@ -70,6 +82,22 @@ func FuzzMake(f *testing.F) {
 		}
 		if Make(got, maxLen) != got {
 			t.Fatalf("Make is not idempotent on %q", got)
+		}
+	})
+}
+
+// FuzzTitle: Title only takes text away from the ends of a title.
+func FuzzTitle(f *testing.F) {
+	for _, s := range []string{"87 - Feature: Add X", "LLD: Add (#7)", "#7", "Issue #7: x - #8", "[#1] (#2) #3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Title(s)
+		if got != strings.TrimSpace(got) {
+			t.Fatalf("Title(%q) = %q: not trimmed", s, got)
+		}
+		if !strings.Contains(s, got) {
+			t.Fatalf("Title(%q) = %q: not a part of the title", s, got)
 		}
 	})
 }

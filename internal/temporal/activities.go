@@ -288,6 +288,9 @@ func (a *activities) Ask(ctx context.Context, in nodeInput) (nodeOutput, error) 
 // workflow acts on it. It fails, and the decision is not acted on, when
 // the log cannot be written.
 func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput, error) {
+	// Taking the run over recreates its worktree, and the audit log may
+	// sit on a slow disk: neither is a dead worker.
+	defer heartbeat(ctx, in.Node)()
 	d, err := a.reg.get(in.Workflow)
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
@@ -301,31 +304,7 @@ func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
 	}
-	attrs := []slog.Attr{
-		slog.String("gate", q.Gate), slog.String("decision", opt.Decision), slog.String("answer", ans.Key),
-		slog.String("channel", ans.Channel), slog.Time("asked_at", q.AskedAt), slog.Time("answered_at", ans.At),
-		slog.String("engine", EngineName), slog.String("worker", a.me.Identity),
-	}
-	if ans.By != "" {
-		attrs = append(attrs, slog.String("by", ans.By))
-	}
-	if opt.Text != "" || q.Kind == human.Text {
-		attrs = append(attrs, slog.String("text", ans.Text))
-	}
-	if opt.Confirm != "" {
-		attrs = append(attrs, slog.Bool("override", true), slog.String("override_of", opt.ConfirmWhy))
-	}
-	if files := editedFiles(q, ans); len(files) > 0 {
-		attrs = append(attrs, slog.Any("files_edited", files))
-	}
-	keys := make([]string, 0, len(q.Facts))
-	for k := range q.Facts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		attrs = append(attrs, slog.Any(k, q.Facts[k]))
-	}
+	attrs := append(human.DecisionRecord(q, ans, opt), slog.String("engine", EngineName), slog.String("worker", a.me.Identity))
 	if err := a.audit.Event(ctx, "gate_decision", in.RunID, attrs...); err != nil {
 		e := &flow.AuditError{Gate: q.Gate, Decision: opt.Decision, Err: err}
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(e.Error(), errTypeAudit, err)
@@ -337,6 +316,7 @@ func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput
 
 // Finish records how a run ended and forgets its worktree snapshot.
 func (a *activities) Finish(ctx context.Context, in nodeInput) (nodeOutput, error) {
+	defer heartbeat(ctx, flow.End)()
 	d, err := a.reg.get(in.Workflow)
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
@@ -376,15 +356,4 @@ func (a *activities) Finish(ctx context.Context, in nodeInput) (nodeOutput, erro
 	a.sink(col).Emit(flow.WithRun(ctx, in.RunID, flow.End), event.Event{Kind: event.Finished, Tone: tone, Text: in.Error}.
 		WithData(event.FinishedData{Status: string(in.Status), Error: in.Error}))
 	return nodeOutput{Worker: a.me, State: in.State, Events: col.take()}, nil
-}
-
-// editedFiles names the files of an editor answer the human changed.
-func editedFiles(q human.Question, a human.Answer) []string {
-	var out []string
-	for _, f := range q.Files {
-		if c, ok := a.Files[f.Name]; ok && c != f.Content {
-			out = append(out, f.Name)
-		}
-	}
-	return out
 }

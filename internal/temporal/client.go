@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"sync"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -109,6 +110,9 @@ type Client struct {
 	TaskQueue string // the shared task queue (default DefaultTaskQueue)
 	// Poll is how often Follow asks where a run stands (default 250 ms).
 	Poll time.Duration
+
+	mu    sync.Mutex
+	ended map[string]Status // runs List saw ended, as it lists them: they never change
 }
 
 func (c *Client) queue() string {
@@ -177,7 +181,8 @@ func (c *Client) Status(ctx context.Context, runID string) (Status, error) {
 	}
 }
 
-// List lists runs, newest first, with where each stands (limit 0: all).
+// List lists runs, newest first, with where each stands (limit 0: all),
+// without their state, steps, calls and events (Status has them).
 func (c *Client) List(ctx context.Context, limit int) ([]Status, error) {
 	out, err := c.list(ctx, limit)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
@@ -199,6 +204,13 @@ func (c *Client) list(ctx context.Context, limit int) ([]Status, error) {
 		}
 		for _, e := range resp.GetExecutions() {
 			id := e.GetExecution().GetWorkflowId()
+			if st, ok := c.endedRun(id, e.GetStatus()); ok {
+				out = append(out, st)
+				if limit > 0 && len(out) >= limit {
+					return out, nil
+				}
+				continue
+			}
 			st, err := c.Status(ctx, id)
 			if err != nil {
 				st = Status{RunID: id, Workflow: e.GetType().GetName(), Error: err.Error()}
@@ -206,7 +218,10 @@ func (c *Client) list(ctx context.Context, limit int) ([]Status, error) {
 			if st.Started.IsZero() && e.GetStartTime() != nil {
 				st.Started = e.GetStartTime().AsTime()
 			}
-			st.State, st.History, st.Calls = nil, nil, nil
+			st.State, st.History, st.Calls, st.Events = nil, nil, nil, nil
+			if err == nil && st.Ended {
+				c.keepEnded(st)
+			}
 			out = append(out, st)
 			if limit > 0 && len(out) >= limit {
 				return out, nil
@@ -217,6 +232,29 @@ func (c *Client) list(ctx context.Context, limit int) ([]Status, error) {
 			return out, nil
 		}
 	}
+}
+
+// endedRun returns the run as an earlier List saw it ended, when the
+// cluster still lists it closed: a page listing a team's runs every
+// second reads each finished run's result once, not every time.
+func (c *Client) endedRun(id string, status enumspb.WorkflowExecutionStatus) (Status, bool) {
+	if status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING || status == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
+		return Status{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.ended[id]
+	return st, ok
+}
+
+// keepEnded remembers an ended run as List reports it.
+func (c *Client) keepEnded(st Status) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended == nil {
+		c.ended = map[string]Status{}
+	}
+	c.ended[st.RunID] = st
 }
 
 // ErrRefused: the run's validator refused an answer its question does not

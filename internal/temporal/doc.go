@@ -9,14 +9,19 @@
 //     retry policy declared at the call site; it heartbeats while it works
 //     (model calls and test runs are long), and its state goes in and
 //     comes out as JSON.
-//   - A gate's ask runs as an activity ("azero.ask"); its decide and every
-//     router run in workflow code, where they must be, being pure. The
-//     question is the workflow's pending question (the "status" query);
-//     the answer arrives as the "answer" Update, whose validator runs
-//     human.Validate, so a wrong or partial word is rejected before it
-//     reaches the workflow's history. A question with an Unattended
-//     answer passes unattended: on Temporal nobody sits at a terminal, and
-//     gates set that answer only when nothing needs a human.
+//   - A node routes itself, as locally: it returns the next node, most
+//     often what a pure router (implement.RouteRed, RouteGreen) says of
+//     the result it got; the workflow follows it only when it is one of
+//     the node's declared next nodes, so the graph stays a true map.
+//   - A gate's ask runs as an activity ("azero.ask"); its decide runs in
+//     workflow code, where it must be, being pure. The question is the
+//     workflow's pending question (the "status" query); the answer
+//     arrives as the "answer" Update, whose validator runs human.Validate,
+//     so a wrong or partial word is rejected before it reaches the
+//     workflow's history (an answer naming no channel came from some
+//     Temporal client: its channel is "temporal"). A question with an
+//     Unattended answer passes unattended: on Temporal nobody sits at a
+//     terminal, and gates set that answer only when nothing needs a human.
 //   - Before a decision is acted on, an activity on a worker writes it to
 //     that worker's audit log ("azero.decision", gate_decision with the
 //     channel, who answered and the worker). If it cannot, the decision is
@@ -48,6 +53,10 @@
 // the new holder checks the branch out and lays the snapshot over it as
 // uncommitted changes, exactly as the old worktree had them. The branch
 // itself is never written by the engine.
+//
+// A worker asked to stop lets the activities under way finish
+// (WorkerConfig.StopTimeout) before it exits: a model call or a test run
+// is not cut off, and the run's next step moves to another worker.
 //
 // A worker keeps, in its own store, a row for every Temporal run it works
 // on (meta engine=temporal, leased while the worker lives), so nodes find

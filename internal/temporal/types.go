@@ -118,6 +118,10 @@ const (
 	eventsKept  = 300
 	eventText   = 4 << 10
 	eventData   = 8 << 10
+	// eventsSize bounds the bytes of the events kept: they travel in the
+	// status query's answer and in a continued run's input, both held
+	// under Temporal's 2 MiB payload limit.
+	eventsSize = 1 << 20
 )
 
 // Status is where a run stands, as the "status" query reports it.

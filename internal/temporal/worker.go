@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -32,7 +33,16 @@ type WorkerConfig struct {
 	// terminal shows them). Optional.
 	Watch func(event.Event)
 	Now   func() time.Time
+	// StopTimeout is how long Stop lets the activities under way finish
+	// before it cancels them (default DefaultStopTimeout: a node's own
+	// default timeout). Without it Temporal's SDK cancels them at once.
+	StopTimeout time.Duration
 }
+
+// DefaultStopTimeout is how long a stopping worker waits for the steps
+// under way: a model call or a test run is not cut off because the worker
+// was asked to stop.
+const DefaultStopTimeout = 2 * time.Hour
 
 // Worker runs azero's workflows and activities: on the shared task queue
 // (workflow tasks and each run's first activity) and on a queue of its own
@@ -57,6 +67,9 @@ func NewWorker(c client.Client, cfg WorkerConfig) (*Worker, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StopTimeout <= 0 {
+		cfg.StopTimeout = DefaultStopTimeout
+	}
 	id := WorkerRef{Queue: OwnQueue(cfg.TaskQueue, cfg.Identity), Identity: cfg.Identity}
 	acts := &activities{reg: cfg.Registry, store: cfg.Store, audit: cfg.Audit, stateDir: cfg.StateDir,
 		me: id, watch: cfg.Watch, now: cfg.Now}
@@ -66,13 +79,13 @@ func NewWorker(c client.Client, cfg WorkerConfig) (*Worker, error) {
 		r.RegisterActivityWithOptions(acts.Decision, activity.RegisterOptions{Name: activityDecision})
 		r.RegisterActivityWithOptions(acts.Finish, activity.RegisterOptions{Name: activityFinish})
 	}
-	shared := worker.New(c, cfg.TaskQueue, worker.Options{Identity: cfg.Identity})
+	shared := worker.New(c, cfg.TaskQueue, worker.Options{Identity: cfg.Identity, WorkerStopTimeout: cfg.StopTimeout})
 	for _, name := range cfg.Registry.Names() {
 		d, _ := cfg.Registry.get(name)
 		shared.RegisterWorkflowWithOptions(workflowFunc(d), workflow.RegisterOptions{Name: name})
 	}
 	register(shared)
-	own := worker.New(c, id.Queue, worker.Options{Identity: cfg.Identity, DisableWorkflowWorker: true})
+	own := worker.New(c, id.Queue, worker.Options{Identity: cfg.Identity, DisableWorkflowWorker: true, WorkerStopTimeout: cfg.StopTimeout})
 	register(own)
 	return &Worker{me: id, shared: shared, own: own}, nil
 }
@@ -110,8 +123,16 @@ func (w *Worker) Start() error {
 	return nil
 }
 
-// Stop stops polling and waits for the activities under way.
+// Stop stops polling and waits for the activities under way (up to
+// StopTimeout), on both queues at once.
 func (w *Worker) Stop() {
-	w.own.Stop()
-	w.shared.Stop()
+	var wg sync.WaitGroup
+	for _, x := range []worker.Worker{w.own, w.shared} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x.Stop()
+		}()
+	}
+	wg.Wait()
 }

@@ -209,9 +209,22 @@ func (dr *driver) emit(evs ...event.Event) {
 		}
 		dr.events = append(dr.events, ev)
 	}
-	if len(dr.events) > eventsKept {
-		dr.events = slices.Clone(dr.events[len(dr.events)-eventsKept:])
+	first, size := max(len(dr.events)-eventsKept, 0), 0
+	for i := len(dr.events) - 1; i >= first; i-- {
+		size += eventSize(dr.events[i])
+		if size > eventsSize {
+			first = i + 1
+			break
+		}
 	}
+	if first > 0 {
+		dr.events = slices.Clone(dr.events[first:])
+	}
+}
+
+// eventSize is about what an event weighs as JSON.
+func eventSize(ev event.Event) int {
+	return len(ev.Text) + len(ev.Data) + len(ev.Node) + len(ev.RunID) + 128
 }
 
 // stopped records a node that could not complete and waits until a human
@@ -440,6 +453,7 @@ func (dr *driver) decide(ctx workflow.Context, q human.Question, a human.Answer)
 // pending question does not allow. Its errors are typed so that clients
 // tell "not asked" and "answered first" from a wrong answer.
 func (dr *driver) validateAnswer(ctx workflow.Context, a human.Answer) error {
+	a = viaUpdate(a)
 	switch {
 	case dr.question != nil && (dr.answer != nil || dr.deciding):
 		return temporal.NewApplicationError(fmt.Sprintf("gate %s of run %s was already answered", dr.question.Gate, dr.in.RunID), errTypeAnswered)
@@ -458,11 +472,22 @@ func (dr *driver) validateAnswer(ctx workflow.Context, a human.Answer) error {
 	return nil
 }
 
+// viaUpdate is an answer as the Update delivered it: one that names no
+// channel came through Temporal itself (any Temporal client), and is
+// recorded so. The terminal and the page name theirs.
+func viaUpdate(a human.Answer) human.Answer {
+	if a.Channel == "" {
+		a.Channel = human.ChannelTemporal
+	}
+	return a
+}
+
 func (dr *driver) onAnswer(ctx workflow.Context, a human.Answer) (AnswerReply, error) {
 	// Validators do not run on replay: the handler checks again.
 	if err := dr.validateAnswer(ctx, a); err != nil {
 		return AnswerReply{}, err
 	}
+	a = viaUpdate(a)
 	id := workflow.GetCurrentUpdateInfo(ctx).ID
 	dr.answer, dr.answerU = &a, id
 	if err := workflow.Await(ctx, func() bool { return dr.replies[id] != nil }); err != nil {

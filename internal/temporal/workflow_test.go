@@ -8,16 +8,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
@@ -36,6 +39,7 @@ type toy struct {
 	Decision   string `json:"decision"`    // the gate's decision
 	NoLimitHit bool   `json:"no_limit"`    // unused by the graph; shows extra fields travel
 	Answered   string `json:"answered_by"` // the gate's answer channel
+	SlowMS     int    `json:"slow_ms"`     // "work" takes this long (a model call, a test run)
 }
 
 const toyName = "toy"
@@ -88,6 +92,11 @@ func toyGraph(maxVisits int) *flow.Graph[toy] {
 			}
 			if s.FailTimes > 0 && countFile(s.Dir, "failures") <= s.FailTimes {
 				return "", errors.New("the model service is down")
+			}
+			select {
+			case <-time.After(time.Duration(s.SlowMS) * time.Millisecond):
+			case <-ctx.Done():
+				return "", context.Cause(ctx)
 			}
 			s.Done++
 			if err := effect(s.Dir, fmt.Sprintf("work %d %s", s.Done, flow.RunID(ctx))); err != nil {
@@ -794,5 +803,175 @@ func TestStepsAreTheStoresHistory(t *testing.T) {
 	if len(got) != 2 || got[0].Node != "scaffold" || got[0].Duration != 1500*time.Millisecond || got[0].DurationMS != 1500 ||
 		got[1].Outcome != "moved" || got[1].Error == "" {
 		t.Errorf("steps = %+v", got)
+	}
+}
+
+// slow is an audit log's writer that takes its time (a log on a network
+// disk).
+type slow struct {
+	delay time.Duration
+	buf   strings.Builder
+}
+
+func (w *slow) Write(p []byte) (int, error) {
+	time.Sleep(w.delay)
+	return w.buf.Write(p)
+}
+
+// Every activity heartbeats while it works: a node busy longer than the
+// heartbeat timeout (a model call, a test run), and recording a decision
+// or the end on a slow disk, are not mistaken for a dead worker (which
+// would move the run or fail the step).
+func TestSlowActivitiesHeartbeat(t *testing.T) {
+	te := newToyEnv(t, 0)
+	const beat = 200 * time.Millisecond
+	w := &slow{delay: 4 * beat}
+	te.w.acts.audit = audit.New(w, nil)
+	var approved *outcome
+	te.env.RegisterDelayedCallback(func() {
+		approved = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal})
+	}, time.Minute)
+	te.start(t, toy{SlowMS: int(4 * beat / time.Millisecond)}, Options{Heartbeat: beat})
+	approved.ok(t, "approve")
+	res := te.result(t)
+	if res.Status != store.StatusDone || res.Moves != 0 {
+		t.Fatalf("want done without a move, got %s after %d moves (%s)", res.Status, res.Moves, res.Error)
+	}
+	for _, h := range res.History {
+		if h.Outcome != "ok" {
+			t.Errorf("step %s: %s (%s)", h.Node, h.Outcome, h.Error)
+		}
+	}
+	if got := effects(t, te.dir); len(got) != 2 {
+		t.Errorf("work and finish should each have run once, got %q", got)
+	}
+	for _, ev := range []string{"gate_decision", "run_finished"} {
+		if n := strings.Count(w.buf.String(), `"`+ev+`"`); n != 1 {
+			t.Errorf("want one %s record, got %d", ev, n)
+		}
+	}
+}
+
+// Every activity is scheduled with the timeouts and retry policy declared
+// where the workflow calls it: a node gets the long node timeout, a
+// question, a decision or the end a short one; all heartbeat; errors
+// retrying cannot fix are not retried. The first activity goes to the
+// shared queue, every later one to the holder's own.
+func TestActivitiesDeclareTheirOptions(t *testing.T) {
+	te := newToyEnv(t, 0)
+	type started struct {
+		name string
+		info activity.Info
+	}
+	var seen []started
+	te.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		seen = append(seen, started{info.ActivityType.Name, *info})
+	})
+	te.env.RegisterDelayedCallback(func() {
+		te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTemporal})
+	}, time.Minute)
+	o := Options{NodeTimeout: 90 * time.Minute, Heartbeat: 45 * time.Second, Attempts: 4}
+	te.start(t, toy{Loops: 1}, o)
+	if res := te.result(t); res.Status != store.StatusDone {
+		t.Fatalf("want done, got %s (%s)", res.Status, res.Error)
+	}
+	var names []string
+	for _, s := range seen {
+		names = append(names, s.name)
+	}
+	if want := []string{activityNode, activityNode, activityAsk, activityDecision, activityNode, activityFinish}; !slices.Equal(names, want) {
+		t.Fatalf("activities %v, want %v", names, want)
+	}
+	own := OwnQueue(DefaultTaskQueue, "worker-a")
+	for i, s := range seen {
+		in := s.info
+		wantTimeout := 10 * time.Minute
+		if s.name == activityNode {
+			wantTimeout = o.NodeTimeout
+		}
+		if in.StartToCloseTimeout != wantTimeout || in.HeartbeatTimeout != o.Heartbeat {
+			t.Errorf("%d %s: start-to-close %v, heartbeat %v; want %v and %v", i, s.name, in.StartToCloseTimeout, in.HeartbeatTimeout, wantTimeout, o.Heartbeat)
+		}
+		if i == 0 && in.TaskQueue == own || i > 0 && in.TaskQueue != own {
+			t.Errorf("%d %s ran on queue %q: the first activity goes to the shared queue, the later ones to the holder's %q", i, s.name, in.TaskQueue, own)
+		}
+	}
+	// The test environment does not report an activity's retry policy:
+	// read it where the workflow declares it. (The attempts themselves are
+	// counted in TestFailedNodeWaitsForResume, the errors not retried in
+	// TestStoppingErrorIsNotRetried.)
+	for _, long := range []bool{true, false} {
+		rp := (&driver{o: o.withDefaults()}).activityOptions(long).RetryPolicy
+		if rp == nil || rp.MaximumAttempts != o.Attempts || rp.InitialInterval <= 0 || rp.BackoffCoefficient < 1 || rp.MaximumInterval < rp.InitialInterval {
+			t.Errorf("retry policy %+v, want %d attempts with backoff", rp, o.Attempts)
+			continue
+		}
+		for _, typ := range []string{errTypeNeedsHuman, errTypeAborted, errTypeAudit, errTypeFatal, errTypeStopped} {
+			if !slices.Contains(rp.NonRetryableErrorTypes, typ) {
+				t.Errorf("%s should not be retried (%v)", typ, rp.NonRetryableErrorTypes)
+			}
+		}
+	}
+}
+
+// An answer sent by any Temporal client (the temporal CLI's workflow
+// update) need not name its channel: it came through Temporal, and the
+// decision record says so. Its word is still checked.
+func TestAnswerWithoutAChannelIsTemporals(t *testing.T) {
+	te := newToyEnv(t, 0)
+	var wrong, approved *outcome
+	te.env.RegisterDelayedCallback(func() {
+		wrong = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approved"})
+		approved = te.update(UpdateAnswer, human.Answer{Gate: "check", Key: "approve", By: "ops"})
+	}, time.Minute)
+	te.start(t, toy{}, Options{})
+	if wrong == nil || wrong.rejected == nil || appType(wrong.rejected) != errTypeInvalid {
+		t.Errorf("a wrong word without a channel should be refused as invalid, got %+v", wrong)
+	}
+	approved.ok(t, "approve without a channel")
+	res := te.result(t)
+	var s toy
+	if err := json.Unmarshal(res.State, &s); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusDone || s.Answered != human.ChannelTemporal {
+		t.Fatalf("want done, answered through the temporal channel; got %s via %q", res.Status, s.Answered)
+	}
+	recs := auditRecords(t, te.w.auditLog, "gate_decision")
+	if len(recs) != 1 || recs[0]["channel"] != human.ChannelTemporal || recs[0]["by"] != "ops" || recs[0]["worker"] != "worker-a" {
+		t.Errorf("the decision record should name the temporal channel, who and the worker: %v", recs)
+	}
+}
+
+// The events a run keeps stay under a size that fits Temporal's payload
+// limit, however many long ones its nodes report: the newest are kept,
+// numbered in order.
+func TestEventsKeptFitAPayload(t *testing.T) {
+	t.Parallel()
+	d, _ := toyRegistry(t, 0).get(toyName)
+	dr := &driver{d: d, in: Input{RunID: "261124-big"}, now: time.Now}
+	long := strings.Repeat("x", 2*eventText)
+	data := json.RawMessage(`"` + strings.Repeat("d", eventData-16) + `"`)
+	for range 2 * eventsKept {
+		dr.emit(event.Event{Kind: event.TestResult, Text: long, Data: data})
+	}
+	raw, err := json.Marshal(dr.snapshot(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > 2<<20 {
+		t.Errorf("the status weighs %d bytes, over Temporal's 2 MiB payload limit", len(raw))
+	}
+	if n := len(dr.events); n == 0 || n >= eventsKept {
+		t.Fatalf("kept %d events: want the newest that fit", n)
+	}
+	last := dr.events[len(dr.events)-1]
+	if last.Seq != int64(2*eventsKept) {
+		t.Errorf("the last event kept is %d, want the newest, %d", last.Seq, 2*eventsKept)
+	}
+	for i := 1; i < len(dr.events); i++ {
+		if dr.events[i].Seq != dr.events[i-1].Seq+1 {
+			t.Fatalf("events kept out of order at %d", i)
+		}
 	}
 }

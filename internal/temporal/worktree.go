@@ -109,6 +109,13 @@ func resolve(ctx context.Context, repo gitx.Repo, rev string) (string, error) {
 // left them; the previous holder's worktree (at wt.Dir) is forgotten. A
 // run without a snapshot (its worktree not made yet, or already cleaned
 // up) only gets its path changed. wt.Dir is set to dir.
+//
+// A worker may die after its step changed the branch and before it took
+// the snapshot. Two such changes are the run's own and are carried on:
+// a commit of exactly the snapshot's files (the run committing its work:
+// the worktree is recreated at the branch, nothing laid over it), and the
+// branch deleted (the run cleaning up after itself: there is no worktree
+// to bring back). Any other change of the branch is refused.
 func Relocate(ctx context.Context, wt *Worktree, dir, runID string) error {
 	repo := gitx.Repo{Dir: wt.Repo}
 	snap, err := resolve(ctx, repo, snapshotRef(runID))
@@ -128,16 +135,27 @@ func Relocate(ctx context.Context, wt *Worktree, dir, runID string) error {
 	if err != nil {
 		return err
 	}
-	if tip == "" || parent != tip {
-		return fmt.Errorf("the snapshot of run %s does not sit on its branch %s (snapshot parent %s, branch %s): the branch was changed outside the run; inspect %s",
-			runID, wt.Branch, parent, tip, snapshotRef(runID))
-	}
-	if old != "" && filepath.Clean(old) != filepath.Clean(dir) {
-		// The previous holder is gone: its checkout (or git's record of one
-		// on another machine) must not keep the branch.
-		if err := repo.RemoveWorktree(ctx, old); err != nil {
-			return fmt.Errorf("forget the worktree of run %s that %s held: %w", runID, old, err)
+	lay := true
+	switch {
+	case tip == "":
+		if err := forgetWorktree(ctx, repo, old, dir, runID); err != nil {
+			return err
 		}
+		*wt.Dir = dir
+		return nil
+	case parent != tip:
+		committed, err := committedSnapshot(ctx, repo, snap, parent, tip)
+		if err != nil {
+			return err
+		}
+		if !committed {
+			return fmt.Errorf("the snapshot of run %s does not sit on its branch %s (snapshot parent %s, branch %s): the branch was changed outside the run; inspect %s",
+				runID, wt.Branch, parent, tip, snapshotRef(runID))
+		}
+		lay = false
+	}
+	if err := forgetWorktree(ctx, repo, old, dir, runID); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
@@ -145,14 +163,44 @@ func Relocate(ctx context.Context, wt *Worktree, dir, runID string) error {
 	if err := repo.AddWorktree(ctx, dir, wt.Branch, wt.Base); err != nil {
 		return fmt.Errorf("recreate the worktree of run %s from %s: %w", runID, wt.Branch, err)
 	}
-	w := gitx.Repo{Dir: dir}
-	if _, err := w.Run(ctx, "read-tree", "--reset", "-u", snap+"^{tree}"); err != nil {
-		return fmt.Errorf("restore the snapshot of run %s: %w", runID, err)
-	}
-	// The snapshot's changes were uncommitted: the index goes back to HEAD.
-	if _, err := w.Run(ctx, "reset", "--quiet"); err != nil {
-		return fmt.Errorf("restore the snapshot of run %s: %w", runID, err)
+	if lay {
+		w := gitx.Repo{Dir: dir}
+		if _, err := w.Run(ctx, "read-tree", "--reset", "-u", snap+"^{tree}"); err != nil {
+			return fmt.Errorf("restore the snapshot of run %s: %w", runID, err)
+		}
+		// The snapshot's changes were uncommitted: the index goes back to HEAD.
+		if _, err := w.Run(ctx, "reset", "--quiet"); err != nil {
+			return fmt.Errorf("restore the snapshot of run %s: %w", runID, err)
+		}
 	}
 	*wt.Dir = dir
 	return nil
+}
+
+// forgetWorktree drops the previous holder's worktree at old: the holder
+// is gone, and its checkout (or git's record of one on another machine)
+// must not keep the branch.
+func forgetWorktree(ctx context.Context, repo gitx.Repo, old, dir, runID string) error {
+	if old == "" || filepath.Clean(old) == filepath.Clean(dir) {
+		return nil
+	}
+	if err := repo.RemoveWorktree(ctx, old); err != nil {
+		return fmt.Errorf("forget the worktree of run %s that %s held: %w", runID, old, err)
+	}
+	return nil
+}
+
+// committedSnapshot reports whether the branch at tip went on from the
+// snapshot's parent to a commit of exactly the snapshot's files.
+func committedSnapshot(ctx context.Context, repo gitx.Repo, snap, parent, tip string) (bool, error) {
+	after, err := repo.IsAncestor(ctx, parent, tip)
+	if err != nil || !after {
+		return false, err
+	}
+	want, err := resolve(ctx, repo, snap+"^{tree}")
+	if err != nil {
+		return false, err
+	}
+	got, err := resolve(ctx, repo, tip+"^{tree}")
+	return err == nil && got != "" && got == want, err
 }

@@ -87,6 +87,66 @@ func TestRelocateRestoresTheWorktreeFromItsSnapshot(t *testing.T) {
 	}
 }
 
+// A worker that died after its step changed the branch, before the step
+// ended with a snapshot: a commit of exactly the snapshot's files (the
+// run committing its work) is carried on, the worktree recreated at the
+// commit; a deleted branch (the run cleaning up) leaves nothing to bring
+// back.
+func TestRelocateCarriesOnTheRunsOwnBranchChanges(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "git")
+	ctx := t.Context()
+	repo := testenv.NewRepo(t, map[string]string{"a.go": "package a\n"})
+	base := strings.TrimSpace(testenv.Git(t, repo, "rev-parse", "HEAD"))
+	dir := filepath.Join(t.TempDir(), "run3")
+	if err := (gitx.Repo{Dir: repo}).AddWorktree(ctx, dir, "azero/3-z", base); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": "package a // done\n", "a_test.go": "package a\n"})
+	if err := Snapshot(ctx, repo, dir, "run3"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, dir, "add", "-A")
+	testenv.Git(t, dir, "commit", "-qm", "the run's commit")
+	commit := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "HEAD"))
+
+	path := dir
+	wt := &Worktree{Repo: repo, Branch: "azero/3-z", Base: base, Dir: &path}
+	moved := filepath.Join(t.TempDir(), "run3")
+	if err := Relocate(ctx, wt, moved, "run3"); err != nil {
+		t.Fatalf("a commit of the snapshot's files should be carried on: %v", err)
+	}
+	if path != moved {
+		t.Errorf("path = %s, want %s", path, moved)
+	}
+	if head := strings.TrimSpace(testenv.Git(t, moved, "rev-parse", "HEAD")); head != commit {
+		t.Errorf("the recreated worktree is at %s, want the run's commit %s", head, commit)
+	}
+	if st := testenv.Git(t, moved, "status", "--porcelain"); st != "" {
+		t.Errorf("the recreated worktree should be clean, got\n%s", st)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the old worktree should be gone: %v", err)
+	}
+
+	// The run's cleanup removed the worktree and deleted the branch; the
+	// snapshot was not forgotten yet.
+	if err := (gitx.Repo{Dir: repo}).RemoveWorktree(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, repo, "branch", "-D", "azero/3-z")
+	last := filepath.Join(t.TempDir(), "run3")
+	if err := Relocate(ctx, wt, last, "run3"); err != nil {
+		t.Fatalf("a run whose branch its cleanup deleted should move: %v", err)
+	}
+	if path != last {
+		t.Errorf("path = %s, want %s", path, last)
+	}
+	if _, err := os.Stat(last); !os.IsNotExist(err) {
+		t.Errorf("a cleaned-up run must not get a worktree back: %v", err)
+	}
+}
+
 // A branch changed outside the run does not get the snapshot laid over
 // it: the move fails and says why.
 func TestRelocateRefusesABranchThatMoved(t *testing.T) {
@@ -103,6 +163,8 @@ func TestRelocateRefusesABranchThatMoved(t *testing.T) {
 	if err := Snapshot(ctx, repo, dir, "run2"); err != nil {
 		t.Fatal(err)
 	}
+	// Someone commits other files than the run had.
+	testenv.WriteFiles(t, dir, map[string]string{"a.go": "package a // someone else's\n"})
 	testenv.Git(t, dir, "commit", "-qam", "someone else's commit")
 	path := dir
 	err := Relocate(ctx, &Worktree{Repo: repo, Branch: "azero/2-y", Base: base, Dir: &path}, filepath.Join(t.TempDir(), "run2"), "run2")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/azero-dev/azero/internal/lazyre"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // cargo runs `cargo test` and reads libtest's output line by line, or
@@ -42,7 +43,56 @@ func cargoEnv(dir string, environ []string) []string {
 	return env
 }
 
+// cargoManifest is what testrun reads of a Cargo.toml.
+type cargoManifest struct {
+	Package *struct {
+		Name string `toml:"name"`
+	} `toml:"package"`
+	Lib *struct {
+		Name string `toml:"name"`
+	} `toml:"lib"`
+	Workspace *struct {
+		Members        []string `toml:"members"`
+		DefaultMembers []string `toml:"default-members"`
+	} `toml:"workspace"`
+}
+
+// readCargoManifest reads dir's Cargo.toml; a manifest that cannot be read
+// reads as empty (cargo itself will say what is wrong with it).
+func readCargoManifest(dir string) cargoManifest {
+	var m cargoManifest
+	if raw, err := os.ReadFile(filepath.Join(dir, "Cargo.toml")); err == nil {
+		_ = toml.Unmarshal(raw, &m)
+	}
+	return m
+}
+
+// cargoScope is the packages cargo is asked to test and check: every
+// member of a workspace, as `cargo test` at the root of a workspace that
+// is also a package tests only that package; unless the workspace names
+// its default members, which are then what the project tests.
+func cargoScope(dir string) []string {
+	if w := readCargoManifest(dir).Workspace; w != nil && len(w.DefaultMembers) == 0 {
+		return []string{"--workspace"}
+	}
+	return nil
+}
+
+// keepLockOut returns a function that removes the Cargo.lock cargo writes
+// into dir when the project has none: a lock file the project does not
+// keep must not become part of a change (nor collide, at the merge, with
+// the one cargo wrote into the user's checkout). A project that keeps one
+// gets it updated, as cargo does.
+func keepLockOut(dir string) func() {
+	lock := filepath.Join(dir, "Cargo.lock")
+	if _, err := os.Lstat(lock); err == nil {
+		return func() {}
+	}
+	return func() { _ = os.Remove(lock) }
+}
+
 func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
+	defer keepLockOut(dir)()
 	env := cargoEnv(dir, c.opts.Environ)
 	var argv []string
 	report := ""
@@ -54,7 +104,7 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		argv = []string{bin, "test", "--no-fail-fast"}
+		argv = append([]string{bin, "test", "--no-fail-fast"}, cargoScope(dir)...)
 		if found(c.opts.LookPath, "cargo-nextest") {
 			tmp, err := os.MkdirTemp("", "azero-nextest-")
 			if err != nil {
@@ -67,7 +117,7 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 			if err := os.WriteFile(config, []byte("[profile.default.junit]\npath = \"azero-junit.xml\"\n"), 0o644); err != nil {
 				return Result{}, fmt.Errorf("nextest config: %w", err)
 			}
-			argv = []string{bin, "nextest", "run", "--no-fail-fast", "--tool-config-file", "azero:" + config}
+			argv = append([]string{bin, "nextest", "run", "--no-fail-fast", "--tool-config-file", "azero:" + config}, cargoScope(dir)...)
 			report = filepath.Join(getenv(env, "CARGO_TARGET_DIR"), "nextest", "default", "azero-junit.xml")
 		}
 	}

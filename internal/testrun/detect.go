@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,25 @@ func DetectFiles(tests []string) string {
 	return kind
 }
 
+// DetectProject names the runner for tests in the project in dir: the one
+// the test files call for (DetectFiles), else for JavaScript or TypeScript
+// tests the one the package.json names even when the project has a go.mod
+// or Cargo.toml beside it (a web front end, a native module), else the
+// project's (Detect).
+func DetectProject(dir string, tests []string) (string, error) {
+	if k := DetectFiles(tests); k != "" {
+		return k, nil
+	}
+	js := len(tests) > 0
+	for _, t := range tests {
+		js = js && fileLanguage(t) == "js"
+	}
+	if js && exists(filepath.Join(dir, "package.json")) {
+		return detectJS(dir)
+	}
+	return Detect(dir)
+}
+
 // Detect guesses the runner of the project in dir from its files: go for a
 // go.mod, cargo for a Cargo.toml, for a package.json the runner its test
 // script calls (vitest, jest, `node --test`), else the one it depends on,
@@ -43,19 +63,7 @@ func Detect(dir string) (string, error) {
 		return KindCargo, nil
 	}
 	if exists(filepath.Join(dir, "package.json")) {
-		pkg, err := readPackageJSON(dir)
-		if err != nil {
-			return "", err
-		}
-		if r, _ := scriptRunner(pkg.Scripts["test"]); r != "" {
-			return r, nil
-		}
-		for _, k := range []string{KindVitest, KindJest} {
-			if pkg.depends(k) {
-				return k, nil
-			}
-		}
-		return KindNode, nil
+		return detectJS(dir)
 	}
 	for _, f := range []string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py"} {
 		if exists(filepath.Join(dir, f)) {
@@ -118,8 +126,8 @@ func Conventions(kind string) string {
 	case KindNode:
 		return "Tests run with node's built-in runner (`node --test`, Node 20), which finds files named *.test.js, " +
 			"*.test.mjs, *.test.cjs, *-test.js, *_test.js, test-*.js, test.js and any .js file under a test/ directory. " +
-			"Use `import { test, describe } from 'node:test'` and `import assert from 'node:assert/strict'`; import the " +
-			"code by relative path with its extension ('./calc.js'). Node 20 does not run TypeScript test files. " +
+			"Use `import { test, describe } from 'node:test'` and `import assert from 'node:assert/strict'` in an ES module " +
+			"(`const { test } = require('node:test')` in CommonJS); import the code by relative path with its extension ('./calc.js'). Node 20 does not run TypeScript test files. " +
 			"A file that fails to load (a missing export) is a broken test file, not a red."
 	case KindVitest:
 		return "Tests run with vitest (`vitest run`), which finds *.test.{js,ts,jsx,tsx} and *.spec.* files anywhere " +
@@ -140,4 +148,109 @@ func Conventions(kind string) string {
 			"the way the project's existing tests are written, in the files its runner collects."
 	}
 	return ""
+}
+
+// detectJS names the runner of the package.json in dir: the one its test
+// script runs, else the one it depends on, else node's own.
+func detectJS(dir string) (string, error) {
+	pkg, err := readPackageJSON(dir)
+	if err != nil {
+		return "", err
+	}
+	if r, _ := pkg.testRunner(); r != "" {
+		return r, nil
+	}
+	if other := pkg.otherRunner(); other != "" {
+		return "", fmt.Errorf("the package.json's test script runs %s, which azero has no runner for: pass --test-cmd with a command "+
+			"that writes a JUnit XML report and --report junit:PATH (or --runner to run one of %s)", other, strings.Join(Kinds(), ", "))
+	}
+	for _, k := range []string{KindVitest, KindJest} {
+		if pkg.depends(k) {
+			return k, nil
+		}
+	}
+	return KindNode, nil
+}
+
+// ProjectConventions is Conventions for the project in dir: the runner's
+// conventions followed by what the project itself says about how tests
+// reach the code (the crate's name as tests use it, whether JavaScript
+// is ESM or CommonJS, the Go module's path, the test script).
+func ProjectConventions(dir, kind string) string {
+	c := Conventions(kind)
+	if c == "" {
+		return ""
+	}
+	var facts []string
+	switch language(kind) {
+	case "rust":
+		facts = rustFacts(dir)
+	case "js":
+		facts = jsFacts(dir, kind)
+	case "go":
+		facts = goFacts(dir)
+	}
+	if len(facts) == 0 {
+		return c
+	}
+	return c + "\n\nIn this project: " + strings.Join(facts, " ")
+}
+
+func rustFacts(dir string) []string {
+	m := readCargoManifest(dir)
+	var facts []string
+	switch {
+	case m.Package == nil || m.Package.Name == "":
+	case m.Lib == nil && !exists(filepath.Join(dir, "src", "lib.rs")) && exists(filepath.Join(dir, "src", "main.rs")):
+		facts = append(facts, fmt.Sprintf("the crate %q is a binary (src/main.rs, no library): tests under tests/ cannot use its code; "+
+			"its tests live in #[cfg(test)] mod tests inside its files.", m.Package.Name))
+	default:
+		name := strings.ReplaceAll(m.Package.Name, "-", "_")
+		if m.Lib != nil && m.Lib.Name != "" {
+			name = m.Lib.Name
+		}
+		facts = append(facts, fmt.Sprintf("the crate is %q: tests under tests/ use it as `%s` (use %s::...).", m.Package.Name, name, name))
+	}
+	if m.Workspace != nil && len(m.Workspace.Members) > 0 {
+		facts = append(facts, fmt.Sprintf("It is a workspace (members %s): each crate has its own tests/ directory and is used by its own name; every member's tests run.",
+			strings.Join(m.Workspace.Members, ", ")))
+	}
+	return facts
+}
+
+func jsFacts(dir, kind string) []string {
+	pkg, err := readPackageJSON(dir)
+	if err != nil {
+		return nil
+	}
+	var facts []string
+	if pkg.Type == "module" {
+		facts = append(facts, `package.json says "type": "module": .js files are ES modules (import/export; require is not defined); .cjs files are CommonJS.`)
+	} else {
+		facts = append(facts, "package.json has no \"type\": \"module\": .js files are CommonJS (require/module.exports); .mjs files are ES modules.")
+	}
+	if exists(filepath.Join(dir, "tsconfig.json")) {
+		facts = append(facts, "TypeScript is type-checked with tsc --noEmit against tsconfig.json: tests must type-check too.")
+	}
+	if script := pkg.Scripts["test"]; script != "" {
+		facts = append(facts, fmt.Sprintf("Its test script is `%s`.", script))
+	}
+	if _, script := pkg.testRunner(); kind == KindJest && strings.Contains(pkg.Scripts["test"]+" "+pkg.Scripts[script], "--experimental-vm-modules") {
+		facts = append(facts, "jest runs ES modules here: the globals describe, test and expect remain; jest.fn and jest.mock come from `import { jest } from '@jest/globals'`.")
+	}
+	return facts
+}
+
+func goFacts(dir string) []string {
+	raw, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return nil
+	}
+	for l := range strings.SplitSeq(string(raw), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "module" {
+			return []string{fmt.Sprintf("the module path is %s: an external test package (package NAME_test) imports the package under test as %s/DIR (or %s at the root).",
+				strings.Trim(f[1], `"`), strings.Trim(f[1], `"`), strings.Trim(f[1], `"`))}
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package testrun
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -318,4 +319,39 @@ func BenchmarkJUnit(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The cap passes a document on unchanged when no run is over its limit,
+// and a report the decoder reads reads the same, test by test, however
+// short the runs are cut.
+func FuzzXMLCap(f *testing.F) {
+	for _, s := range []string{seedPytestJUnit, seedNodeJUnit, seedVitestJUnit, seedSurefire,
+		`<!DOCTYPE r [<!ENTITY e "x>y"><!-- a > b -->]><r a='1 > 2'>&amp;&#233;é<![CDATA[<x>]]]]><?pi a > b ?><!-- c - d --></r>`,
+		`<testsuite><testcase name="a"><failure message="é&amp;é&lt;">ééé&#x41;&unknown x</failure><system-out>--</system-out></testcase></testsuite>`} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, n uint8) {
+		whole, err := io.ReadAll(newXMLCap(bytes.NewReader(data), len(data)+1))
+		if err != nil || !bytes.Equal(whole, data) {
+			t.Fatalf("a document within the limit changed:\n%q\n%q", data, whole)
+		}
+		limit := int(n%24) + 1
+		capped, err := io.ReadAll(newXMLCap(iotest.OneByteReader(bytes.NewReader(data)), limit))
+		if err != nil || len(capped) > len(data) {
+			t.Fatalf("cap %d: %d bytes from %d, %v", limit, len(capped), len(data), err)
+		}
+		orig := readJUnitAll(data, false)
+		if orig.err {
+			return
+		}
+		cut := readJUnitAll(capped, false)
+		if cut.err || len(cut.cases) != len(orig.cases) {
+			t.Fatalf("cap %d: %d cases (error %v), want %d\n%q\n%q", limit, len(cut.cases), cut.err, len(orig.cases), data, capped)
+		}
+		for i := range orig.cases {
+			if cut.cases[i].Status != orig.cases[i].Status {
+				t.Fatalf("cap %d: case %d is %v, want %v\n%q\n%q", limit, i, cut.cases[i].Status, orig.cases[i].Status, data, capped)
+			}
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,34 +30,70 @@ func (j *jsRunner) Name() string { return j.kind }
 // watching (CI mode also keeps jest from writing new snapshots).
 var jsEnv = []string{"NO_COLOR=1", "FORCE_COLOR=0", "CI=1"}
 
-func (j *jsRunner) command(dir, report string) ([]string, error) {
+// command is the runner's command and what it adds to the environment.
+func (j *jsRunner) command(dir, report string) ([]string, []string, error) {
 	if j.opts.TestCmd != "" {
-		return shellCommand(j.opts.TestCmd), nil
+		return shellCommand(j.opts.TestCmd), nil, nil
 	}
 	switch j.kind {
 	case KindNode:
-		node, err := j.opts.LookPath("node")
-		if err != nil {
-			return nil, fmt.Errorf("node not found: install Node.js 20.11 or later (its test runner writes JUnit from there on) or pass --test-cmd")
-		}
-		return []string{node, "--test",
-			"--test-reporter=spec", "--test-reporter-destination=stdout",
-			"--test-reporter=junit", "--test-reporter-destination=" + report}, nil
+		return j.nodeCommand(dir, report)
 	case KindVitest:
-		return j.viaScript(dir, []string{"--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+		// --run: once, even when the script says --watch (CI=1 does not
+		// stop an explicit watch).
+		argv, err := j.viaScript(dir, []string{"--run", "--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+		return argv, nil, err
 	default:
-		return j.viaScript(dir, []string{"--ci", "--json", "--outputFile=" + report, "--passWithNoTests"}, "")
+		// Likewise for jest's --watch and --watchAll.
+		argv, err := j.viaScript(dir, []string{"--ci", "--watch=false", "--watchAll=false", "--json", "--outputFile=" + report, "--passWithNoTests"}, "")
+		return argv, nil, err
 	}
 }
 
-// viaScript runs the project's `npm test` with args when its test script
-// ends in the runner (so the project's own flags and config apply), else
-// the runner's binary from node_modules/.bin or PATH.
+// nodeCommand runs node's test runner with a console and a JUnit reporter:
+// through the project's script when it runs `node --test` as its last
+// command (its files, flags and build steps apply: `tsc && node --test
+// dist/`, `node --import tsx --test`), the reporters then passed in
+// NODE_OPTIONS, as node reads anything after a file argument as another
+// file; else `node --test` itself. A script that names its own reporter
+// would clash with them, and is not used.
+func (j *jsRunner) nodeCommand(dir, report string) ([]string, []string, error) {
+	node, err := j.opts.LookPath("node")
+	if err != nil {
+		return nil, nil, fmt.Errorf("node not found: install Node.js 20.11 or later (its test runner writes JUnit from there on) or pass --test-cmd")
+	}
+	reporters := []string{"--test-reporter=spec", "--test-reporter-destination=stdout",
+		"--test-reporter=junit", "--test-reporter-destination=" + report}
+	pkg, _ := readPackageJSON(dir)
+	runner, script := pkg.testRunner()
+	npm, npmErr := j.opts.LookPath("npm")
+	if runner != KindNode || script == "" || strings.Contains(pkg.Scripts[script], "--test-reporter") || npmErr != nil || strings.ContainsAny(report, " \t\"'\\") {
+		return append([]string{node, "--test"}, reporters...), nil, nil
+	}
+	options := strings.Join(reporters, " ")
+	if prior := getenv(j.opts.Environ, "NODE_OPTIONS"); prior != "" {
+		options = prior + " " + options
+	}
+	argv := []string{npm, "test"}
+	if script != "test" {
+		argv = []string{npm, "run", script}
+	}
+	return argv, []string{"NODE_OPTIONS=" + options}, nil
+}
+
+// viaScript runs the project's own script with args when the test script
+// runs the runner as its last command, directly or through `npm run NAME`
+// (so the project's own flags and config apply: `node
+// --experimental-vm-modules node_modules/jest/bin/jest.js`, say), else the
+// runner's binary from node_modules/.bin or PATH.
 func (j *jsRunner) viaScript(dir string, args []string, sub string) ([]string, error) {
 	pkg, _ := readPackageJSON(dir)
-	if runner, last := scriptRunner(pkg.Scripts["test"]); runner == j.kind && last {
+	if runner, script := pkg.testRunner(); runner == j.kind && script != "" {
 		if npm, err := j.opts.LookPath("npm"); err == nil {
-			return append([]string{npm, "test", "--"}, args...), nil
+			if script == "test" {
+				return append([]string{npm, "test", "--"}, args...), nil
+			}
+			return append([]string{npm, "run", script, "--"}, args...), nil
 		}
 	}
 	bin := filepath.Join(dir, "node_modules", ".bin", j.kind)
@@ -81,21 +118,19 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	report := filepath.Join(tmp, "report")
-	argv, err := j.command(dir, report)
+	argv, extra, err := j.command(dir, report)
 	if err != nil {
 		return Result{}, err
 	}
 	out := &display{}
 	text := &textTail{max: maxOutput}
-	var console tally // the runner's own error lines, from its console
+	var console consoleWatch // the runner's own error lines, from its console
 	w := newLineWriter(func(line []byte) {
 		out.Write(append(line, '\n'))
 		text.Write(append(line, '\n'))
-		if looksLikeError(string(line)) {
-			console.errorLine(string(line))
-		}
+		console.line(string(line))
 	})
-	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, jsEnv...), j.opts.Timeout, w, w)
+	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, append(extra, jsEnv...)...), j.opts.Timeout, w, w)
 	if err != nil {
 		return Result{}, err
 	}
@@ -103,8 +138,9 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
 	if j.opts.TestCmd != "" {
 		v.tally = jsText(j.kind, text.String())
+		v.broken = v.broken || console.broken
 		if v.broken || v.errored > 0 {
-			v.errors = console.errors
+			v.errors = console.errors()
 		}
 		return v.result(j.Name(), argv, x, out), nil
 	}
@@ -116,11 +152,16 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	switch {
 	case problem != "":
-		noReport(&v, problem, console.errors, out)
-	case j.kind == KindNode && (v.broken || v.errored > 0):
-		// node's report says only that a file's "test failed"; what went
-		// wrong is on the console.
-		for _, l := range console.errors {
+		noReport(&v, problem, console.errors(), out)
+	case console.broken || j.kind == KindNode && (v.broken || v.errored > 0):
+		// An error the report leaves out (vitest's uncaught exceptions)
+		// makes the run broken. node's report says only that a file's
+		// "test failed"; what went wrong is on the console, which comes
+		// first.
+		v.broken = v.broken || console.broken
+		fromReport := v.errors
+		v.errors = nil
+		for _, l := range append(console.errors(), fromReport...) {
 			v.errorLine(l)
 		}
 	}
@@ -149,6 +190,7 @@ func noReport(v *verdict, problem string, console []string, out *display) {
 
 // packageJSON is what testrun reads of a package.json.
 type packageJSON struct {
+	Type            string            `json:"type"`
 	Scripts         map[string]string `json:"scripts"`
 	Dependencies    map[string]string `json:"dependencies"`
 	DevDependencies map[string]string `json:"devDependencies"`
@@ -174,43 +216,157 @@ func (p packageJSON) depends(name string) bool {
 
 var scriptSep = lazyre.New(`&&|\|\||;|\|`)
 
-// scriptRunner names the test runner a package.json script calls (vitest,
-// jest or node for `node --test`) and whether that is its last command,
-// the one `npm test -- ARGS` passes ARGS to.
-func scriptRunner(script string) (runner string, last bool) {
-	parts := scriptSep().Split(script, -1)
-	for i := len(parts) - 1; i >= 0; i-- {
-		if r := commandRunner(parts[i]); r != "" {
-			return r, i == len(parts)-1
-		}
-	}
-	return "", false
+// maxScriptDepth bounds how many `npm run NAME` calls are followed.
+const maxScriptDepth = 5
+
+// testRunner names the test runner the package's test script runs
+// (vitest, jest, or node for `node --test`), following `npm run NAME` (and
+// yarn's, pnpm's and bun's way of saying it) into the scripts it calls; and
+// the script that runs it as its last command, the one `npm run SCRIPT --
+// ARGS` passes ARGS to ("" when the runner is not any script's last
+// command).
+func (p packageJSON) testRunner() (runner, script string) {
+	return p.scriptRunner("test", 0)
 }
 
-func commandRunner(cmd string) string {
+func (p packageJSON) scriptRunner(name string, depth int) (runner, script string) {
+	parts := scriptSep().Split(p.Scripts[name], -1)
+	for i := len(parts) - 1; i >= 0; i-- {
+		if r := commandRunner(parts[i]); r != "" {
+			if i == len(parts)-1 {
+				return r, name
+			}
+			return r, ""
+		}
+		called := scriptCall(parts[i])
+		if called == "" || called == name || depth >= maxScriptDepth {
+			continue
+		}
+		if _, ok := p.Scripts[called]; !ok {
+			continue
+		}
+		if r, s := p.scriptRunner(called, depth+1); r != "" {
+			// The called script runs on its own: what comes before the
+			// call in this one (a lint step, say) is not the tests.
+			return r, s
+		}
+	}
+	return "", ""
+}
+
+// otherRunners are JavaScript test runners azero reads only through a
+// JUnit report of theirs (--test-cmd and --report).
+var otherRunners = []string{"mocha", "ava", "tap", "tape", "jasmine", "karma", "uvu", "playwright", "cypress", "ts-mocha"}
+
+// packageRunners run the command after them (a package's binary, or the
+// command under coverage).
+var packageRunners = []string{"npx", "pnpm", "yarn", "bunx", "exec", "dlx", "c8", "nyc"}
+
+// otherRunner names the test runner of otherRunners the test script's
+// last command runs, or "".
+func (p packageJSON) otherRunner() string {
+	parts := scriptSep().Split(p.Scripts["test"], -1)
+	w := commandWords(parts[len(parts)-1])
+	for len(w) > 0 && (slices.Contains(packageRunners, w[0]) || len(w) < len(commandWords(parts[len(parts)-1])) && strings.HasPrefix(w[0], "-")) {
+		w = w[1:]
+	}
+	if len(w) > 0 && slices.Contains(otherRunners, filepath.Base(w[0])) {
+		return filepath.Base(w[0])
+	}
+	return ""
+}
+
+// commandWords are the words of one command of a script without the
+// variable assignments and wrappers before the program it runs.
+func commandWords(cmd string) []string {
 	fields := strings.Fields(cmd)
 	for len(fields) > 0 {
 		f := fields[0]
-		if strings.Contains(f, "=") && !strings.HasPrefix(f, "-") || f == "npx" || f == "cross-env" || f == "exec" || f == "pnpm" || f == "yarn" || f == "bunx" {
+		if strings.Contains(f, "=") && !strings.HasPrefix(f, "-") || f == "cross-env" || f == "env" || f == "exec" {
 			fields = fields[1:]
 			continue
 		}
 		break
 	}
-	if len(fields) == 0 {
+	return fields
+}
+
+// scriptCall names the package script a command runs (`npm run NAME`,
+// `npm test`, `yarn NAME`, `pnpm run NAME`, `bun run NAME`), or "".
+func scriptCall(cmd string) string {
+	w := commandWords(cmd)
+	if len(w) < 2 {
 		return ""
 	}
-	switch filepath.Base(fields[0]) {
-	case "vitest":
-		return KindVitest
-	case "jest":
-		return KindJest
-	case "node":
-		for _, f := range fields[1:] {
-			if f == "--test" {
-				return KindNode
-			}
+	switch w[0] {
+	case "npm":
+		switch {
+		case (w[1] == "run" || w[1] == "run-script") && len(w) > 2:
+			return w[2]
+		case w[1] == "test" || w[1] == "t":
+			return "test"
 		}
+	case "yarn", "pnpm", "bun":
+		if w[1] == "run" && len(w) > 2 {
+			return w[2]
+		}
+		if w[0] != "bun" && !strings.HasPrefix(w[1], "-") {
+			return w[1]
+		}
+	}
+	return ""
+}
+
+func commandRunner(cmd string) string {
+	fields := commandWords(cmd)
+	wrapped := false // after a package runner, whose own flags come first
+	for len(fields) > 0 {
+		switch f := fields[0]; {
+		case slices.Contains(packageRunners, f):
+			fields, wrapped = fields[1:], true
+		case wrapped && strings.HasPrefix(f, "-"):
+			fields = fields[1:]
+		default:
+			return programRunner(fields)
+		}
+	}
+	return ""
+}
+
+// programRunner names the runner a program and its arguments are: vitest,
+// jest, node with --test, or node running jest's or vitest's own script
+// (as ESM projects run jest: node --experimental-vm-modules
+// node_modules/jest/bin/jest.js).
+func programRunner(fields []string) string {
+	if r := runnerOfPath(fields[0]); r != "" {
+		return r
+	}
+	if filepath.Base(fields[0]) != "node" {
+		return ""
+	}
+	for _, f := range fields[1:] {
+		if f == "--test" {
+			return KindNode
+		}
+		if strings.HasPrefix(f, "-") {
+			continue
+		}
+		if r := runnerOfPath(f); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// runnerOfPath names the runner a program path is: the vitest or jest
+// command, or the script of their packages.
+func runnerOfPath(p string) string {
+	p = strings.Trim(p, `"'`)
+	switch base := filepath.Base(p); {
+	case base == "vitest" || base == "vitest.mjs" && strings.Contains(p, "vitest/"):
+		return KindVitest
+	case base == "jest" || (base == "jest.js" && (strings.Contains(p, "jest/bin/") || strings.Contains(p, "jest-cli/bin/"))):
+		return KindJest
 	}
 	return ""
 }

@@ -61,9 +61,11 @@ type junitSuiteErrors []string
 // at the root, nested suites, <failure>, <error> and <skipped> in a case
 // (Surefire's flaky and rerun elements are not failures), and errors a
 // leaf suite counts but no case carries. A report cut short returns what
-// was read and an error.
+// was read and an error. Memory stays bounded whatever the report's size:
+// every run of text (a test's <system-out>, say) is cut to maxXMLRun bytes
+// before the decoder holds it.
 func readJUnit(r io.Reader, each func(junitCase)) (junitSuiteErrors, error) {
-	d := xml.NewDecoder(r)
+	d := xml.NewDecoder(newXMLCap(r, maxXMLRun))
 	d.Strict = false
 	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 	type suite struct {
@@ -212,15 +214,18 @@ func readJUnit(r io.Reader, each func(junitCase)) (junitSuiteErrors, error) {
 
 // junitName names a case for FailedTests: "class > name", or the suite
 // instead of a class that says nothing (node's "test").
+// Names are trimmed: jest-junit's default templates ("{classname}
+// {title}") start with a space outside any describe block.
 func junitName(c junitCase) string {
-	prefix := c.Class
+	name := strings.TrimSpace(c.Name)
+	prefix := strings.TrimSpace(c.Class)
 	if prefix == "" || prefix == "test" {
-		prefix = c.Suite
+		prefix = strings.TrimSpace(c.Suite)
 	}
-	if prefix == "" || prefix == c.Name {
-		return c.Name
+	if prefix == "" || prefix == name {
+		return name
 	}
-	return prefix + " > " + c.Name
+	return prefix + " > " + name
 }
 
 // tallyJUnit reads a report into t, naming cases with name. A case that

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/azero-dev/azero/internal/lazyre"
 )
 
 // report is where a custom command writes its report.
@@ -62,14 +64,11 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		defer removeNew(path, asDir, before)
 	}
 	out := &display{}
-	errs := newLineWriter(nil)
-	var t tally
-	errs.fn = func(line []byte) {
+	var console consoleWatch
+	errs := newLineWriter(func(line []byte) {
 		out.Write(append(line, '\n'))
-		if looksLikeError(string(line)) {
-			t.errorLine(string(line))
-		}
-	}
+		console.line(string(line))
+	})
 	x, err := execute(ctx, dir, argv, cleanEnv(r.opts.Environ), r.opts.Timeout, errs, errs)
 	if err != nil {
 		return Result{}, err
@@ -82,10 +81,16 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 	} else {
 		problem = readFreshJUnit(path, before[path], x.start, &v.tally, junitName, dir)
 	}
+	if console.broken && problem == "" {
+		// The console says a test file could not load, which a report may
+		// leave out (jest-junit drops a suite that failed to run unless
+		// told otherwise): what the report shows cannot be a red.
+		v.broken = true
+	}
 	if problem != "" {
-		noReport(&v, problem, t.errors, out)
+		noReport(&v, problem, console.errors(), out)
 	} else if v.broken || v.errored > 0 {
-		for _, l := range t.errors {
+		for _, l := range console.errors() {
 			v.errorLine(l)
 		}
 	}
@@ -172,6 +177,88 @@ func readFreshJUnit(path string, before os.FileInfo, start time.Time, t *tally, 
 	}
 	return ""
 }
+
+// consoleWatch reads a runner's console for what its report may leave
+// out: a test file that could not load, a build that failed, an error
+// thrown outside any test. It keeps the runner's error lines.
+type consoleWatch struct {
+	broken bool
+	marked tally // the marks and their reasons
+	other  tally // other error lines
+	after  int   // lines still to keep after a mark: its reason
+}
+
+func (c *consoleWatch) line(l string) {
+	switch {
+	case brokenMark(l):
+		c.broken, c.after = true, markReasonLines
+		if strings.Contains(l, " Unhandled Errors ") {
+			c.after = 0 // vitest's section heading: each error has its own below
+		}
+		c.marked.errorLine(strings.TrimSpace(stripANSI(l)))
+	case c.after > 0 && strings.TrimSpace(l) != "":
+		c.after--
+		c.marked.errorLine(strings.TrimSpace(stripANSI(l)))
+	case looksLikeError(l):
+		c.other.errorLine(l)
+	}
+}
+
+// errors are the error lines, the marks and their reasons first.
+func (c *consoleWatch) errors() []string {
+	return append(append([]string(nil), c.marked.errors...), c.other.errors...)
+}
+
+// brokenMarks are the words runners print on their console, at the start
+// of a line (after a heading's rule of ⎯ or _), when a test file could not
+// load or the tests could not build: jest's heading of a suite that failed
+// to run, vitest's list of failed suites, pytest's collection errors,
+// cargo's compiler.
+var brokenMarks = []string{
+	"● Test suite failed to run",
+	"Failed Suites ",
+	"ERROR collecting ",
+	"error: could not compile ",
+}
+
+// markReasonLines is how many lines after a mark are kept as its reason
+// (jest and vitest print the error under their heading).
+const markReasonLines = 2
+
+// brokenMark reports whether a console line says that a test file could
+// not load, the tests could not build, or an error was thrown outside any
+// test.
+func brokenMark(line string) bool {
+	t := strings.TrimSpace(stripANSI(line))
+	heading := strings.TrimLeft(t, "⎯_ ")
+	for _, m := range brokenMarks {
+		if strings.HasPrefix(heading, m) {
+			return true
+		}
+	}
+	// vitest: "⎯⎯⎯ Uncaught Exception ⎯⎯⎯", "Unhandled Rejection", "Unhandled
+	// Errors": thrown outside any test, and not in its JUnit report.
+	if strings.HasPrefix(t, "⎯") {
+		for _, w := range []string{"Uncaught Exception ", "Unhandled Rejection ", "Unhandled Error"} {
+			if strings.HasPrefix(heading, w) {
+				return true
+			}
+		}
+	}
+	// go test: "FAIL	example.com/calc [build failed]" or "[setup failed]".
+	return strings.HasPrefix(t, "FAIL") && (strings.HasSuffix(t, " [build failed]") || strings.HasSuffix(t, " [setup failed]"))
+}
+
+// stripANSI removes terminal escape sequences (colours), which runners
+// print when a project forces them.
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b[") {
+		return s
+	}
+	return ansiEscape().ReplaceAllString(s, "")
+}
+
+var ansiEscape = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 
 // looksLikeError reports whether a console line is worth keeping as an
 // error line of a runner that says little in its report.

@@ -51,17 +51,23 @@ func runCases(t *testing.T, kind string, opts testrun.Options, setup func(t *tes
 			if tt.errs != "" && !containsLine(res.Errors, tt.errs) {
 				t.Errorf("errors %q lack %q\n%s", res.Errors, tt.errs, res.Output)
 			}
+			// The summary, which a terminal and the next prompt show, names
+			// why a broken run could not run.
+			if tt.want == testrun.Broken && tt.errs != "" && !strings.Contains(res.Summary, tt.errs) {
+				t.Errorf("summary %q lacks %q", res.Summary, tt.errs)
+			}
 			if tt.want == testrun.Fail && (len(res.Failures) == 0 || res.Failures[0].Message == "") {
 				t.Errorf("failures %+v carry no message", res.Failures)
 			}
-			// Reports, caches and build products stay out of the project.
+			// Reports, caches, build products and lock files the project
+			// does not keep stay out of it.
 			var extra []string
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 				rel, _ := filepath.Rel(dir, p)
 				if d != nil && d.IsDir() && rel == "node_modules" {
 					return filepath.SkipDir
 				}
-				if _, ok := tt.files[rel]; !ok && rel != "." && (d == nil || !d.IsDir()) && rel != "Cargo.lock" && rel != "node_modules" {
+				if _, ok := tt.files[rel]; !ok && rel != "." && (d == nil || !d.IsDir()) && rel != "node_modules" {
 					extra = append(extra, rel)
 				}
 				return nil
@@ -89,9 +95,24 @@ func TestNodeRunner(t *testing.T) {
 			"calc.test.js": "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from './calc.js'\ntest('adds', () => { assert.equal(add(1, 2), 4) })\n",
 			"sub.test.js":  "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { sub } from './calc.js'\ntest('subtracts', () => { assert.equal(sub(3, 2), 1) })\n"},
 			testrun.Broken, 0, []string{"adds", "sub.test.js"}, "does not provide an export named 'sub'"},
+		{"missing CommonJS module is not a red", map[string]string{"package.json": `{"name": "calc", "scripts": {"test": "node --test"}}`,
+			"lib/calc.js": "exports.add = (a, b) => a + b\n",
+			"test/add.js": "const { test } = require('node:test')\nconst assert = require('node:assert/strict')\nconst { add } = require('../lib/calc')\ntest('adds', () => { assert.equal(add(1, 2), 3) })\n",
+			"test/sub.js": "const { test } = require('node:test')\nconst assert = require('node:assert/strict')\nconst { sub } = require('../lib/sub')\ntest('subtracts', () => { assert.equal(sub(3, 2), 1) })\n"},
+			testrun.Broken, 1, []string{"test/sub.js"}, "Error: Cannot find module '../lib/sub'"},
 		{"no tests", map[string]string{"package.json": pkg, "calc.js": calc,
 			"calc.test.js": "import 'node:test'\n"},
 			testrun.NoTests, 0, nil, ""},
+		// The project's script decides which files and flags: its tests
+		// live in tests/, which node does not search by itself, and need
+		// a setup module.
+		{"the script's files and flags", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "node --import ./setup.mjs --test tests/*.js"}}`,
+			"calc.js": calc, "setup.mjs": "globalThis.expected = 3\n",
+			"tests/add.js": "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from '../calc.js'\ntest('adds', () => { assert.equal(add(1, 2), globalThis.expected) })\ntest('adds wrong', () => { assert.equal(add(1, 1), globalThis.expected) })\n"},
+			testrun.Fail, 1, []string{"adds wrong"}, ""},
+		{"a script naming its own reporter is not used", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "node --test --test-reporter=dot"}}`,
+			"calc.js": calc, "calc.test.js": "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from './calc.js'\ntest('adds', () => { assert.equal(add(1, 2), 3) })\n"},
+			testrun.Pass, 1, nil, ""},
 	})
 }
 
@@ -141,6 +162,18 @@ func TestVitestRunner(t *testing.T) {
 			testrun.Broken, 0, []string{"calc.test.ts > adds", "sub.test.ts"}, "Cannot find module './sub'"},
 		{"no tests", map[string]string{"package.json": noScript, "calc.ts": calc},
 			testrun.NoTests, 0, nil, ""},
+		// vitest's JUnit report leaves out an error thrown outside any
+		// test; its console says it.
+		{"an error thrown outside any test is not a red", map[string]string{"package.json": noScript, "calc.ts": calc,
+			"calc.test.ts": test("it('adds wrong', () => {\n  setTimeout(() => { throw new Error('thrown later') }, 0)\n  expect(add(1, 2)).toBe(4)\n})\n" +
+				"it('waits', async () => { await new Promise((r) => setTimeout(r, 100)); expect(add(1, 1)).toBe(2) })\n")},
+			testrun.Broken, 1, []string{"calc.test.ts > adds wrong"}, "Error: thrown later"},
+		{"nor a green", map[string]string{"package.json": noScript, "calc.ts": calc,
+			"calc.test.ts": test("it('adds', async () => {\n  setTimeout(() => { throw new Error('thrown later') }, 0)\n  await new Promise((r) => setTimeout(r, 100))\n  expect(add(1, 2)).toBe(3)\n})\n")},
+			testrun.Broken, 1, nil, "Error: thrown later"},
+		{"a script that watches runs once", map[string]string{"package.json": `{"name": "calc", "type": "module", "scripts": {"test": "vitest --watch"}}`, "calc.ts": calc,
+			"calc.test.ts": test("it('adds', () => { expect(add(1, 2)).toBe(3) })\n")},
+			testrun.Pass, 1, nil, ""},
 	})
 }
 
@@ -163,6 +196,40 @@ func TestJestRunner(t *testing.T) {
 			testrun.Broken, 0, []string{"calc.test.js > adds", "sub.test.js"}, "Cannot find module './sub' from 'sub.test.js'"},
 		{"no tests", map[string]string{"package.json": script, "calc.js": calc},
 			testrun.NoTests, 0, nil, ""},
+		{"a script that watches runs once", map[string]string{"package.json": `{"name": "calc", "scripts": {"test": "jest --watchAll"}}`, "calc.js": calc,
+			"calc.test.js": "const { add } = require('./calc')\ntest('adds', () => { expect(add(1, 2)).toBe(3) })\n"},
+			testrun.Pass, 1, nil, ""},
+	})
+}
+
+// An ESM project runs jest as jest's documentation says, through node with
+// --experimental-vm-modules: without that flag no ESM test file can load,
+// so the script's command, not the bare jest binary, must run.
+func TestJestRunnerOfAnESMProject(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "jest")
+	testenv.RequireTool(t, "npm")
+	pkg := `{"name": "calc", "type": "module", "scripts": {"test": "node --experimental-vm-modules node_modules/jest/bin/jest.js"}}`
+	viaRun := `{"name": "calc", "type": "module", "scripts": {"test": "npm run lint && npm run test:unit", "lint": "exit 3",` +
+		` "test:unit": "NODE_OPTIONS=--experimental-vm-modules jest"}, "devDependencies": {"jest": "^30"}}`
+	calc := "export const add = (a, b) => a + b\n"
+	test := func(body string) string {
+		return "import { add } from '../calc.js'\n" + body
+	}
+	runCases(t, "jest", testrun.Options{}, func(t *testing.T, dir string) { linkNodeModule(t, dir, "jest") }, []runnerCase{
+		{"green", map[string]string{"package.json": pkg, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds', () => { expect(add(1, 2)).toBe(3) })\n")},
+			testrun.Pass, 1, nil, ""},
+		{"red", map[string]string{"package.json": pkg, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds', () => { expect(add(1, 2)).toBe(3) })\ntest('adds wrong', () => { expect(add(1, 2)).toBe(4) })\n")},
+			testrun.Fail, 1, []string{"__tests__/calc.test.js > adds wrong"}, ""},
+		{"red through npm run", map[string]string{"package.json": viaRun, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds wrong', () => { expect(add(1, 2)).toBe(4) })\n")},
+			testrun.Fail, 0, []string{"__tests__/calc.test.js > adds wrong"}, ""},
+		{"missing export is not a red", map[string]string{"package.json": pkg, "calc.js": calc,
+			"__tests__/calc.test.js": test("test('adds wrong', () => { expect(add(1, 2)).toBe(4) })\n"),
+			"__tests__/sub.test.js":  "import { sub } from '../calc.js'\ntest('subtracts', () => { expect(sub(3, 2)).toBe(1) })\n"},
+			testrun.Broken, 0, []string{"__tests__/calc.test.js > adds wrong", "__tests__/sub.test.js"}, "does not provide an export named 'sub'"},
 	})
 }
 
@@ -185,6 +252,24 @@ func TestCargoRunner(t *testing.T) {
 			testrun.Broken, 0, nil, "tests/it.rs:2:35: error[E0425]: cannot find function `sub` in crate `calc`"},
 		{"no tests", map[string]string{"Cargo.toml": manifest, "src/lib.rs": lib},
 			testrun.NoTests, 0, nil, ""},
+		// A workspace whose root is a package: cargo test there would test
+		// the root package alone.
+		{"red in a member of a workspace", map[string]string{"Cargo.toml": manifest + "\n[workspace]\nmembers = [\"crates/mul\"]\n", "src/lib.rs": lib,
+			"crates/mul/Cargo.toml":   "[package]\nname = \"mul\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+			"crates/mul/src/lib.rs":   "pub fn mul(a: i32, b: i32) -> i32 { a + b }\n",
+			"crates/mul/tests/mul.rs": "#[test]\nfn multiplies() { assert_eq!(mul::mul(3, 4), 12); }\n#[test]\nfn by_two() { assert_eq!(mul::mul(2, 2), 4); }\n"},
+			testrun.Fail, 1, []string{"tests/mul.rs::multiplies"}, ""},
+		{"virtual workspace", map[string]string{"Cargo.toml": "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+			"crates/calc/Cargo.toml": manifest, "crates/calc/src/lib.rs": lib + "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n",
+			"crates/calc-cli/Cargo.toml":     "[package]\nname = \"calc-cli\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ncalc = { path = \"../calc\" }\n",
+			"crates/calc-cli/src/lib.rs":     "pub fn twice(a: i32) -> i32 { calc::add(a, a) }\n",
+			"crates/calc-cli/tests/twice.rs": "#[test]\nfn doubles() { assert_eq!(calc_cli::twice(2), 4); }\n"},
+			testrun.Pass, 2, nil, ""},
+		{"default members are what the workspace tests", map[string]string{"Cargo.toml": manifest + "\n[workspace]\nmembers = [\"crates/slow\"]\ndefault-members = [\".\"]\n",
+			"src/lib.rs":             lib + "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n",
+			"crates/slow/Cargo.toml": "[package]\nname = \"slow\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+			"crates/slow/src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn fails() { assert!(false); }\n}\n"},
+			testrun.Pass, 1, nil, ""},
 	})
 }
 
@@ -216,6 +301,11 @@ func TestJUnitReportRunner(t *testing.T) {
 		{"build fails before any report", "echo 'Main.java:3: error: cannot find symbol' >&2\nexit 1\n", "", testrun.Broken, nil, "Main.java:3: error: cannot find symbol"},
 		{"stale report is not read", "exit 0\n", report(`<testcase classname="CalcTest" name="adds"/>`), testrun.Error, nil, "left from an earlier run"},
 		{"passing report but failing command", write(report(`<testcase classname="CalcTest" name="adds"/>`)) + "exit 3\n", "", testrun.Error, nil, ""},
+		{"a suite the report leaves out", write(report(`<testcase classname="" name="adds wrong"><failure>expected 4</failure></testcase>`)) +
+			"printf 'FAIL ./sub.test.js\\n  \\033[1m\\342\\227\\217 Test suite failed to run\\033[22m\\n\\n    Cannot find module ./sub from sub.test.js\\n' >&2\nexit 1\n",
+			"", testrun.Broken, []string{"calc > adds wrong"}, "Cannot find module ./sub from sub.test.js"},
+		{"a build failure the report leaves out", write(report(`<testcase classname="calc" name="TestAdd"><failure>want 4</failure></testcase>`)) +
+			"printf 'FAIL\\texample.com/calc/sub [build failed]\\n'\nexit 1\n", "", testrun.Broken, []string{"calc > TestAdd"}, "[build failed]"},
 		{"report cut short", "printf '<testsuites><testsuite name=\"x\"><testcase name=\"a\">' > build/report.xml\nexit 1\n", "", testrun.Broken, nil, "not valid JUnit XML"},
 		{"command not found", "no-such-runner-azero\n", "", testrun.Error, nil, "no report"},
 	}
@@ -268,6 +358,82 @@ func TestJUnitReportFromNode(t *testing.T) {
 	if res.Outcome != testrun.Fail || res.Passed != 1 || !slices.Equal(res.FailedTests, []string{"adds wrong"}) ||
 		!strings.Contains(res.Failures[0].Message, "3 !== 4") {
 		t.Fatalf("outcome %s passed %d failed %q failures %+v\n%s", res.Outcome, res.Passed, res.FailedTests, res.Failures, res.Output)
+	}
+}
+
+// globalNodeModule finds a package installed globally with npm (as
+// .ci/run installs them) and links it into the project's node_modules.
+func globalNodeModule(t *testing.T, dir, name string) {
+	t.Helper()
+	npm := testenv.RequireTool(t, "npm")
+	root, err := exec.Command(npm, "root", "-g").Output()
+	if err != nil {
+		t.Fatalf("npm root -g: %v", err)
+	}
+	pkg := filepath.Join(strings.TrimSpace(string(root)), name)
+	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
+		msg := name + " is not installed (npm install -g " + name + ")"
+		if os.Getenv("AZERO_REQUIRE_TOOLS") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pkg, filepath.Join(dir, "node_modules", name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jest-junit, the JUnit reporter most jest projects use, leaves a test
+// file that failed to load out of its report unless told otherwise: the
+// report shows only the other files' failures, and jest's console says
+// what the report does not. That is not a red.
+func TestJUnitReportFromJestJunit(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "jest")
+	cmd := "JEST_JUNIT_OUTPUT_DIR=build jest --ci --reporters=default --reporters=jest-junit"
+	calc := "exports.add = (a, b) => a + b\n"
+	tests := []struct {
+		name   string
+		files  map[string]string
+		want   testrun.Outcome
+		failed []string
+		errs   string
+	}{
+		{"red", map[string]string{"calc.test.js": "const { add } = require('./calc')\ntest('adds', () => expect(add(1, 2)).toBe(3))\ntest('adds wrong', () => expect(add(1, 2)).toBe(4))\n"},
+			testrun.Fail, []string{"adds wrong"}, ""},
+		{"a file that cannot load beside a red one", map[string]string{
+			"calc.test.js": "const { add } = require('./calc')\ntest('adds wrong', () => expect(add(1, 2)).toBe(4))\n",
+			"sub.test.js":  "const { sub } = require('./sub')\ntest('subtracts', () => expect(sub(3, 2)).toBe(1))\n"},
+			testrun.Broken, []string{"adds wrong"}, "Cannot find module './sub' from 'sub.test.js'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			testenv.WriteFiles(t, dir, map[string]string{"package.json": `{"name": "calc"}`, "calc.js": calc})
+			globalNodeModule(t, dir, "jest-junit")
+			r, err := testrun.New("junit", testrun.Options{TestCmd: cmd, Report: "junit:build/junit.xml"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tt.want || !slices.Equal(res.FailedTests, tt.failed) {
+				t.Fatalf("outcome %s failed %q, want %s %q (%s)\nerrors %q\n%s", res.Outcome, res.FailedTests, tt.want, tt.failed, res.Summary, res.Errors, res.Output)
+			}
+			if tt.errs != "" && !containsLine(res.Errors, tt.errs) {
+				t.Errorf("errors %q lack %q", res.Errors, tt.errs)
+			}
+			if tt.want == testrun.Broken && !res.MissingCode() {
+				t.Errorf("a missing module is not seen as missing code: errors %q", res.Errors)
+			}
+		})
 	}
 }
 

@@ -194,10 +194,14 @@ func (v verdict) detail(o Outcome) string {
 }
 
 // firstErrorLine picks the most telling line: one naming a place or an
-// error, else the first.
+// error (not a runner's heading such as jest's "● Test suite failed to
+// run"), else the first.
 func firstErrorLine(lines []string) string {
 	for _, l := range lines {
-		if strings.Contains(l, "rror") || strings.Contains(l, "undefined") || strings.Contains(l, "cannot") {
+		if brokenMark(l) {
+			continue
+		}
+		if strings.Contains(l, "rror") || strings.Contains(l, "undefined") || strings.Contains(l, "annot") {
 			return strings.TrimSpace(l)
 		}
 	}

@@ -29,17 +29,22 @@
 //     project's virtual environment, else the one that has pytest) for the
 //     tests and the lint step; exit codes 2 (interrupted), 3 (internal
 //     error), 4 (usage error) and 5 (no tests) keep their documented meaning;
-//   - node: node's test runner with its JUnit reporter; a test file that
+//   - node: node's test runner with its JUnit reporter, through the
+//     project's test script when that runs `node --test`; a test file that
 //     cannot load is reported by node as a failing "test" named by the file,
 //     which is Broken;
-//   - vitest: its JUnit reporter; a file that fails to load (a test case
-//     named like its file) is Broken;
-//   - jest: its JSON results (`--json`); a suite that failed to run is Broken;
-//   - cargo: libtest's output of `cargo test --no-fail-fast`, read line by
-//     line (cargo-nextest's JUnit report when cargo-nextest is installed);
-//     compiler errors are Broken;
+//   - vitest: its JUnit reporter, through the project's script when it runs
+//     vitest; a file that fails to load (a test case named like its file) is
+//     Broken;
+//   - jest: its JSON results (`--json`), through the project's script when
+//     it runs jest; a suite that failed to run is Broken;
+//   - cargo: libtest's output of `cargo test --no-fail-fast` (every member
+//     of a workspace), read line by line (cargo-nextest's JUnit report when
+//     cargo-nextest is installed); compiler errors are Broken;
 //   - junit: any command with a JUnit XML report (Options.Report): the
-//     report decides, the exit code only vetoes a green.
+//     report decides, the exit code only vetoes a green, and a console
+//     saying that a test file could not load or the build failed (which
+//     some reporters leave out of the report) makes the run Broken.
 //
 // When a run is Broken, Result.Errors carries the runner's own error lines
 // (the compiler's `file.go:3:2: undefined: X`, pytest's `E   ModuleNotFoundError`),

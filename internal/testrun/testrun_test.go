@@ -151,7 +151,7 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.Patience)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("grandchild %d survived the timeout", pid)
@@ -198,6 +198,10 @@ func TestDetect(t *testing.T) {
 		{"vitest dependency", map[string]string{"package.json": `{"scripts": {"test": "make check"}, "devDependencies": {"vitest": "^4"}}`}, "vitest"},
 		{"jest dependency", map[string]string{"package.json": `{"devDependencies": {"jest": "^30"}}`}, "jest"},
 		{"plain package", map[string]string{"package.json": `{"name": "x"}`}, "node"},
+		{"npm's placeholder script", map[string]string{"package.json": `{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}`}, "node"},
+		{"mocha is not run as node's", map[string]string{"package.json": `{"scripts": {"test": "mocha --recursive"}, "devDependencies": {"mocha": "^10"}}`}, ""},
+		{"nor ava through npx", map[string]string{"package.json": `{"scripts": {"test": "npx ava"}}`}, ""},
+		{"nor mocha under coverage", map[string]string{"package.json": `{"scripts": {"test": "nyc --reporter=lcov mocha"}}`}, ""},
 		{"nothing to go by", map[string]string{"README": ""}, ""},
 	}
 	for _, tt := range tests {
@@ -208,6 +212,39 @@ func TestDetect(t *testing.T) {
 			got, err := testrun.Detect(dir)
 			if got != tt.want || (tt.want == "") != (err != nil) {
 				t.Errorf("Detect(%v) = %q, %v; want %q", tt.files, got, err, tt.want)
+			}
+		})
+	}
+}
+
+// The design's test files choose among the languages of a project that
+// has several.
+func TestDetectProject(t *testing.T) {
+	t.Parallel()
+	both := map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "pyproject.toml": "[tool.pytest.ini_options]\n"}
+	tests := []struct {
+		name  string
+		files map[string]string
+		tests []string
+		want  string
+	}{
+		{"python tests beside a package.json", both, []string{"tests/test_api.py"}, "pytest"},
+		{"typescript tests beside a pyproject", both, []string{"web/api.test.ts"}, "vitest"},
+		{"javascript tests in a go module", map[string]string{"go.mod": "module x\n", "package.json": `{"devDependencies": {"jest": "^30"}}`}, []string{"web/__tests__/api.js"}, "jest"},
+		{"go tests beside a package.json", map[string]string{"go.mod": "module x\n", "package.json": `{"scripts": {"test": "jest"}}`}, []string{"api_test.go"}, "go"},
+		{"typescript tests of a native module", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n", "package.json": `{"scripts": {"test": "node --test"}}`}, []string{"index.test.mjs"}, "node"},
+		{"rust tests beside a package.json", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n", "package.json": `{"scripts": {"test": "node --test"}}`}, []string{"tests/it.rs"}, "cargo"},
+		{"javascript tests without a package.json", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n"}, []string{"a.test.js"}, "cargo"},
+		{"tests of no known language", map[string]string{"pom.xml": "<project/>"}, []string{"src/test/java/AppTest.java"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			got, err := testrun.DetectProject(dir, tt.tests)
+			if got != tt.want || (tt.want == "") != (err != nil) {
+				t.Errorf("DetectProject(%v) = %q, %v; want %q", tt.tests, got, err, tt.want)
 			}
 		})
 	}
@@ -238,6 +275,63 @@ func TestConventions(t *testing.T) {
 	}
 	if testrun.Conventions("mocha") != "" {
 		t.Error("an unknown kind has conventions")
+	}
+}
+
+// The conventions of a runner in a project say what the project says of
+// how tests reach its code.
+func TestProjectConventions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		kind  string
+		files map[string]string
+		want  []string
+		not   []string
+	}{
+		{"a crate with a dash", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"my-calc\"\nversion = \"0.1.0\"\n"},
+			[]string{"cargo test", `the crate is "my-calc"`, "use my_calc::"}, []string{"workspace"}},
+		{"a binary crate", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"tool\"\n", "src/main.rs": "fn main() {}\n"},
+			[]string{"is a binary", "#[cfg(test)] mod tests inside"}, []string{"use tool::"}},
+		{"a crate with a library and a binary", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"tool\"\n", "src/main.rs": "fn main() {}\n", "src/lib.rs": ""},
+			[]string{"use tool::"}, []string{"is a binary"}},
+		{"a crate naming its library", "cargo", map[string]string{"Cargo.toml": "[package]\nname = \"calc-rs\"\n\n[lib]\nname = \"calc\"\n"},
+			[]string{"use calc::"}, nil},
+		{"a workspace", "cargo", map[string]string{"Cargo.toml": "[workspace]\nmembers = [\"crates/a\", \"crates/b\"]\n"},
+			[]string{"workspace (members crates/a, crates/b)"}, []string{"the crate is"}},
+		{"ESM with TypeScript", "vitest", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "vitest run"}}`, "tsconfig.json": "{}"},
+			[]string{"from 'vitest'", `"type": "module"`, "tsc --noEmit", "`vitest run`"}, []string{"CommonJS (require"}},
+		{"CommonJS", "node", map[string]string{"package.json": `{"scripts": {"test": "node --test"}}`},
+			[]string{"node:test", ".js files are CommonJS"}, []string{"tsc"}},
+		{"ESM jest", "jest", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "node --experimental-vm-modules node_modules/jest/bin/jest.js"}}`},
+			[]string{"__tests__", "@jest/globals"}, nil},
+		{"jest through babel", "jest", map[string]string{"package.json": `{"scripts": {"test": "jest"}}`},
+			[]string{"__tests__"}, []string{"@jest/globals"}},
+		{"a go module", "go", map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n"},
+			[]string{"_test.go", "example.com/calc/DIR"}, nil},
+		{"no project files", "pytest", nil, []string{"pytest"}, []string{"In this project"}},
+		{"unknown kind", "mocha", map[string]string{"package.json": "{}"}, nil, []string{"In this project"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, tt.files)
+			got := testrun.ProjectConventions(dir, tt.kind)
+			if !strings.HasPrefix(got, testrun.Conventions(tt.kind)) {
+				t.Errorf("does not start with the runner's conventions: %s", got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q: %s", w, got)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(got, n) {
+					t.Errorf("has %q: %s", n, got)
+				}
+			}
+		})
 	}
 }
 
@@ -347,7 +441,12 @@ func TestLintLanguages(t *testing.T) {
 		{"tsc missing is a note", "node", "vitest", map[string]string{"tsconfig.json": tsconfig, "a.ts": "export const n: number = 'one'\n"}, []string{"a.ts"}, without("tsc"), true, "", "tsc is not installed"},
 		{"typescript without tsconfig is a note", "node", "node", map[string]string{"a.ts": "export const n = 1\n"}, []string{"a.ts"}, nil, true, "", "no tsconfig.json"},
 		{"clippy finds a compile error", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { \"one\" }\n"}, []string{"src/lib.rs"}, nil, false, "clippy --all-targets", ""},
+		{"clippy checks every member of a workspace", "cargo", "cargo", map[string]string{"Cargo.toml": crate + "\n[workspace]\nmembers = [\"crates/b\"]\n", "src/lib.rs": "pub fn f() -> i32 { 1 }\n",
+			"crates/b/Cargo.toml": "[package]\nname = \"b\"\nversion = \"0.1.0\"\nedition = \"2021\"\n", "crates/b/src/lib.rs": "pub fn g() -> i32 { \"one\" }\n"},
+			[]string{"crates/b/src/lib.rs"}, nil, false, "clippy --all-targets", ""},
 		{"cargo check without clippy", "cargo", "cargo", map[string]string{"Cargo.toml": crate, "src/lib.rs": "pub fn f() -> i32 { 1 }\n"}, []string{"src/lib.rs"}, without("cargo-clippy"), true, "check --all-targets", "clippy is not installed"},
+		{"go missing is a note", "node", "junit", map[string]string{"go.mod": "module x\n", "a.go": "package x\n\nfunc F() { fmt.Println() }\n"}, []string{"a.go"},
+			without("go"), true, "", "go is not installed"},
 		{"junit lints by file language", "node", "junit", map[string]string{"a.js": "function f( {\n", "b.txt": ""}, []string{"a.js", "b.txt"}, nil, false, "node --check", ""},
 	}
 	for _, tt := range tests {
@@ -369,10 +468,32 @@ func TestLintLanguages(t *testing.T) {
 			if tt.note != "" && !containsLine(res.Notes, tt.note) {
 				t.Errorf("notes %q lack %q", res.Notes, tt.note)
 			}
-			if _, err := os.Stat(filepath.Join(dir, "target")); err == nil {
-				t.Error("lint left target/ in the project")
+			for _, product := range []string{"target", "Cargo.lock"} {
+				if _, err := os.Stat(filepath.Join(dir, product)); err == nil {
+					t.Errorf("lint left %s in the project", product)
+				}
 			}
 		})
+	}
+}
+
+// A project whose tests ran through its own command (a container, say) on
+// a machine without cargo: the Rust check is skipped with a note, not an
+// error that would stop the run.
+func TestLintWithoutCargo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\n", "src/lib.rs": "pub fn f() -> i32 { \"one\" }\n"})
+	noCargo := func(name string) (string, error) {
+		if strings.HasPrefix(name, "cargo") {
+			return "", exec.ErrNotFound
+		}
+		return exec.LookPath(name)
+	}
+	res, err := testrun.Lint(t.Context(), dir, "junit", []string{"src/lib.rs"},
+		testrun.Options{LookPath: noCargo, Environ: append(os.Environ(), "HOME="+t.TempDir())})
+	if err != nil || !res.Passed || !containsLine(res.Notes, "cargo is not installed") {
+		t.Fatalf("Lint = %+v, %v; want a pass with a note", res, err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/rundoc"
 	"github.com/azero-dev/azero/internal/store"
@@ -124,16 +125,19 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 		return res, err
 	}
 	if q == nil {
-		return res, refuse(http.StatusConflict, "run %s is not waiting for an answer (it is %s at %s)", r.ID, rundoc.Status(st, r), r.Node)
+		return res, refuse(http.StatusConflict, "run %s is not waiting for an answer (it is %s at %s)%s", r.ID, rundoc.Status(st, r), r.Node,
+			s.answeredBefore(ctx, r.ID, req.Gate))
 	}
 	if strings.TrimSpace(req.Gate) == "" {
 		return res, refuse(http.StatusUnprocessableEntity, "name the gate you answer: run %s waits at %s", r.ID, q.Gate)
 	}
 	if req.Gate != q.Gate {
-		return res, refuse(http.StatusConflict, "gate %s is not waiting: run %s waits at %s", req.Gate, r.ID, q.Gate)
+		return res, refuse(http.StatusConflict, "gate %s is not waiting: run %s waits at %s%s", req.Gate, r.ID, q.Gate,
+			s.answeredBefore(ctx, r.ID, req.Gate))
 	}
 	if req.QuestionID != "" && req.QuestionID != q.ID {
-		return res, refuse(http.StatusConflict, "the question at %s changed since you read it: look at it again", q.Gate)
+		return res, refuse(http.StatusConflict, "the question at %s changed since you read it: look at it again%s", q.Gate,
+			s.answeredBefore(ctx, r.ID, req.Gate))
 	}
 	if len(r.Answer) > 0 {
 		return res, refuse(http.StatusConflict, "%s was already answered%s; the run continues with that answer", q.Gate, answeredOn(r.Answer))
@@ -157,6 +161,7 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 		}
 	}
 	a.QuestionID, a.Channel, a.By, a.At = q.ID, human.ChannelWeb, c.by(), s.opts.Now().UTC()
+	a.RemoteAddr, a.UserAgent = c.addr, c.agent
 	opt, err := human.Validate(*q, a)
 	if err != nil {
 		return res, refuse(http.StatusUnprocessableEntity, "%v", err)
@@ -179,6 +184,38 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 		res.Answer = a.Text
 	}
 	return res, nil
+}
+
+// answeredBefore tells someone whose answer came too late how the gate
+// was last answered: "; review was answered APPROVED on the terminal
+// channel at 10:04:05 UTC", or "" when it never was.
+func (s *Server) answeredBefore(ctx context.Context, runID, gate string) string {
+	if strings.TrimSpace(gate) == "" {
+		return ""
+	}
+	evs, err := s.opts.Store.Events(ctx, runID, 0, 0)
+	if err != nil {
+		return ""
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		ev := evs[i]
+		if ev.Kind != event.Answer || ev.Node != gate {
+			continue
+		}
+		var a human.Answer
+		if ev.Decode(&a) != nil || a.Channel == "" {
+			return ""
+		}
+		msg := fmt.Sprintf("; %s was answered %s on the %s channel", gate, ev.Text, a.Channel)
+		if a.By != "" {
+			msg += " by " + a.By
+		}
+		if !ev.At.IsZero() {
+			msg += " at " + ev.At.UTC().Format("15:04:05 MST")
+		}
+		return msg
+	}
+	return ""
 }
 
 // answeredOn says where a posted answer came from: " on the terminal".

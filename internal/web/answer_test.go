@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +90,9 @@ func TestAnApprovalContinuesTheRun(t *testing.T) {
 	by, _ := d["by"].(string)
 	if d["channel"] != "web" || d["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(by, "azero-test-script/1.0") {
 		t.Errorf("decision record %v", d)
+	}
+	if addr, _ := d["remote_addr"].(string); !strings.HasPrefix(addr, "127.0.0.1:") || d["user_agent"] != "azero-test-script/1.0" {
+		t.Errorf("decision record without the remote address and user agent as fields: %v", d)
 	}
 	if web := f.auditRecords("web_answer"); len(web) != 1 || web[0]["user_agent"] != "azero-test-script/1.0" || web[0]["decision"] != "APPROVED" {
 		t.Errorf("web_answer records %v", web)
@@ -291,6 +295,112 @@ func TestTheFirstAnswerWins(t *testing.T) {
 	_ = json.Unmarshal(f.run(id).Answer, &a)
 	if a.Key != "abort" || a.Channel != human.ChannelTerminal {
 		t.Fatalf("the stored answer is %+v", a)
+	}
+}
+
+// When the terminal answered and the run moved on, an answer from the page
+// for that gate is refused and says who answered it, and how; so is one
+// for a run the terminal ended.
+func TestALateAnswerIsToldWhoAnswered(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id, err := flow.Create(t.Context(), f.eng, graph(), &state{Report: diffReport}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &blockingTerminal{asked: make(chan human.Question, 4), answer: make(chan human.Answer)}
+	eng := &flow.Engine{Store: f.st, Audit: f.audit, Answerer: term, Poll: 20 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() {
+		_, err := flow.Drive(t.Context(), eng, graph(), id)
+		done <- err
+	}()
+	asked := func(gate string) {
+		t.Helper()
+		select {
+		case q := <-term.asked:
+			if q.Gate != gate {
+				t.Fatalf("the terminal was asked %s, want %s", q.Gate, gate)
+			}
+		case <-time.After(testenv.Patience):
+			t.Fatalf("the terminal was never asked %s", gate)
+		}
+	}
+	asked("review")
+	term.answer <- human.Answer{Gate: "review", Key: "approve", Channel: human.ChannelTerminal, By: "pid 42"}
+	asked("edit")
+	code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"abort"}`)
+	msg, _ := doc["error"].(string)
+	if code != http.StatusConflict || !strings.Contains(msg, "review was answered APPROVED on the terminal channel by pid 42 at ") {
+		t.Fatalf("%d %q: want 409 saying the terminal approved", code, msg)
+	}
+	term.answer <- human.Answer{Gate: "edit", Key: "S", Files: map[string]string{"draft.md": "x"}, Channel: human.ChannelTerminal}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Drive: %v", err)
+		}
+	case <-time.After(testenv.Patience):
+		t.Fatal("the run did not end")
+	}
+	code, doc = f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"edit","answer":"M"}`)
+	msg, _ = doc["error"].(string)
+	if code != http.StatusConflict || !strings.Contains(msg, "is not waiting") || !strings.Contains(msg, "edit was answered send on the terminal channel") {
+		t.Fatalf("%d %q: want 409 saying the terminal sent it", code, msg)
+	}
+	if r := f.run(id); r.Status != store.StatusDone {
+		t.Fatalf("run %s", r.Status)
+	}
+}
+
+// A form refused because the run moved on (another channel answered)
+// says so above the page, and what was typed does not reappear in the
+// next question's form; a form refused for its own question (a wrong
+// answer) is shown again as typed, with its error.
+func TestARefusedFormIsNotCarriedToTheNextQuestion(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{Draft: "# Draft\n"})
+	csrf := csrfOf(t, f, id)
+	review := question(t, f.run(id))
+	form := map[string]string{"Cookie": "azero_" + portOf(t, f) + "=" + testToken, "Content-Type": "application/x-www-form-urlencoded"}
+	post := func(values url.Values) (int, string) {
+		t.Helper()
+		values.Set("csrf", csrf)
+		resp, body := f.request("POST", "/runs/"+id+"/answer", values.Encode(), form)
+		return resp.StatusCode, body
+	}
+
+	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
+		t.Fatal(code, doc)
+	}
+	edit := question(t, f.waitsAt(id, "edit"))
+	code, body := post(url.Values{"gate": {"review"}, "question_id": {review.ID}, "answer": {"revise"}, "feedback": {"typed for the review"}})
+	if code != http.StatusConflict || !strings.Contains(body, `id="answer-refused"`) ||
+		!strings.Contains(body, "review was answered APPROVED on the web channel") {
+		t.Errorf("a form for a gate answered elsewhere: %d\n%s", code, body)
+	}
+	if strings.Contains(body, "typed for the review") || strings.Contains(body, `id="answer-error"`) || !strings.Contains(body, `data-gate="edit"`) {
+		t.Errorf("the next question's form holds what was typed for the last:\n%s", body)
+	}
+
+	code, body = post(url.Values{"gate": {"edit"}, "question_id": {edit.ID}, "answer": {"X"}, "file:draft.md": {"# Typed draft"}})
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, `id="answer-error"`) || !strings.Contains(body, "# Typed draft</textarea>") ||
+		strings.Contains(body, `id="answer-refused"`) {
+		t.Errorf("a wrong answer to the question asked: %d\n%s", code, body)
+	}
+
+	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"edit","answer":"S"}`); code != http.StatusOK {
+		t.Fatal(code, doc)
+	}
+	f.waitFor(id, "finished", func(r store.Run) bool { return r.Status == store.StatusDone })
+	code, body = post(url.Values{"gate": {"edit"}, "question_id": {edit.ID}, "answer": {"M"}})
+	if code != http.StatusConflict || !strings.Contains(body, `id="answer-refused"`) || !strings.Contains(body, "is not waiting") ||
+		!strings.Contains(body, "edit was answered send on the web channel") {
+		t.Errorf("a form for a run that ended: %d\n%s", code, body)
+	}
+	if r := f.run(id); r.Status != store.StatusDone {
+		t.Fatalf("run %s", r.Status)
 	}
 }
 

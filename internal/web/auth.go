@@ -3,9 +3,12 @@ package web
 import (
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"path"
 	"strings"
 )
 
@@ -174,13 +177,39 @@ func (s *Server) guard(hosts hostRule, cookie string, next http.Handler) http.Ha
 			// The browser keeps the token in a cookie it will not send
 			// from other sites or show to scripts, and the URL loses it.
 			http.SetCookie(w, &http.Cookie{Name: cookie, Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			q := r.URL.Query()
-			q.Del("token")
-			u := *r.URL
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			to := withoutToken(r.URL)
+			if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+				// Opened from a link on another site: a redirect would
+				// carry that site along, and the browser would not send a
+				// SameSite=Strict cookie with it. A page of this server
+				// sends the browser on instead.
+				var b strings.Builder
+				if err := s.pages.ExecuteTemplate(&b, "continue", to); err == nil {
+					hd.Set("Content-Type", "text/html; charset=utf-8")
+					_, _ = io.WriteString(w, b.String())
+					return
+				}
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// withoutToken is the address of the page u asks for, without the token:
+// a path on this server (a request for //host/ would otherwise send the
+// browser to that host) and the rest of the query.
+func withoutToken(u *url.URL) string {
+	p := path.Clean("/" + u.Path)
+	if strings.HasSuffix(u.Path, "/") && p != "/" {
+		p += "/"
+	}
+	q := u.Query()
+	q.Del("token")
+	out := (&url.URL{Path: p, RawQuery: q.Encode()}).RequestURI()
+	if strings.HasPrefix(out, "//") {
+		return "/"
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -107,5 +108,85 @@ func TestBrowserFollowsARunLive(t *testing.T) {
 	webtest.WaitFor(t, ctx, `!document.getElementById('notice').hidden`)
 	if v, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`textarea[name="feedback"]`))); v != "half-typed feedback" {
 		t.Errorf("the feedback field holds %q", v)
+	}
+}
+
+// The forms offer exactly what the gate allows: a word question has one
+// text field for the word and one button that carries no answer of its
+// own (clicked with the field empty, it sends nothing); a menu offers its
+// options, each once, with the feedback and the confirmation word as
+// typed fields.
+func TestBrowserFormsOfferTheGatesAnswers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{Draft: "# Draft\n", Verdict: "BLOCK"})
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.Navigate(f.http.URL+"/runs/"+id+"?token="+testToken), chromedp.WaitVisible(chromedp.CSS(`#question[data-gate="review"]`)))
+
+	answers := `Array.from(document.querySelectorAll('#question form [name=answer]')).map(e => e.tagName + ':' + e.type + ':' + e.value).join(' ')`
+	buttons := `Array.from(document.querySelectorAll('#question form button, #question form input[type=submit], #question form input[type=image], #question form input[type=button]')).map(b => b.type + ':' + b.name + '=' + b.value).join(' ')`
+	named := `Array.from(document.querySelectorAll('#question form [name]')).map(e => e.name).sort().join(' ')`
+	check := func(what, expression, want string) {
+		t.Helper()
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](expression))
+		if err != nil || got != want {
+			t.Errorf("%s: %q (%v), want %q", what, got, err, want)
+		}
+	}
+	check("the word question's answer fields", answers, "INPUT:text:")
+	check("the word question's buttons", buttons, "submit:=")
+	check("the word question's fields", named, "answer csrf feedback gate question_id")
+
+	// The button alone sends nothing: the word must be typed.
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS(`#question button`)))
+	check("the empty field after a click", `document.querySelector('#question input[name=answer]').validity.valueMissing ? 'missing' : 'sent'`, "missing")
+	webtest.Do(t, ctx, chromedp.SendKeys(chromedp.CSS("#question input[name=answer]"), "abor"),
+		chromedp.Submit(chromedp.CSS("#question input[name=answer]")), chromedp.WaitVisible(chromedp.CSS("#answer-error")))
+	if r := f.run(id); r.Status != store.StatusWaiting || len(r.Answer) != 0 {
+		t.Fatalf("run %s with answer %s", r.Status, r.Answer)
+	}
+	if n := len(f.auditRecords("web_answer_refused")); n != 1 {
+		t.Errorf("%d refusals audited, want 1 (the partial word; the button alone sends nothing)", n)
+	}
+
+	// The editor question's menu: its options, no more.
+	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
+		t.Fatal(code, doc)
+	}
+	f.waitsAt(id, "edit")
+	webtest.Do(t, ctx, chromedp.Navigate(f.http.URL+"/runs/"+id), chromedp.WaitVisible(chromedp.CSS(`#question[data-gate="edit"]`)))
+	check("the menu's answers", answers, "INPUT:radio:S INPUT:radio:R INPUT:radio:A")
+	check("the menu's buttons", buttons, "submit:=")
+	check("the menu's fields", named, "answer answer answer confirm csrf feedback file:draft.md gate question_id")
+	check("the menu's labels", `Array.from(document.querySelectorAll('#question fieldset.menu label')).map(l => l.innerText.trim()).join(' | ')`,
+		"[S]end | [R]evise (with feedback) | [A]pprove (confirmed by typing override)")
+}
+
+// The URL with the token opened from a link on another site (a chat
+// message, a notes page) shows the page too: the browser would not send a
+// SameSite=Strict cookie along a redirect started by another site, so the
+// server sends it on from a page of its own.
+func TestBrowserOpensTheURLFromAnotherSite(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{})
+	target := f.http.URL + "/runs/" + id + "?token=" + testToken
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><a id="open" href="` + target + `">the run</a>`))
+	}))
+	t.Cleanup(other.Close)
+	// localhost and 127.0.0.1 are different sites.
+	elsewhere := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.Navigate(elsewhere), chromedp.WaitVisible(chromedp.CSS("#open")))
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#open")))
+	webtest.WaitFor(t, ctx, `document.querySelector('#question[data-gate="review"]') !== null`)
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if loc != f.http.URL+"/runs/"+id {
+		t.Errorf("the page is at %s", loc)
+	}
+	if cookie, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.cookie")); cookie != "" {
+		t.Errorf("scripts can read the cookie %q", cookie)
 	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -138,6 +139,57 @@ func FuzzHostHeader(f *testing.F) {
 		ip, err := netip.ParseAddr(h)
 		if err != nil || !ip.Unmap().IsLoopback() {
 			t.Fatalf("allowed %q, which is not this machine", host)
+		}
+	})
+}
+
+func TestWithoutToken(t *testing.T) {
+	t.Parallel()
+	for target, want := range map[string]string{
+		"/?token=T":                    "/",
+		"/runs/r1?token=T&x=1":         "/runs/r1?x=1",
+		"/runs/r1/diff?x=1&token=T":    "/runs/r1/diff?x=1",
+		"/gates?token=T&token=U":       "/gates",
+		"//evil.example/?token=T":      "/evil.example/",
+		"///evil.example?token=T":      "/evil.example",
+		"/./../evil.example/?token=T":  "/evil.example/",
+		"/%2F%2Fevil.example/?token=T": "/evil.example/",
+		"/%5Cevil.example?token=T":     "/%5Cevil.example",
+		"/runs/r1/lineage/a b?token=T": "/runs/r1/lineage/a%20b",
+		"/runs/r1/../../gates?token=T": "/gates",
+	} {
+		u, err := url.ParseRequestURI(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := withoutToken(u); got != want {
+			t.Errorf("withoutToken(%s) = %s, want %s", target, got, want)
+		}
+	}
+}
+
+// FuzzWithoutToken: the page a browser is sent to after giving the token
+// is on this server (a path from /, never //host or /\host) and has no
+// token in its query.
+func FuzzWithoutToken(f *testing.F) {
+	for _, seed := range []string{"/?token=T", "//evil/?token=T", "/\\evil?token=T", "/a/../..//b?x=1&token=T", "/%2f%2fevil?token=T", "/?token=T&token=T"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		u, err := url.ParseRequestURI(target)
+		if err != nil || u.Scheme != "" || u.Host != "" {
+			return
+		}
+		got := withoutToken(u)
+		back, err := url.ParseRequestURI(got)
+		if err != nil {
+			t.Fatalf("withoutToken(%q) = %q: %v", target, got, err)
+		}
+		if !strings.HasPrefix(got, "/") || strings.HasPrefix(got, "//") || strings.HasPrefix(got, "/\\") || back.Host != "" {
+			t.Fatalf("withoutToken(%q) = %q leads off this server", target, got)
+		}
+		if back.Query().Has("token") {
+			t.Fatalf("withoutToken(%q) = %q keeps the token", target, got)
 		}
 	})
 }

@@ -207,6 +207,8 @@ type formValues struct {
 	Answer, Feedback, Confirm string
 	Files                     map[string]string
 	Error                     string
+	// QuestionID is the question the form answered.
+	QuestionID string
 }
 
 // questionView is a question with the form that answers it.
@@ -346,13 +348,16 @@ type runData struct {
 	// Answered says an answer was posted and the run has not taken it yet.
 	Answered string
 	Flash    string
-	Driver   string
-	Events   []eventView
-	LastSeq  int64
-	Tests    []testView
-	Lineage  []lineageFile
-	Trail    *trailView
-	HasDiff  bool
+	// Refused is why an answer from this page was not taken, when the
+	// form it answered is no longer the one asked.
+	Refused string
+	Driver  string
+	Events  []eventView
+	LastSeq int64
+	Tests   []testView
+	Lineage []lineageFile
+	Trail   *trailView
+	HasDiff bool
 }
 
 func (d runData) title() string { return "Run " + d.D.Run.ID }
@@ -365,7 +370,10 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // showRun renders a run's page; typed, when set, is a refused answer's
-// form to show again with its error.
+// form. What was typed is shown again in the form only when the run still
+// asks that very question: typed for another question (the run moved on,
+// answered elsewhere), it would stand ready in the next question's form,
+// one click from answering what nobody read. The refusal is said above.
 func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typed *formValues) {
 	d, run, err := s.detail(r, true)
 	if err != nil {
@@ -376,10 +384,14 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typ
 	if data.Flash != "" {
 		data.Flash = fmt.Sprintf("Your answer %q was accepted.", data.Flash)
 	}
+	if typed != nil {
+		data.Refused = typed.Error
+	}
 	if d.Question != nil {
 		v := formValues{}
-		if typed != nil {
-			v = *typed
+		// (A question answered already shows no form.)
+		if typed != nil && typed.QuestionID != "" && typed.QuestionID == d.Question.ID && len(run.Answer) == 0 {
+			v, data.Refused = *typed, ""
 		}
 		qv := newQuestionView(run.ID, *d.Question, v)
 		data.Question = &qv
@@ -653,7 +665,7 @@ func (s *Server) formAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	req := AnswerRequest{Gate: r.PostFormValue("gate"), Answer: r.PostFormValue("answer"), Feedback: r.PostFormValue("feedback"),
 		Confirm: r.PostFormValue("confirm"), QuestionID: r.PostFormValue("question_id")}
-	typed := formValues{Answer: req.Answer, Feedback: req.Feedback, Confirm: req.Confirm}
+	typed := formValues{Answer: req.Answer, Feedback: req.Feedback, Confirm: req.Confirm, QuestionID: req.QuestionID}
 	for k, v := range r.PostForm {
 		if name, ok := strings.CutPrefix(k, "file:"); ok && len(v) > 0 {
 			if req.Files == nil {

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,6 +87,17 @@ func TestTheURLTokenBecomesACookie(t *testing.T) {
 	}
 	if c == nil || c.Value != testToken || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
 		t.Fatalf("cookie %+v, want the token, HttpOnly, SameSite=Strict, Path=/", c)
+	}
+	// Opened from another site's link, the browser is sent on by a page
+	// of this server (a redirect would not carry the Strict cookie).
+	resp2, body2 := f.request("GET", "/runs/"+id+"?token="+testToken+"&x=1", "", map[string]string{"Sec-Fetch-Site": "cross-site"})
+	if resp2.StatusCode != http.StatusOK || !strings.Contains(body2, `<meta http-equiv="refresh" content="0;url=/runs/`+id+`?x=1">`) ||
+		strings.Contains(body2, testToken) || len(resp2.Cookies()) != 1 || !resp2.Cookies()[0].HttpOnly || resp2.Cookies()[0].SameSite != http.SameSiteStrictMode {
+		t.Errorf("from another site: %d %v\n%s", resp2.StatusCode, resp2.Cookies(), body2)
+	}
+	// The page it sends the browser to is on this server.
+	if resp, _ := f.request("GET", "//evil.example/?token="+testToken, "", nil); resp.Header.Get("Location") != "/evil.example/" {
+		t.Errorf("a URL naming another host redirects to %q", resp.Header.Get("Location"))
 	}
 	if rp := resp.Header.Get("Referrer-Policy"); rp != "no-referrer" {
 		t.Errorf("Referrer-Policy %q: the token could leak through a link", rp)
@@ -201,15 +213,46 @@ func csrfOf(t *testing.T, f *fixture, id string) string {
 	return tok
 }
 
-// Bodies are size-limited.
+// Bodies are size-limited, whether they say their length or not.
 func TestLargeBodiesAreRefused(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	id := f.waitingRun(state{})
-	big := `{"gate":"review","answer":"approve","feedback":"` + strings.Repeat("x", 2<<20) + `"}`
-	resp, _ := f.request("POST", "/api/runs/"+id+"/answer", big, bearer)
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("status %d, want 413", resp.StatusCode)
+	feedback := strings.Repeat("x", 2<<20)
+	tests := []struct {
+		name, path, body, contentType string
+		chunked                       bool
+	}{
+		{"json with its length", "/api/runs/" + id + "/answer", `{"gate":"review","answer":"revise","feedback":"` + feedback + `"}`, "application/json", false},
+		{"json sent in chunks", "/api/runs/" + id + "/answer", `{"gate":"review","answer":"revise","feedback":"` + feedback + `"}`, "application/json", true},
+		{"a form sent in chunks", "/runs/" + id + "/answer", "gate=review&answer=revise&feedback=" + feedback, "application/x-www-form-urlencoded", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body io.Reader = strings.NewReader(tt.body)
+			if tt.chunked {
+				// A reader of unknown length: the client sends it chunked,
+				// without Content-Length.
+				body = io.MultiReader(body)
+			}
+			req, err := http.NewRequestWithContext(t.Context(), "POST", f.http.URL+tt.path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", tt.contentType)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if (req.ContentLength <= 0) != tt.chunked {
+				t.Fatalf("Content-Length %d", req.ContentLength)
+			}
+			if resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Fatalf("status %d, want 413", resp.StatusCode)
+			}
+		})
 	}
 	if r := f.run(id); len(r.Answer) != 0 || r.Status != store.StatusWaiting {
 		t.Fatalf("run changed: %s, answer %s", r.Status, r.Answer)

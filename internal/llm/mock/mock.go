@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -71,7 +72,7 @@ func New(opts Options) (llm.Model, error) {
 		}
 		return m, nil
 	}
-	data, err := os.ReadFile(opts.Script)
+	data, err := readScript(opts.Script)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read script: %w", Name, err)
 	}
@@ -81,6 +82,37 @@ func New(opts Options) (llm.Model, error) {
 	}
 	m.script = s
 	return m, nil
+}
+
+// MaxScriptBytes bounds a script: a path that names a device that never
+// ends (/dev/zero) or a huge file by mistake fails at once instead of
+// filling memory.
+const MaxScriptBytes = 32 << 20
+
+// readScript reads a script file: a regular file of at most
+// MaxScriptBytes (a named pipe is refused before it is opened: opening it
+// could wait forever).
+func readScript(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: a script is a TOML text file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxScriptBytes {
+		return nil, fmt.Errorf("%s is larger than %d MiB: check that it is the script you meant", path, MaxScriptBytes>>20)
+	}
+	return data, nil
 }
 
 // Name returns "mock:scripted".

@@ -234,6 +234,19 @@ func TestScriptFileErrors(t *testing.T) {
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing script: err = %v", err)
 	}
+	// Endless or huge: refused at once, never read into memory.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := New(Options{Script: "/dev/zero", Role: llm.RoleCoder}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("/dev/zero as a script: err = %v", err)
+		}
+	}
+	huge := filepath.Join(dir, "huge.toml")
+	if err := os.WriteFile(huge, []byte("# "+strings.Repeat("x", MaxScriptBytes)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{Script: huge, Role: llm.RoleCoder}); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a huge script: err = %v", err)
+	}
 }
 
 func TestMarshalRoundTrip(t *testing.T) {

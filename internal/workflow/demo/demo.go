@@ -10,7 +10,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 
+	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
@@ -50,4 +53,44 @@ func WriteProject(ctx context.Context, w *safewrite.Writer, dir string) ([]strin
 		return nil
 	})
 	return written, err
+}
+
+// Setup is what the demo runs on, made in its base directory.
+type Setup struct {
+	Project string // the project's repository: base/textkit
+	Design  string // the design document in it
+	Script  string // the scripted coder's replies, beside the project (not part of the change under review)
+}
+
+// Prepare makes the demo in base (created if missing): the project, a git
+// repository of it with one commit (with an identity of its own, so the
+// demo works where git has none), and the coder's script beside it. It
+// refuses a base that already holds a demo project.
+func Prepare(ctx context.Context, w *safewrite.Writer, base string) (Setup, error) {
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return Setup{}, err
+	}
+	proj := filepath.Join(base, "textkit")
+	if err := os.Mkdir(proj, 0o755); err != nil {
+		return Setup{}, fmt.Errorf("create the demo project: %w (choose another --dir)", err)
+	}
+	if _, err := WriteProject(ctx, w, proj); err != nil {
+		return Setup{}, err
+	}
+	if _, err := w.Write(ctx, safewrite.Request{Root: base, Path: "coder-script.toml", Content: CoderScript, Actor: "azero demo"}); err != nil {
+		return Setup{}, err
+	}
+	repo := gitx.Repo{Dir: proj}
+	for _, args := range [][]string{
+		{"init", "--quiet", "--initial-branch=main"},
+		{"config", "user.name", "azero demo"},
+		{"config", "user.email", "demo@azero.invalid"},
+		{"add", "--all"},
+		{"commit", "--quiet", "--no-verify", "-m", "textkit: initial import"},
+	} {
+		if _, err := repo.Run(ctx, args...); err != nil {
+			return Setup{}, fmt.Errorf("prepare the demo repository: %w", err)
+		}
+	}
+	return Setup{Project: proj, Design: filepath.Join(proj, Design), Script: filepath.Join(base, "coder-script.toml")}, nil
 }

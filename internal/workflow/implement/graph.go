@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -231,7 +232,7 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 			}
 			n.say(ctx, event.Warn, "%s: reply cut off at %d tokens; %s", f.Path, cut, how)
 			_ = n.d.Audit.Event(ctx, "reply_truncated", runID, slog.String("path", f.Path), slog.String("purpose", purpose),
-				slog.Int("max_tokens", cut), slog.Int("next_max_tokens", next), slog.Bool("edit_blocks", blocks))
+				slog.Int("output_limit", cut), slog.Int("next_output_limit", next), slog.Bool("edit_blocks", blocks))
 		},
 	})
 	for _, rejected := range res.Rejected {
@@ -242,6 +243,11 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 	}
 	if err := n.looseMatches(ctx, s, f.Path, purpose, res.Blocks); err != nil {
 		return err
+	}
+	for _, r := range res.Blocks {
+		if r.Status == edit.NoChange {
+			n.say(ctx, event.Plain, "%s: %s (its REPLACE WITH is the text already there)", f.Path, r.String())
+		}
 	}
 	req := safewrite.Request{Root: s.Worktree, Path: f.Path, Content: []byte(res.Content), Base: &snap,
 		Actor: "implement:" + purpose, RunID: flow.RunID(ctx)}
@@ -286,11 +292,14 @@ func (n *nodes) looseMatches(ctx context.Context, s *State, path, purpose string
 }
 
 // currentFiles reads the change's Modify targets other than the file being
-// written (whose content its own prompt shows) from the worktree.
+// written (whose content its own prompt shows) from the worktree. A code
+// file's prompt shows the test files whole already (testsText), so they
+// are not repeated.
 func currentFiles(s *State, except string) []CurrentFile {
+	code := slices.ContainsFunc(s.Files, func(f FileSpec) bool { return f.Path == except && !f.Test })
 	var out []CurrentFile
 	for _, f := range s.Files {
-		if f.Change != "Modify" || f.Path == except {
+		if f.Change != "Modify" || f.Path == except || (code && f.Test) {
 			continue
 		}
 		content, _, err := safewrite.Read(s.Worktree, f.Path)

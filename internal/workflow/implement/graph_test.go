@@ -125,3 +125,24 @@ func TestReviseSendsFeedbackToTheCoder(t *testing.T) {
 		t.Errorf("the coder's prompt does not carry the feedback:\n%s", text)
 	}
 }
+
+// The diff review, and the human review of a change nobody saw there,
+// list the edit blocks that matched their file only loosely.
+func TestReviewsListLooseMatches(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n"})
+	testenv.WriteFiles(t, repo, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"})
+	g := Graph(Deps{})
+	s := State{Worktree: repo, Repo: repo, Branch: "azero/x", BaseBranch: "main",
+		Files:        []FileSpec{{Path: "calc.py", Change: "Modify"}},
+		LooseMatches: []LooseMatch{{Path: "calc.py", What: "block 1, lines 1-2: applied, loose match: indentation shifted by +4 spaces"}}}
+	for _, gate := range []string{NodeDiffGate, NodeReview} {
+		q, err := g.Ask(t.Context(), gate, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(q.Report, "matched only loosely") || !strings.Contains(q.Report, "calc.py: block 1, lines 1-2: applied, loose match: indentation shifted by +4 spaces") {
+			t.Errorf("%s does not list the loose match:\n%s", gate, q.Report)
+		}
+	}
+}

@@ -1,12 +1,16 @@
 package implement
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/contextload"
+	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/lld"
 	"github.com/azero-dev/azero/internal/llm"
@@ -14,8 +18,9 @@ import (
 	"github.com/azero-dev/azero/internal/testrun"
 )
 
-// Inputs are what a human asks `azero implement` for, with every default
-// already resolved by the caller (flags over config over built-ins).
+// Inputs are what a human asks `azero implement` for: the flags as given
+// (empty or zero when not given) and the configuration, which Prepare
+// resolves (flags over config over built-ins).
 type Inputs struct {
 	// Design is the design document's path and content (read by the
 	// caller, bounded).
@@ -24,16 +29,29 @@ type Inputs struct {
 	Issue      string   // "" takes the number the design names
 	Dir        string   // a directory inside the repository
 	Context    []string // files or directories sent as read-only context
-	Runner     string   // "" detects from the test files, then the project
-	TestCmd    string
-	Report     string // FORMAT:PATH of a report TestCmd writes (junit:build/report.xml)
+	Runner     string   // "" takes the config's, else detects from the test files, then the project
+	TestCmd    string   // "" takes the config's, else the runner's own command
+	Report     string   // FORMAT:PATH of a report TestCmd writes (junit:build/report.xml); "" takes the config's
 	// Coder is the model the run will use, as provider:model: the
 	// scripted model when the run is mocked.
-	Coder    string
-	Prices   llm.PriceTable // to check that a budget can be kept
+	Coder  string
+	Prices llm.PriceTable // to check that a budget can be kept
+	// Settings are the flags' (a Budget of 0 takes the config's).
 	Settings Settings
-	StateDir string // where the worktree goes: StateDir/worktrees/RunID
+	Config   config.Implement // the [implement] section of the configuration
+	StateDir string           // where the worktree goes: StateDir/worktrees/RunID
 	RunID    string
+}
+
+// resolved fills what the flags left out from the configuration.
+func (in Inputs) resolved() Inputs {
+	in.Runner = cmp.Or(in.Runner, in.Config.Runner)
+	in.TestCmd = cmp.Or(in.TestCmd, in.Config.TestCmd)
+	in.Report = cmp.Or(in.Report, in.Config.Report)
+	if in.Settings.Budget == 0 && in.Config.Budget != nil {
+		in.Settings.Budget = *in.Config.Budget
+	}
+	return in
 }
 
 // Plan is what Prepare found, for the human to read before any model
@@ -43,6 +61,11 @@ type Plan struct {
 	Context       []contextload.File
 	ContextTokens int
 	Modified      []string // the files of the change that exist and are shown to the model
+	// Large are the Modified files over the large-file threshold: sent
+	// whole when the model is asked to change them (it must copy their
+	// lines into edit blocks), as an outline of their declarations in the
+	// prompts for the other files.
+	Large []string
 }
 
 // Prepare checks the inputs and builds a run's initial state, without
@@ -54,6 +77,7 @@ type Plan struct {
 // a branch name that is free.
 func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 	var plan Plan
+	in = in.resolved()
 	top, err := gitx.TopLevel(ctx, in.Dir)
 	if err != nil {
 		return nil, plan, err
@@ -86,6 +110,9 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 		}
 		if fc.ChangeName == "Modify" {
 			plan.Modified = append(plan.Modified, fc.Path)
+			if data, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(fc.Path))); err == nil && edit.IsLarge(data) {
+				plan.Large = append(plan.Large, fc.Path)
+			}
 		}
 	}
 	if len(tests) == 0 || code == 0 {
@@ -93,10 +120,7 @@ func Prepare(ctx context.Context, in Inputs) (*State, Plan, error) {
 	}
 	runner := in.Runner
 	if runner == "" {
-		runner = testrun.DetectFiles(tests)
-	}
-	if runner == "" {
-		if runner, err = testrun.Detect(top); err != nil {
+		if runner, err = testrun.DetectProject(top, tests); err != nil {
 			if in.Report == "" {
 				return nil, plan, err
 			}

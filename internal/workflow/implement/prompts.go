@@ -70,7 +70,7 @@ func againSection(s *State) string {
 // runnerSection tells the model how the project's tests run and where test
 // files live.
 func runnerSection(s *State) string {
-	c := testrun.Conventions(s.Runner)
+	c := testrun.ProjectConventions(s.Worktree, s.Runner)
 	if c == "" {
 		return ""
 	}

@@ -43,6 +43,12 @@ func TestCoderSeesTheFilesItChanges(t *testing.T) {
 	if strings.Contains(text, "### new.go") || strings.Contains(text, "### calc_test.go\n") {
 		t.Error("the prompt shows an Add target or the file being written")
 	}
+	// A code file's prompt shows the other Modify targets, but not the test
+	// files again: the tests section has them whole.
+	code := implementText(s, "calc.go", currentFiles(s, "calc.go"))
+	if !strings.Contains(code, "### big.go (705 lines") || strings.Contains(code, "### calc_test.go") {
+		t.Errorf("the implementation prompt's current files:\n%s", code)
+	}
 	// Without Modify targets nothing is "shown", and the prompt says so.
 	s.Files = []FileSpec{{Path: "new.go", Change: "Add"}, {Path: "new_test.go", Change: "Add", Test: true}}
 	text = scaffoldText(s, "new_test.go", currentFiles(s, "new_test.go"))
@@ -52,6 +58,40 @@ func TestCoderSeesTheFilesItChanges(t *testing.T) {
 	for _, p := range []string{stubText(s, "new.go", "undefined: X", cur), implementText(s, "new.go", cur)} {
 		if !strings.Contains(p, "### calc.go") {
 			t.Errorf("a stub or implementation prompt does not show the Modify targets:\n%s", p)
+		}
+	}
+}
+
+// Every prompt of the coder tells it how the project's runner finds tests
+// and how tests reach this project's code.
+func TestPromptsCarryTheProjectsConventions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		runner string
+		files  map[string]string
+		want   []string
+	}{
+		{"cargo", map[string]string{"Cargo.toml": "[package]\nname = \"my-calc\"\nversion = \"0.1.0\"\n"},
+			[]string{"## The test runner (cargo)", "#[cfg(test)]", "use my_calc::"}},
+		{"vitest", map[string]string{"package.json": `{"type": "module", "scripts": {"test": "vitest run"}}`},
+			[]string{"## The test runner (vitest)", "from 'vitest'", `"type": "module"`}},
+		{"jest", map[string]string{"package.json": `{"scripts": {"test": "jest"}}`},
+			[]string{"## The test runner (jest)", "__tests__", ".js files are CommonJS"}},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		testenv.WriteFiles(t, dir, tt.files)
+		s := &State{Worktree: dir, Runner: tt.runner, Files: []FileSpec{{Path: "tests/a.rs", Change: "Add", Test: true}, {Path: "src/lib.rs", Change: "Add"}}}
+		for name, text := range map[string]string{
+			"scaffold":  scaffoldText(s, "tests/a.rs", nil),
+			"stub":      stubText(s, "src/lib.rs", "error[E0425]: cannot find function", nil),
+			"implement": implementText(s, "src/lib.rs", nil),
+		} {
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s: the %s prompt lacks %q:\n%s", tt.runner, name, w, text)
+				}
+			}
 		}
 	}
 }

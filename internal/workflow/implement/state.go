@@ -43,7 +43,7 @@ type State struct {
 	BaseCommit string        `json:"base_commit"`
 	Branch     string        `json:"branch"`   // azero/<issue>-<slug>
 	Worktree   string        `json:"worktree"` // where all generation and tests happen
-	Runner     string        `json:"runner"`   // "pytest" or "go"
+	Runner     string        `json:"runner"`   // a testrun kind: go, pytest, node, vitest, jest, cargo, junit
 	TestCmd    string        `json:"test_cmd,omitempty"`
 	Report     string        `json:"report,omitempty"` // FORMAT:PATH of the report TestCmd writes
 	Files      []FileSpec    `json:"files"`

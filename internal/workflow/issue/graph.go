@@ -268,9 +268,9 @@ func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req ll
 			if attempt >= maxReplyAttempts || next <= req.MaxTokens {
 				return "", &TruncatedError{Role: role, Attempts: attempt, MaxTokens: req.MaxTokens}
 			}
-			n.d.say(ctx, event.Warn, "The %s's reply was cut off at %d tokens; asking again with room for %d.", role, req.MaxTokens, next)
+			n.d.say(ctx, event.Warn, "%s: reply cut off at %d tokens; asking again with %d", role, req.MaxTokens, next)
 			_ = n.d.Audit.Event(ctx, "reply_truncated", flow.RunID(ctx), slog.String("role", string(role)),
-				slog.Int("max_tokens", req.MaxTokens), slog.Int("next_max_tokens", next))
+				slog.Int("output_limit", req.MaxTokens), slog.Int("next_output_limit", next))
 			req.MaxTokens = next
 			continue
 		case resp.Stop == llm.StopRefused:
@@ -290,7 +290,7 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 	if err := n.flush(ctx, s); err != nil {
 		return "", err
 	}
-	warn := ""
+	asked, warn := false, ""
 	e, text, count, err := n.reply(ctx, s, KindDraft, func() (string, error) {
 		what := "Drafting the issue"
 		if s.Feedback != "" {
@@ -298,12 +298,19 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 		}
 		n.d.say(ctx, event.Plain, "%s with %s...", what, modelName(n.d.Drafter))
 		raw, err := n.generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
+		// The prose around the issue stays in the lineage, with the reply.
 		draft, _, warning := SplitDraft(raw)
-		warn = warning
+		asked, warn = true, warning
 		return draft, err
 	})
 	if err != nil {
 		return "", err
+	}
+	if !asked {
+		// A draft an earlier attempt of this node saved before the run was
+		// killed: one that could not be cut was saved whole, and reading
+		// it again gives its warning.
+		_, _, warn = SplitDraft(text)
 	}
 	s.Draft, s.DraftFile = string(normalise(KindDraft, []byte(text))), e.Name
 	s.ModelDraft, s.DraftWarning = s.Draft, warn
@@ -604,7 +611,7 @@ func (n *nodes) review(ctx context.Context, s *State) (string, error) {
 	e, text, count, err := n.reply(ctx, s, KindVerdict, func() (string, error) {
 		n.d.say(ctx, event.Plain, "Reviewing draft #%d with %s...", s.Drafts, modelName(n.d.Reviewer))
 		raw, err := n.generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s))
-		return StripFence(raw), err
+		return StripVerdict(raw), err
 	})
 	if err != nil {
 		return "", err

@@ -24,7 +24,8 @@ type Preflight struct {
 	Tracker tracker.Tracker
 	// Root and AuditDir locate the repository that keeps the trail.
 	Root, AuditDir string
-	// Models must be open (a missing key already failed when opening).
+	// Models are opened here when they are opened lazily (llm.Lazy): a
+	// missing key fails the check.
 	Models []llm.Model
 
 	mu     sync.Mutex
@@ -80,6 +81,9 @@ func (p *Preflight) Run(ctx context.Context) error {
 	for _, m := range p.Models {
 		if m == nil {
 			return &PreflightError{"models", errors.New("the drafter and the reviewer must both be open")}
+		}
+		if err := llm.Open(m); err != nil {
+			return &PreflightError{"models", err}
 		}
 	}
 	p.passed, p.editor = true, ed

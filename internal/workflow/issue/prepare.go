@@ -23,6 +23,9 @@ type Inputs struct {
 	// Drafter and Reviewer are the models the run will use, as
 	// provider:model (the scripted model when the run is mocked).
 	Drafter, Reviewer string
+	// MockScript is the scripted model's script when a role is mocked;
+	// the run keeps it for every resume.
+	MockScript string
 }
 
 // InputError marks inputs that are wrong as given (a usage error, exit 2).
@@ -70,7 +73,7 @@ func Prepare(ctx context.Context, in Inputs) (*State, error) {
 		return nil, err
 	}
 	return &State{Slug: slug, BriefPath: briefPath, Brief: string(in.Brief), Root: top, AuditDir: auditDir,
-		Tracker: tr, Drafter: in.Drafter, Reviewer: in.Reviewer}, nil
+		Tracker: tr, Drafter: in.Drafter, Reviewer: in.Reviewer, MockScript: in.MockScript}, nil
 }
 
 // trackerOf resolves where the run files: --tracker, else the config, else

@@ -2,10 +2,12 @@ package issue
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 func TestPrepare(t *testing.T) {
@@ -48,6 +50,7 @@ func TestPrepare(t *testing.T) {
 			if in.Brief == nil {
 				in.Brief = []byte("add a budget\n")
 			}
+			in.Drafter, in.Reviewer, in.MockScript = "mock:scripted", "gemini:gemini-2.5-pro", "replies.toml"
 			s, err := Prepare(t.Context(), in)
 			var ie *InputError
 			switch {
@@ -66,6 +69,15 @@ func TestPrepare(t *testing.T) {
 			}
 			if s.Tracker != tt.want || s.AuditDir != tt.audit || s.Slug != "budget-flag" || s.Root != w.root || s.Brief != "add a budget\n" {
 				t.Errorf("state = %+v; want tracker %+v audit %q", s, tt.want, tt.audit)
+			}
+			// The run's settings are typed fields of its state, kept for
+			// every resume.
+			if s.Drafter != "mock:scripted" || s.Reviewer != "gemini:gemini-2.5-pro" || s.MockScript != "replies.toml" || !filepath.IsAbs(s.BriefPath) {
+				t.Errorf("state = %+v; want the models, the script and the brief's absolute path", s)
+			}
+			// Nothing is created or changed before the run claims its slug.
+			if st := testenv.Git(t, w.root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+				t.Errorf("Prepare changed the repository:\n%s", st)
 			}
 		})
 	}

@@ -152,10 +152,19 @@ func StripFence(reply string) string {
 // of prose around one fenced Markdown block holding the issue (its "# "
 // title inside the block, none outside) gives the block's content; the
 // prose is returned separately (it stays in the run's lineage with the
-// whole reply). When the reply cannot be cut cleanly (several candidate
-// blocks, a block never closed) it is returned whole with a warning for
-// the human.
+// whole reply). So does a reply that wraps the issue in the <draft> and
+// </draft> lines the prompts delimit it with. When the reply cannot be
+// cut cleanly (several candidate blocks, a block never closed) it is
+// returned whole with a warning for the human.
 func SplitDraft(reply string) (draft, prose, warning string) {
+	if inner, outside, ok := cutTag(reply, "draft"); ok && hasTitle(strings.Split(inner, "\n")) && !hasTitle(strings.Split(outside, "\n")) {
+		// The reply echoes the prompt's delimiters: <draft>...</draft>.
+		d, p, w := SplitDraft(inner)
+		if w != "" {
+			return reply, "", w
+		}
+		return d, strings.TrimSpace(outside + "\n" + p), ""
+	}
 	stripped := StripFence(reply)
 	if stripped != reply {
 		return stripped, "", ""
@@ -207,6 +216,45 @@ func SplitDraft(reply string) (draft, prose, warning string) {
 	draft = strings.Join(lines[b.start+1:b.end], "\n")
 	prose = strings.TrimSpace(strings.Join(lines[:b.start], "\n") + "\n" + strings.Join(lines[b.end+1:], "\n"))
 	return strings.TrimSpace(draft) + "\n", prose, ""
+}
+
+// cutTag finds the one <tag> line and the one </tag> line after it in
+// reply (a model mirroring the prompt's delimiters) and returns what is
+// between them, and what is around them. ok is false unless there is
+// exactly one such pair.
+func cutTag(reply, tag string) (inner, outside string, ok bool) {
+	lines := strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n")
+	open, closing := -1, -1
+	for i, l := range lines {
+		switch strings.TrimSpace(l) {
+		case "<" + tag + ">":
+			if open >= 0 {
+				return "", "", false
+			}
+			open = i
+		case "</" + tag + ">":
+			if closing >= 0 || open < 0 {
+				return "", "", false
+			}
+			closing = i
+		}
+	}
+	if open < 0 || closing < 0 {
+		return "", "", false
+	}
+	inner = strings.Join(lines[open+1:closing], "\n") + "\n"
+	outside = strings.TrimSpace(strings.Join(lines[:open], "\n") + "\n" + strings.Join(lines[closing+1:], "\n"))
+	return inner, outside, true
+}
+
+// StripVerdict takes the verdict out of a reviewer's reply: without a
+// fence wrapping all of it (StripFence), and without <verdict> tags
+// mirroring the prompt's delimiters around all of it.
+func StripVerdict(reply string) string {
+	if inner, outside, ok := cutTag(reply, "verdict"); ok && outside == "" {
+		reply = inner
+	}
+	return StripFence(reply)
 }
 
 func countTicks(s string) int { return len(s) - len(strings.TrimLeft(s, "`")) }

@@ -252,6 +252,10 @@ func TestSplitDraft(t *testing.T) {
 		{"an issue holding a markdown example stays whole", issue + "Example:\n```markdown\n# Not the title\n```\n", issue + "Example:\n```markdown\n# Not the title\n```\n", false, false},
 		{"two candidate blocks warn", "Option 1:\n```md\n" + issue + "```\nOption 2:\n```md\n" + issue + "```\n", "", false, true},
 		{"an unclosed block warns", "Here it is:\n```markdown\n" + issue, "", false, true},
+		{"the prompt's delimiters echoed", "<draft>\n" + issue + "</draft>\n", issue, false, false},
+		{"prose and the delimiters echoed", "Here is the revised issue:\n\n<draft>\n" + issue + "</draft>\n", issue, true, false},
+		{"delimiters around a fenced issue", "<draft>\n```markdown\n" + issue + "```\n</draft>", issue, false, false},
+		{"an issue quoting the delimiters stays whole", issue + "\n<draft>\n# Not the title\n</draft>\n", issue + "\n<draft>\n# Not the title\n</draft>\n", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,6 +287,21 @@ func FuzzSplitDraft(f *testing.F) {
 			t.Fatalf("the draft %q is longer than the reply %q", draft, reply)
 		}
 	})
+}
+
+func TestStripVerdict(t *testing.T) {
+	t.Parallel()
+	const v = "**Verdict:** APPROVED\n\n## Tier 1: blocking\n\n- None\n"
+	for in, want := range map[string]string{
+		v:                                  v,
+		"<verdict>\n" + v + "</verdict>\n": v,
+		"```markdown\n" + v + "```":        v,
+		"Review:\n<verdict>\n" + v + "</verdict>": "Review:\n<verdict>\n" + v + "</verdict>",
+	} {
+		if got := StripVerdict(in); strings.TrimSpace(got) != strings.TrimSpace(want) {
+			t.Errorf("StripVerdict(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 func TestVerdictWord(t *testing.T) {

@@ -381,6 +381,21 @@ func TestTruncatedRepliesAreAskedAgainNeverPassedOn(t *testing.T) {
 			if got := w.calls(runID, "drafter"); got != tt.wantCalls {
 				t.Errorf("drafter calls = %d, want %d", got, tt.wantCalls)
 			}
+			// Each retry is shown, with the limit it was cut off at and the
+			// room it is asked with.
+			events, err := w.st.Events(t.Context(), runID, 0, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown := 0
+			for _, e := range events {
+				if strings.Contains(e.Text, "drafter: reply cut off at 4096 tokens; asking again with ") {
+					shown++
+				}
+			}
+			if want := min(1, tt.wantCalls-1); shown != want {
+				t.Errorf("%d retries shown, want %d", shown, want)
+			}
 		})
 	}
 }
@@ -592,5 +607,75 @@ func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
 	ok.Verdict, ok.ReviewerVerdict = "**Verdict:** APPROVED\n", "APPROVED"
 	if q, _ := g.Ask(ctx, NodeEditVerdict, &ok); q.Options[0].Confirm != "" {
 		t.Errorf("approve over APPROVED asks for a confirmation")
+	}
+}
+
+// reportsSeen answers nothing, like a run without a terminal, and keeps
+// the reports of the questions it was asked.
+type reportsSeen struct{ reports []string }
+
+func (r *reportsSeen) Answer(_ context.Context, q human.Question) (human.Answer, error) {
+	r.reports = append(r.reports, q.Report)
+	return human.Answer{}, prompt.ErrNoTerminal
+}
+
+// A draft a model wrote as prose around one fenced Markdown block is
+// filed as the block; the whole reply, prose included, stays in the
+// lineage. A reply that cannot be cut cleanly is kept whole, and the human
+// is warned at the gate, also when the node runs again after a crash.
+func TestDraftCutFromAModelsReply(t *testing.T) {
+	t.Parallel()
+	const issue = "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nStop runs that cost too much.\n"
+	tests := []struct {
+		name, reply, draft, warning string
+	}{
+		{"prose around one block", "Here is the issue you asked for:\n\n```markdown\n" + issue + "```\n\nLet me know if you want changes.\n", issue, ""},
+		{"a block never closed", "Here is the issue:\n\n```markdown\n" + issue, "Here is the issue:\n\n```markdown\n" + issue, "never closed"},
+		{"two candidate issues", "A:\n```md\n" + issue + "```\nB:\n```md\n" + issue + "```\n", "A:\n```md\n" + issue + "```\nB:\n```md\n" + issue + "```\n", "several Markdown blocks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			body, _ := json.Marshal(tt.reply) // a TOML basic string is a JSON string
+			w := newWorld(t, "[[reply]]\nrole = \"drafter\"\nturn = 1\ntext = "+string(body)+"\n")
+			runID := store.NewID(timeForTest())
+			d := w.deps(runID, &person{}, w.local(runID))
+			seen := &reportsSeen{}
+			w.eng.Answerer = seen
+			g := New(d)
+			if _, err := flow.Create(t.Context(), w.eng, g, w.state("cut", "brief"), flow.CreateOptions{ID: runID, Key: "cut"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := flow.Drive(t.Context(), w.eng, g, runID); !errors.As(err, new(*flow.WaitingError)) {
+				t.Fatalf("err = %v, want waiting at the draft gate", err)
+			}
+			if got := w.read("docs/audit/active/cut/002-draft.md"); strings.TrimSpace(got) != strings.TrimSpace(tt.draft) {
+				t.Errorf("the draft saved is %q, want %q", got, tt.draft)
+			}
+			responses, _ := filepath.Glob(filepath.Join(w.stateDir, "runs", runID, "*-response-draft.md"))
+			if len(responses) != 1 {
+				t.Fatalf("responses in the lineage: %v", responses)
+			}
+			if got, _ := os.ReadFile(responses[0]); !strings.Contains(string(got), strings.TrimSpace(tt.reply)) {
+				t.Errorf("the lineage does not keep the whole reply:\n%s", got)
+			}
+			warned := func(report string) bool { return strings.Contains(report, "WARNING") }
+			if len(seen.reports) != 1 || warned(seen.reports[0]) != (tt.warning != "") || !strings.Contains(seen.reports[0], tt.warning) {
+				t.Errorf("the gate's reports %q, want a warning %q", seen.reports, tt.warning)
+			}
+			// The draft node run again (the run was killed after it saved
+			// the draft) uses the saved draft and warns the same way.
+			s := w.state("cut", "brief")
+			step, _ := g.Step(NodeDraft)
+			if _, err := step.Run(flow.WithRun(t.Context(), runID, NodeDraft), s); err != nil {
+				t.Fatal(err)
+			}
+			if w.calls(runID, "drafter") != 1 {
+				t.Errorf("the repeated draft node asked the drafter again")
+			}
+			if (s.DraftWarning != "") != (tt.warning != "") {
+				t.Errorf("a repeated draft node's warning is %q, want one with %q", s.DraftWarning, tt.warning)
+			}
+		})
 	}
 }

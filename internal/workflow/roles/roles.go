@@ -4,8 +4,9 @@
 // checked against what the run has already spent (across restarts), every
 // prompt and response is saved as a numbered lineage file under the run's
 // folder in the state directory (through the single safe-write function),
-// and the scripted model counts its turns from the store so a resumed run
-// gets the same replies.
+// every call is reported as a model_call event of the run (stored in its
+// history for every viewer), and the scripted model counts its turns from
+// the store so a resumed run gets the same replies.
 package roles
 
 import (
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
@@ -32,6 +34,9 @@ type Run struct {
 	// Lineage numbers and saves the run's files; share one per run (see
 	// NewLineage) so models and the workflow's own records count together.
 	Lineage *llm.DirLineage
+	// Events receives a model_call event after every call, once it is
+	// recorded; nil reports nothing.
+	Events event.Sink
 }
 
 // NewLineage returns the lineage of a run: numbered files in
@@ -63,7 +68,7 @@ func Open(role llm.Role, spec string, r Run) (llm.Model, error) {
 		lineage = NewLineage(r.Writer, r.StateDir, r.RunID)
 	}
 	return llm.Meter(m, role, llm.MeterOptions{
-		Recorder: recorder{st: r.Store, runID: r.RunID},
+		Recorder: recorder{st: r.Store, runID: r.RunID, events: r.Events},
 		Lineage:  lineage,
 		Budget:   r.Budget,
 		Prices:   env.Prices,
@@ -71,19 +76,41 @@ func Open(role llm.Role, spec string, r Run) (llm.Model, error) {
 	}), nil
 }
 
-// recorder stores a run's calls, tagged with the node that made them.
+// recorder stores a run's calls, tagged with the node that made them, and
+// reports each as an event.
 type recorder struct {
-	st    *store.Store
-	runID string
+	st     *store.Store
+	runID  string
+	events event.Sink
 }
 
 func (r recorder) Spent(ctx context.Context) (float64, error) { return r.st.Spent(ctx, r.runID) }
 
 func (r recorder) Record(ctx context.Context, c llm.Call) error {
-	return r.st.RecordCall(ctx, store.Call{
+	err := r.st.RecordCall(ctx, store.Call{
 		RunID: r.runID, Node: flow.CurrentNode(ctx), Role: c.Role, Purpose: c.Purpose, Model: c.Model,
 		InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CostUSD: c.CostUSD,
 		Latency: c.Latency, Stop: string(c.Stop), Error: c.Err, Attempt: flow.Attempt(ctx),
+	})
+	if r.events != nil {
+		r.events.Emit(ctx, CallEvent(c))
+	}
+	return err
+}
+
+// CallEvent is the model_call event reporting c.
+func CallEvent(c llm.Call) event.Event {
+	tone, text := event.Plain, fmt.Sprintf("%s %s", c.Role, c.Model)
+	if c.Purpose != "" {
+		text += " (" + c.Purpose + ")"
+	}
+	text += fmt.Sprintf(": %d tokens in, %d out, $%.4f", c.InputTokens, c.OutputTokens, c.CostUSD)
+	if c.Err != "" {
+		tone, text = event.Bad, text+": "+c.Err
+	}
+	return event.New(event.ModelCall, tone, "%s", text).WithData(event.ModelCallData{
+		Role: c.Role, Model: c.Model, Purpose: c.Purpose, InputTokens: c.InputTokens, OutputTokens: c.OutputTokens,
+		CostUSD: c.CostUSD, DurationMS: c.Latency.Milliseconds(), Stop: string(c.Stop), Error: c.Err,
 	})
 }
 

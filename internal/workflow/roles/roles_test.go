@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
@@ -47,7 +48,7 @@ func TestOpenRecordsCallsAndLineagePerRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: id,
-		Env: provider.Env{Getenv: func(string) string { return "" }, MockLLM: true, MockScript: script}}
+		Env: provider.Env{Getenv: func(string) string { return "" }, MockLLM: true, MockScript: script}, Events: eng}
 	run.Lineage = roles.NewLineage(w, stateDir, id)
 	if model, err = roles.Open(llm.RoleCoder, "anthropic:claude-sonnet-4-5", run); err != nil {
 		t.Fatal(err)
@@ -62,6 +63,25 @@ func TestOpenRecordsCallsAndLineagePerRun(t *testing.T) {
 	calls, err := st.Calls(t.Context(), id)
 	if err != nil || len(calls) != 2 || calls[0].Node != "ask" || calls[0].Role != "coder" || calls[0].InputTokens != 10 {
 		t.Fatalf("calls = %+v, %v", calls, err)
+	}
+	// Every call is an event of the run, for every viewer.
+	events, err := st.Events(t.Context(), id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reported []event.ModelCallData
+	for _, ev := range events {
+		if ev.Kind != event.ModelCall {
+			continue
+		}
+		var d event.ModelCallData
+		if err := ev.Decode(&d); err != nil || ev.Node != "ask" || !strings.Contains(ev.Text, "coder") {
+			t.Errorf("model call event %+v: %v", ev, err)
+		}
+		reported = append(reported, d)
+	}
+	if len(reported) != 2 || reported[0].Role != "coder" || reported[0].InputTokens != 10 || reported[0].OutputTokens != 2 || reported[0].Purpose != "implement" {
+		t.Errorf("model call events = %+v, want the two calls", reported)
 	}
 	files, _ := filepath.Glob(filepath.Join(roles.LineageDir(stateDir, id), "*"))
 	var names []string
@@ -159,5 +179,18 @@ func TestARepeatedNodeAsksTheSameTurn(t *testing.T) {
 	// Every call is still recorded (and paid for).
 	if calls, _ := st.Calls(t.Context(), id); len(calls) != 4 {
 		t.Errorf("%d calls recorded, want 4 (three attempts of scaffold, one of implement)", len(calls))
+	}
+}
+
+func TestCallEvent(t *testing.T) {
+	t.Parallel()
+	ok := roles.CallEvent(llm.Call{Role: "drafter", Model: "mock:scripted", Purpose: "draft", InputTokens: 5, OutputTokens: 7, CostUSD: 0.5})
+	if ok.Kind != event.ModelCall || ok.Tone != event.Plain || ok.Text != "drafter mock:scripted (draft): 5 tokens in, 7 out, $0.5000" {
+		t.Errorf("event = %+v", ok)
+	}
+	failed := roles.CallEvent(llm.Call{Role: "coder", Model: "openai:gpt-4.1", Err: "rate limited"})
+	var d event.ModelCallData
+	if failed.Tone != event.Bad || !strings.HasSuffix(failed.Text, ": rate limited") || failed.Decode(&d) != nil || d.Error != "rate limited" {
+		t.Errorf("event of a failed call = %+v (%+v)", failed, d)
 	}
 }
