@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Measure what every azero command pays before it does anything, side by
 # side with git on the same machine in the same run, and the size of a
-# release build. Prints ratios against the targets:
+# release build. Prints ratios against the targets, for the release's azero
+# (the lean build: no Temporal SDK), and the same for the whole azero (what
+# go install builds, the Temporal engine included) for reference:
 #
-#   stripped static build (CGO_ENABLED=0 -trimpath -s -w)   <= 60 MB
+#   stripped static build (CGO_ENABLED=0 -trimpath -s -w)   <= 60 MB (both)
 #   azero version                                            <= 3x git --version
 #   azero gate on a 3-file change                            <= 4x git diff --stat HEAD
 #
@@ -21,8 +23,8 @@ n=${BENCH_N:-30}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "bench: building (CGO_ENABLED=0 -trimpath -ldflags '-s -w')"
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=bench" -o "$work/azero" ./cmd/azero
+echo "bench: building the release's azero (CGO_ENABLED=0 -trimpath -ldflags '-s -w' -tags lean)"
+CGO_ENABLED=0 go build -trimpath -tags lean -ldflags "-s -w -X main.version=bench" -o "$work/azero" ./cmd/azero
 go build -o "$work/benchcmd" ./scripts/benchcmd
 
 failed=0
@@ -34,10 +36,17 @@ if [ "$size" -gt 60000000 ]; then
 fi
 awk -v s="$size" -v v="$size_verdict" 'BEGIN {
   printf "%-30s %.1f MB (%.1f MiB)  target <= 60 MB: %s\n", "stripped static build", s/1e6, s/1048576, v }'
-# For reference, no target: azero-temporal, the same with the Temporal engine.
-CGO_ENABLED=0 go build -trimpath -tags temporal -ldflags "-s -w -X main.version=bench" -o "$work/azero-temporal" ./cmd/azero
-awk -v s="$(wc -c <"$work/azero-temporal" | tr -d ' ')" 'BEGIN {
-  printf "%-30s %.1f MB (%.1f MiB)\n", "  azero-temporal (-tags temporal)", s/1e6, s/1048576 }'
+# The whole azero (go install's, the release's azero-temporal): the size
+# target holds for it too; its start-up is measured below for reference.
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=bench" -o "$work/azero-temporal" ./cmd/azero
+size=$(wc -c <"$work/azero-temporal" | tr -d ' ')
+size_verdict=ok
+if [ "$size" -gt 60000000 ]; then
+  size_verdict=OVER
+  failed=1
+fi
+awk -v s="$size" -v v="$size_verdict" 'BEGIN {
+  printf "%-30s %.1f MB (%.1f MiB)  target <= 60 MB: %s\n", "  with Temporal (go install)", s/1e6, s/1048576, v }'
 
 # A repository with a 3-file change, and git and azero isolated from the
 # user's configuration and state.
@@ -66,6 +75,11 @@ echo "bench: $n runs each, medians; azero | git"
   -- "$work/azero" version -- git --version || failed=1
 "$work/benchcmd" -n "$n" -C "$repo" -max 4 -name "gate vs git diff --stat HEAD" \
   -- "$work/azero" gate -- git diff --stat HEAD || failed=1
+# For reference, no target: the same with the Temporal engine linked in.
+"$work/benchcmd" -n "$n" -C "$repo" -name "  with Temporal: version" \
+  -- "$work/azero-temporal" version -- git --version || true
+"$work/benchcmd" -n "$n" -C "$repo" -name "  with Temporal: gate" \
+  -- "$work/azero-temporal" gate -- git diff --stat HEAD || true
 # For reference, no target: a command that opens the store.
 "$work/benchcmd" -n "$n" -C "$repo" -name "runs vs git status" \
   -- "$work/azero" runs -- git status --short || true

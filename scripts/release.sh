@@ -4,11 +4,15 @@
 # symbol table or DWARF (-s -w), and the version stamped from git; then
 # dist/SHA256SUMS. Each platform gets two binaries:
 #
-#   azero-OS-ARCH            every command, on the local engine
-#   azero-temporal-OS-ARCH   the same with the Temporal engine (-tags temporal);
-#                            installed next to azero as azero-temporal, it
-#                            takes over the commands run with --engine
-#                            temporal, and `azero worker`
+#   azero-OS-ARCH            every command, on the local engine: the lean
+#                            build (-tags lean), without the Temporal SDK,
+#                            so every command (the pre-commit gate, the
+#                            Claude Code hook) starts faster
+#   azero-temporal-OS-ARCH   the whole azero, the Temporal engine included
+#                            (what go install builds); installed next to
+#                            azero as azero-temporal, it takes over the
+#                            commands run with --engine temporal, and
+#                            `azero worker`
 #
 #   scripts/release.sh            # version: git describe --tags --always --dirty
 #   scripts/release.sh v0.4.0     # an explicit version
@@ -38,8 +42,8 @@ for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64; do
   goos=${target%/*}
   goarch=${target#*/}
   for name in azero azero-temporal; do
-    tags=
-    if [ "$name" = azero-temporal ]; then tags=temporal; fi
+    tags=lean
+    if [ "$name" = azero-temporal ]; then tags=; fi
     out="$dist/$name-$goos-$goarch"
     echo "release: $out ($version)"
     # -buildvcs=auto overrides a GOFLAGS=-buildvcs=false: the commit goes into

@@ -11,14 +11,14 @@ import (
 	"github.com/azero-dev/azero/internal/config"
 )
 
-// The Temporal engine is linked only into builds with the temporal tag
-// (engine.go, temporal.go, worker.go): its SDK and the Temporal API's
-// protobuf registrations would cost every command, `azero version` and the
-// pre-commit gate included, about 3.5 ms of start-up (more than all the
-// rest of azero) and 16 MB of the binary (scripts/bench-startup.sh). A
-// build without it hands a command whose engine is temporal to
-// azero-temporal, the same azero built with the tag, found next to this
-// executable or on the PATH (engine_handoff.go).
+// The Temporal engine (engine.go, temporal.go, worker.go) is in every
+// build but a lean one (the lean tag, the release's azero): its SDK and
+// the Temporal API's protobuf registrations cost every command, `azero
+// version` and the pre-commit gate included, about 3.5 ms of start-up
+// (more than all the rest of azero) and 12 MB of the binary
+// (scripts/bench-startup.sh). A lean build hands a command whose engine
+// is temporal to azero-temporal, a build with the engine, found next to
+// this executable or on the PATH (handOff below).
 
 // Engine kinds.
 const (
@@ -107,7 +107,7 @@ type TemporalMissingError struct {
 
 func (e *TemporalMissingError) Error() string {
 	return fmt.Sprintf("the Temporal engine is not in this build of azero, and no %s was found next to it (in %s) or on the PATH: "+
-		"install the release's %s-OS-ARCH as %s next to azero, or a build with the engine: go install -tags temporal github.com/azero-dev/azero/cmd/azero@latest",
+		"install the release's %s-OS-ARCH as %s next to azero, or a build with the engine: go install github.com/azero-dev/azero/cmd/azero@latest",
 		temporalCommand, e.Dir, temporalCommand, temporalCommand)
 }
 
@@ -149,7 +149,7 @@ func temporalNextTo(exe string) (path, dir string) {
 func (f *Factory) handOff() error {
 	if f.Getenv(handOffVar) != "" {
 		return errors.New("the Temporal engine is not in this build of azero, which was itself started as " + temporalCommand +
-			": install a build with the engine as " + temporalCommand + " (go build -tags temporal -o " + temporalCommand + " ./cmd/azero)")
+			": install a build with the engine as " + temporalCommand + " (go build -o " + temporalCommand + " ./cmd/azero)")
 	}
 	path, err := f.findTemporal()
 	if err != nil {

@@ -1,4 +1,4 @@
-//go:build unix && !temporal && !temporalserver
+//go:build unix && lean && !temporalserver
 
 package cli
 
@@ -86,13 +86,13 @@ func TestTemporalHandOffMissing(t *testing.T) {
 	repo := testenv.NewRepo(t, map[string]string{"README.md": "hi\n"})
 	noTemporal := "PATH=" + filepath.Dir(testenv.RequireTool(t, "git"))
 	res := runAzeroIn(t, t.TempDir(), repo, []string{noTemporal}, "runs", "--temporal", "t:1", "--json")
-	if res.code != ExitError || !strings.Contains(res.stderr, "go install -tags temporal") || !strings.Contains(res.stdout, `"exit_code": 1`) {
+	if res.code != ExitError || !strings.Contains(res.stderr, "go install github.com/azero-dev/azero/cmd/azero@latest") || !strings.Contains(res.stdout, `"exit_code": 1`) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s\nwant exit 1 saying how to install the engine, and the error document", res.code, res.stdout, res.stderr)
 	}
 
 	fake := fakeTemporal(t)
 	res = runAzeroIn(t, t.TempDir(), repo, []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), handOffVar + "=1"}, "runs", "--temporal", "t:1")
-	if res.code != ExitError || strings.Contains(res.stdout, "arg:") || !strings.Contains(res.stderr, "-tags temporal") {
+	if res.code != ExitError || strings.Contains(res.stdout, "arg:") || !strings.Contains(res.stderr, "go build -o azero-temporal ./cmd/azero") {
 		t.Errorf("started as azero-temporal: exit %d, stdout %q, stderr %q; want exit 1 without a second hand-off", res.code, res.stdout, res.stderr)
 	}
 }

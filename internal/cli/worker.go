@@ -1,4 +1,4 @@
-//go:build temporal || temporalserver
+//go:build !lean || temporalserver
 
 package cli
 
