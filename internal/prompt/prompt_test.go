@@ -457,7 +457,7 @@ func TestAnswerer(t *testing.T) {
 				t.Fatal(r.err)
 			}
 			a = r.a
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Patience):
 			t.Fatalf("no answer; screen:\n%s", term.Text())
 		}
 		if a.Key != "S" || a.Files["draft.md"] != "# Draft\nedited\n" || a.Channel != human.ChannelTerminal {
