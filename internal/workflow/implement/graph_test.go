@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/testrun"
@@ -179,6 +180,39 @@ func TestReviewsListLooseMatches(t *testing.T) {
 		}
 		if !strings.Contains(q.Report, "matched only loosely") || !strings.Contains(q.Report, "calc.py: block 1, lines 1-2: applied, loose match: indentation shifted by +4 spaces") {
 			t.Errorf("%s does not list the loose match:\n%s", gate, q.Report)
+		}
+	}
+}
+
+// Every loop through a write review passes a node with a visit limit (the
+// round that wrote the files), so a human who keeps revising, or files
+// that keep changing under the approval, cannot loop for ever.
+func TestWriteReviewLoopsAreBounded(t *testing.T) {
+	t.Parallel()
+	g := Graph(Deps{})
+	var limited []string
+	for _, name := range g.Nodes() {
+		if st, _ := g.Step(name); st.MaxVisits > 0 {
+			limited = append(limited, name)
+		}
+	}
+	for _, name := range []string{NodeScaffoldWriteReview, NodeScaffoldApplyWrites, NodeWriteReview, NodeApplyWrites} {
+		// A walk from name that never enters a limited node must not come
+		// back to name.
+		seen := map[string]bool{}
+		stack := []string{name}
+		for len(stack) > 0 {
+			cur := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, nx := range g.Next(cur) {
+				if nx == name {
+					t.Errorf("%s loops back to itself through %s without a visit limit (limited: %v)", name, cur, limited)
+				}
+				if !seen[nx] && !slices.Contains(limited, nx) && nx != flow.End {
+					seen[nx] = true
+					stack = append(stack, nx)
+				}
+			}
 		}
 	}
 }
