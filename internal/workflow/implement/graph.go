@@ -190,9 +190,10 @@ func (n *nodes) baseline(ctx context.Context, s *State) (string, error) {
 }
 
 // scaffold writes the tests, or, when the last red run could not build or
-// import what the tests test, compiling stubs of the code files.
-// A round that left whole-file replacements of large files unwritten goes
-// to the write review instead of red.
+// import what the tests test, compiling stubs of the code files (or the
+// round a write review sent back). A round that left whole-file
+// replacements of large files unwritten goes to the write review instead
+// of red.
 func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 	stubs := s.Red != nil && needsStubs(*s.Red) && !s.Stubbed
 	switch s.Regenerate { // the round a write review sent back
