@@ -310,7 +310,9 @@ func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implem
 // the run's state: the model it records, the settings it started with.
 // The nodes and the model report to events (the engine driving the run).
 func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, events event.Sink) (implement.Deps, error) {
-	w, err := f.writer(s.Settings.Auto, s.Settings.Force)
+	// The write reviews of the graph ask about whole-file replacements of
+	// large files; nothing asks in the middle of a node.
+	w, err := f.gateWriter(s.Settings.Auto, s.Settings.Force)
 	if err != nil {
 		return implement.Deps{}, err
 	}

@@ -31,12 +31,25 @@ func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
 // writer returns the single file-writing function's front door, asking on
 // the terminal when there is one.
 func (f *Factory) writer(auto, force bool) (*safewrite.Writer, error) {
+	return f.newWriter(auto, force, true)
+}
+
+// gateWriter is writer for a workflow that asks about a write needing
+// approval at a gate of its graph (the implementation's write reviews),
+// where the terminal, the web page and a Temporal Update can answer it
+// and a run without a terminal waits with its question stored. It never
+// asks in place: such a write reaching it unapproved is refused.
+func (f *Factory) gateWriter(auto, force bool) (*safewrite.Writer, error) {
+	return f.newWriter(auto, force, false)
+}
+
+func (f *Factory) newWriter(auto, force, ask bool) (*safewrite.Writer, error) {
 	a, err := f.Audit()
 	if err != nil {
 		return nil, err
 	}
 	w := &safewrite.Writer{Audit: a, Auto: auto, Force: force}
-	if f.IO.CanPrompt() {
+	if ask && f.IO.CanPrompt() {
 		w.Approver = safewrite.NewTerminalApprover(f.IO, f.Prompter())
 	}
 	return w, nil

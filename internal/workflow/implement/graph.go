@@ -5,11 +5,25 @@
 //
 // The graph:
 //
-//	worktree -> scaffold -> red -> implement -> green -> lint -> diff_review -> human_review -> commit -> merge -> cleanup -> END
+//	worktree -> baseline -> scaffold -> red -> implement -> green -> lint -> diff_review -> human_review -> commit -> merge -> cleanup -> END
 //
 // with the loops the specification routes on the runner's result (red:
-// RouteRed, green: RouteGreen, lint: RouteLint) and an escalate gate for
-// what only a human can decide. Invariants, each proven by a test:
+// RouteRed, green: RouteGreen, lint: RouteLint), an escalate gate for
+// what only a human can decide, and the write reviews of spec #173: when
+// the coder returns a whole file that would replace an existing file of
+// more than 100 lines, nothing of it is written in the round; the round
+// ends at a gate that shows the diff and asks:
+//
+//	scaffold  -> scaffold_write_review -> scaffold_apply_writes -> red    (approve)
+//	                                   -> scaffold                        (revise, with feedback)
+//	implement -> write_review          -> apply_writes          -> green  (approve)
+//	                                   -> implement                       (revise, with feedback)
+//	both reviews                       -> cleanup                         (abort)
+//
+// The apply step writes exactly the content the human saw over exactly
+// the content it replaces (anything else is refused as stale, and the
+// round is done again from the current content). Invariants, each proven
+// by a test:
 //
 //   - The model never decides whether tests passed: the red and green gates
 //     route on the runner's outcome only.
@@ -18,12 +32,17 @@
 //   - All generation and test runs happen in a git worktree on a new branch;
 //     the user's checkout is untouched until the human approves, and then
 //     only by a merge that leaves their uncommitted work intact.
-//   - Every file write goes through safewrite, confined to the worktree.
+//   - Every file write goes through safewrite, confined to the worktree;
+//     a replacement of a file over 100 lines is written only after a human
+//     approved that very content at a write review gate (whatever channel
+//     answered), or with --auto --force.
 //   - Every node is safe to repeat: a run killed anywhere resumes.
 package implement
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -90,9 +109,13 @@ func Graph(d Deps) *flow.Graph[State] {
 	return flow.New[State](Name, NodeWorktree).
 		Node(NodeWorktree, n.worktree, NodeBaseline).
 		Node(NodeBaseline, n.baseline, NodeScaffold, NodeCleanup).
-		Node(NodeScaffold, n.scaffold, NodeRed).
+		Node(NodeScaffold, n.scaffold, NodeRed, NodeScaffoldWriteReview).
+		Gate(NodeScaffoldWriteReview, n.askWriteReview, decideWriteReview, NodeScaffoldApplyWrites, NodeScaffold, NodeCleanup).
+		Node(NodeScaffoldApplyWrites, n.applyScaffoldWrites, NodeRed, NodeScaffold).
 		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeEscalate).
-		Node(NodeImplement, n.implement, NodeGreen).
+		Node(NodeImplement, n.implement, NodeGreen, NodeWriteReview).
+		Gate(NodeWriteReview, n.askWriteReview, decideWriteReview, NodeApplyWrites, NodeImplement, NodeCleanup).
+		Node(NodeApplyWrites, n.applyImplementWrites, NodeGreen, NodeImplement).
 		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate).
 		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement).
 		Gate(NodeEscalate, n.askEscalate, decideEscalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
@@ -167,9 +190,19 @@ func (n *nodes) baseline(ctx context.Context, s *State) (string, error) {
 }
 
 // scaffold writes the tests, or, when the last red run could not build or
-// import what the tests test, compiling stubs of the code files.
+// import what the tests test, compiling stubs of the code files (or the
+// round a write review sent back). A round that left whole-file
+// replacements of large files unwritten goes to the write review instead
+// of red.
 func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 	stubs := s.Red != nil && needsStubs(*s.Red) && !s.Stubbed
+	switch s.Regenerate { // the round a write review sent back
+	case PurposeStub:
+		stubs = true
+	case PurposeScaffold:
+		stubs = false
+	}
+	s.Regenerate, s.PendingWrites = "", nil
 	s.Scaffolds++
 	if stubs {
 		s.Stubbed = true
@@ -177,24 +210,30 @@ func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 			if f.Change == "Delete" {
 				continue
 			}
-			if err := n.generate(ctx, s, f, "stub", stubText(s, f.Path, s.TestOutput, currentFiles(s, f.Path))); err != nil {
+			if err := n.generate(ctx, s, f, PurposeStub, stubText(s, f.Path, s.TestOutput, currentFiles(s, f.Path))); err != nil {
 				return "", err
 			}
 		}
-		return NodeRed, nil
-	}
-	s.Stubbed = false
-	for _, f := range s.TestFiles() {
-		if err := n.generate(ctx, s, f, "scaffold", scaffoldText(s, f.Path, currentFiles(s, f.Path))); err != nil {
-			return "", err
+	} else {
+		s.Stubbed = false
+		for _, f := range s.TestFiles() {
+			if err := n.generate(ctx, s, f, PurposeScaffold, scaffoldText(s, f.Path, currentFiles(s, f.Path))); err != nil {
+				return "", err
+			}
 		}
+	}
+	if len(s.PendingWrites) > 0 {
+		return NodeScaffoldWriteReview, nil
 	}
 	return NodeRed, nil
 }
 
-// implement writes (or deletes) the code files.
+// implement writes (or deletes) the code files; a round that left
+// whole-file replacements of large files unwritten goes to the write
+// review instead of green.
 func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
 	s.Implementations++
+	s.PendingWrites = nil
 	for _, f := range s.CodeFiles() {
 		if f.Change == "Delete" {
 			if err := n.d.Writer.Remove(ctx, s.Worktree, f.Path, "implement", flow.RunID(ctx)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -202,14 +241,20 @@ func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
 			}
 			continue
 		}
-		if err := n.generate(ctx, s, f, "implement", implementText(s, f.Path, currentFiles(s, f.Path))); err != nil {
+		if err := n.generate(ctx, s, f, PurposeImplement, implementText(s, f.Path, currentFiles(s, f.Path))); err != nil {
 			return "", err
 		}
+	}
+	if len(s.PendingWrites) > 0 {
+		return NodeWriteReview, nil
 	}
 	return NodeGreen, nil
 }
 
-// generate asks the coder for one file and writes it.
+// generate asks the coder for one file and writes it, unless the file
+// would replace an existing file of more than safewrite.ApprovalLines
+// lines: that is kept in s.PendingWrites for a human to decide at a write
+// review gate (with --auto it is refused, with --force written).
 func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, task string) error {
 	existing, snap, err := safewrite.Read(s.Worktree, f.Path)
 	if err != nil {
@@ -262,9 +307,61 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 		}
 		req.Base = &safewrite.Snapshot{Exists: false}
 	}
-	_, err = n.d.Writer.Write(ctx, req)
+	w := n.d.Writer
+	if !w.Force && !w.Auto {
+		p, err := safewrite.ProposeContext(ctx, req)
+		if err != nil {
+			return err
+		}
+		// A file that changed since it was read is left to Write, which
+		// refuses it as stale.
+		if p.RequiresApproval && p.Snapshot() == *req.Base {
+			s.PendingWrites = append(s.PendingWrites, PendingWrite{Path: f.Path, Purpose: purpose, Content: res.Content,
+				Strategy: string(p.Strategy), OldSHA256: p.Snapshot().SHA256, NewSHA256: sha256Hex(p.Result),
+				OldLines: p.ExistingLines, NewLines: p.NewLines})
+			n.say(ctx, event.Warn, "%s: the coder wrote the whole file, %s (-%d +%d): not written until you approve it at the write review",
+				f.Path, replaceWarning(p), p.Deleted, p.Added)
+			return nil
+		}
+	}
+	_, err = w.Write(ctx, req)
+	var refused *safewrite.ApprovalError
+	if w.Auto && !w.Force && errors.As(err, &refused) {
+		return &AutoRefusedError{Err: refused}
+	}
 	return err
 }
+
+// replaceWarning is safewrite's warning on a replacement.
+func replaceWarning(p safewrite.Proposal) string {
+	if p.Warning != "" {
+		return p.Warning
+	}
+	return fmt.Sprintf("about to replace %d lines with %d lines", p.ExistingLines, p.NewLines)
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// AutoRefusedError is a whole-file replacement of a file over 100 lines
+// that the run's --auto setting refused. It is not a question for a
+// human: the setting holds on every resume, so the run fails instead of
+// waiting for an answer nobody could give.
+type AutoRefusedError struct{ Err *safewrite.ApprovalError }
+
+func (e *AutoRefusedError) Error() string {
+	return fmt.Sprintf("the coder wrote %s whole, replacing %d lines with %d lines, and this run was started with --auto, which never replaces a file over %d lines: "+
+		"start it again with --auto --force to allow that, or without --auto to review such a replacement at the write review gate",
+		e.Err.Path, e.Err.ExistingLines, e.Err.NewLines, safewrite.ApprovalLines)
+}
+
+// Unwrap makes AutoRefusedError match safewrite.ErrNeedsApproval.
+func (e *AutoRefusedError) Unwrap() error { return e.Err }
+
+// NeedsHuman is false: no answer can lift the run's own setting.
+func (e *AutoRefusedError) NeedsHuman() bool { return false }
 
 // looseMatches shows, records (lineage, audit log) and keeps for the diff
 // review every edit block that matched its file only loosely.

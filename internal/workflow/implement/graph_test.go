@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/testrun"
@@ -28,7 +29,7 @@ func TestNoPathSkipsAGate(t *testing.T) {
 			}
 		}
 	}
-	for _, gate := range []string{NodeDiffGate, NodeReview, NodeEscalate} {
+	for _, gate := range []string{NodeDiffGate, NodeReview, NodeEscalate, NodeScaffoldWriteReview, NodeWriteReview} {
 		if !g.IsGate(gate) {
 			t.Errorf("%s is not a human gate", gate)
 		}
@@ -36,6 +37,24 @@ func TestNoPathSkipsAGate(t *testing.T) {
 	// Red must come before any code is written.
 	if p := g.PathAvoiding(NodeImplement, NodeRed); p != nil {
 		t.Errorf("code can be written before the red gate: %s", strings.Join(p, " -> "))
+	}
+	// A large replacement is written only after its write review; the
+	// scaffold's approved writes go on to red, the code's to green.
+	for apply, gate := range map[string]string{NodeScaffoldApplyWrites: NodeScaffoldWriteReview, NodeApplyWrites: NodeWriteReview} {
+		if g.PathAvoiding(apply) == nil {
+			t.Fatalf("%s is unreachable: the test would prove nothing", apply)
+		}
+		if p := g.PathAvoiding(apply, gate); p != nil {
+			t.Errorf("a path reaches %s without %s: %s", apply, gate, strings.Join(p, " -> "))
+		}
+	}
+	if next := g.Next(NodeScaffoldApplyWrites); slices.Contains(next, NodeGreen) || slices.Contains(next, NodeImplement) {
+		t.Errorf("the scaffold's approved writes skip red: %v", next)
+	}
+	for _, gen := range []string{NodeScaffold, NodeImplement} {
+		if !slices.ContainsFunc(g.Next(gen), g.IsGate) {
+			t.Errorf("%s cannot stop at a write review: %v", gen, g.Next(gen))
+		}
 	}
 	// The merge only follows a commit, which only follows the human review.
 	for _, next := range g.Next(NodeDiffGate) {
@@ -57,7 +76,25 @@ func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
 	base := State{Worktree: repo, Repo: repo, Branch: "azero/x", BaseBranch: "main",
 		Files: []FileSpec{{Path: "calc.py", Change: "Modify"}, {Path: "test_calc.py", Change: "Add", Test: true}},
 		Green: &testrun.Result{Summary: "2 passed"}}
+	scaffoldWrite := func(purpose string, scaffolds int) State {
+		s := base
+		path := "test_calc.py"
+		if purpose == PurposeStub {
+			path = "calc.py"
+		}
+		s.Scaffolds, s.Stubbed = scaffolds, purpose == PurposeStub
+		s.PendingWrites = []PendingWrite{{Path: path, Purpose: purpose, Content: "import calc\n\n\ndef test_mul():\n    assert calc.mul(2, 3) == 6\n", Strategy: "replace"}}
+		return s
+	}
+	implementWrite := func(implementations int) State {
+		s := base
+		s.Implementations = implementations
+		s.PendingWrites = []PendingWrite{{Path: "calc.py", Purpose: PurposeImplement, Content: "def mul(a, b):\n    return a * b\n", Strategy: "replace"}}
+		return s
+	}
 	states := map[string][]State{
+		NodeScaffoldWriteReview: {scaffoldWrite(PurposeScaffold, 1), scaffoldWrite(PurposeStub, 2), scaffoldWrite(PurposeScaffold, MaxScaffolds)},
+		NodeWriteReview:         {implementWrite(1), implementWrite(MaxImplementations)},
 		NodeEscalate: {
 			func() State { s := base; s.EscalatedFrom, s.Escalation = NodeRed, "not a red"; return s }(),
 			func() State { s := base; s.EscalatedFrom, s.Escalation = NodeGreen, "runner failed"; return s }(),
@@ -143,6 +180,39 @@ func TestReviewsListLooseMatches(t *testing.T) {
 		}
 		if !strings.Contains(q.Report, "matched only loosely") || !strings.Contains(q.Report, "calc.py: block 1, lines 1-2: applied, loose match: indentation shifted by +4 spaces") {
 			t.Errorf("%s does not list the loose match:\n%s", gate, q.Report)
+		}
+	}
+}
+
+// Every loop through a write review passes a node with a visit limit (the
+// round that wrote the files), so a human who keeps revising, or files
+// that keep changing under the approval, cannot loop for ever.
+func TestWriteReviewLoopsAreBounded(t *testing.T) {
+	t.Parallel()
+	g := Graph(Deps{})
+	var limited []string
+	for _, name := range g.Nodes() {
+		if st, _ := g.Step(name); st.MaxVisits > 0 {
+			limited = append(limited, name)
+		}
+	}
+	for _, name := range []string{NodeScaffoldWriteReview, NodeScaffoldApplyWrites, NodeWriteReview, NodeApplyWrites} {
+		// A walk from name that never enters a limited node must not come
+		// back to name.
+		seen := map[string]bool{}
+		stack := []string{name}
+		for len(stack) > 0 {
+			cur := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, nx := range g.Next(cur) {
+				if nx == name {
+					t.Errorf("%s loops back to itself through %s without a visit limit (limited: %v)", name, cur, limited)
+				}
+				if !seen[nx] && !slices.Contains(limited, nx) && nx != flow.End {
+					seen[nx] = true
+					stack = append(stack, nx)
+				}
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/azero-dev/azero/internal/lazyre"
+	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/testrun"
 )
 
@@ -40,7 +41,17 @@ Write the test file %s for the design above. The tests must
   not on syntax or import errors;
 - contain no implementation code.
 %s
-%s%s%s%s%s`, path, lang, againSection(s), runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+%s%s%s%s%s%s`, path, lang, againSection(s), writeFeedbackSection(s), runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+}
+
+// writeFeedbackSection gives the coder the human's request from a write
+// review where they sent a whole-file replacement back.
+func writeFeedbackSection(s *State) string {
+	if s.WriteFeedback == "" {
+		return ""
+	}
+	return fmt.Sprintf("\n## Sent back by the human\n\nYou wrote %s whole, replacing a file of more than %d lines; the human did not let it be written and asks:\n\n%s\n\nDo what it asks; keep what the task does not need to change as it is.\n",
+		strings.Join(s.WriteFeedbackPaths, ", "), safewrite.ApprovalLines, fence(s.WriteFeedback))
 }
 
 // againSection tells the model, when it writes the tests again, why the
@@ -88,7 +99,7 @@ Write %s with the declarations the tests need (functions, types, methods, with t
 signatures) and bodies that do nothing useful: zero values, "raise NotImplementedError",
 or panic("not implemented"). Do not implement the logic: the tests must run and fail on
 their assertions.
-%s%s%s%s`, fence(tail(output, 60)), path, runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+%s%s%s%s%s`, fence(tail(output, 60)), path, writeFeedbackSection(s), runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
 }
 
 func implementText(s *State, path string, current []CurrentFile) string {
@@ -97,6 +108,7 @@ func implementText(s *State, path string, current []CurrentFile) string {
 	if s.Feedback != "" {
 		fmt.Fprintf(&b, "\nThe human reviewer read your change and sent it back with this request; do what it asks while keeping the tests green:\n\n%s\n", fence(s.Feedback))
 	}
+	b.WriteString(writeFeedbackSection(s))
 	if s.TestOutput != "" {
 		why := ""
 		if s.Green != nil && s.Green.Outcome != testrun.Pass {

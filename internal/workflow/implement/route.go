@@ -25,6 +25,16 @@ const (
 	NodeCommit    = "commit"
 	NodeMerge     = "merge"
 	NodeCleanup   = "cleanup"
+
+	// The write reviews: a whole file replacing an existing file of more
+	// than safewrite.ApprovalLines lines is written only after a human
+	// approves it there. The scaffold's (tests or stubs) go on to red, the
+	// implementation's to green, so that the graph shows, and its walk
+	// proves, that no approval skips either.
+	NodeScaffoldWriteReview = "scaffold_write_review"
+	NodeScaffoldApplyWrites = "scaffold_apply_writes"
+	NodeWriteReview         = "write_review"
+	NodeApplyWrites         = "apply_writes"
 )
 
 // RouteRed decides where a run goes after the red gate ran the tests

@@ -77,6 +77,48 @@ type State struct {
 	// LooseMatches are the edit blocks applied after a whitespace-tolerant
 	// match, listed at the diff review.
 	LooseMatches []LooseMatch `json:"loose_matches,omitempty"`
+
+	// PendingWrites are the whole files the coder returned in the last
+	// scaffold or implement round that would replace an existing file of
+	// more than safewrite.ApprovalLines lines (spec #173): they are not
+	// written until a human approves them at a write review gate.
+	PendingWrites []PendingWrite `json:"pending_writes,omitempty"`
+	// WritesChannel is where the human approved the pending writes (the
+	// answer's channel), recorded with each write's approval.
+	WritesChannel string `json:"writes_channel,omitempty"`
+	// WriteFeedback is the human's request when they sent replacements
+	// back at a write review, shown in every later prompt of the coder;
+	// WriteFeedbackPaths are the files it was about.
+	WriteFeedback      string   `json:"write_feedback,omitempty"`
+	WriteFeedbackPaths []string `json:"write_feedback_paths,omitempty"`
+	// Regenerate is the round the scaffold node must do again (PurposeStub
+	// or PurposeScaffold) after a write review sent it back or its writes
+	// went stale; "" lets the last red decide.
+	Regenerate string `json:"regenerate,omitempty"`
+}
+
+// Purposes of the coder's rounds, as the lineage, the audit log and
+// PendingWrite name them.
+const (
+	PurposeScaffold  = "scaffold"  // the tests
+	PurposeStub      = "stub"      // compiling stubs of the code, before red
+	PurposeImplement = "implement" // the code
+)
+
+// PendingWrite is a whole file the coder returned that replaces an
+// existing file of more than safewrite.ApprovalLines lines, kept until a
+// human decides. The approval binds to exactly this: the content it
+// replaces (OldSHA256, as the coder's prompt showed it) and the content
+// written (NewSHA256): if the file changed since, nothing is written.
+type PendingWrite struct {
+	Path      string `json:"path"`
+	Purpose   string `json:"purpose"` // PurposeScaffold, PurposeStub or PurposeImplement
+	Content   string `json:"content"` // what the coder returned, to write as Strategy says
+	Strategy  string `json:"strategy"`
+	OldSHA256 string `json:"old_sha256"` // of the file as read before the coder was asked
+	NewSHA256 string `json:"new_sha256"` // of the file as it would be written
+	OldLines  int    `json:"original_lines"`
+	NewLines  int    `json:"lines_after"`
 }
 
 // LooseMatch is an edit block that matched its file only after whitespace
