@@ -181,25 +181,6 @@ func checkVocabulary(t *testing.T, name, doc string) {
 	}
 }
 
-func auditOf(t *testing.T, state, event string) []map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(state, "audit.jsonl"))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var rec map[string]any
-		if json.Unmarshal([]byte(line), &rec) == nil && rec["event"] == event {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
-
 // The acceptance scenario: a demo run on Temporal reaches its first gate
 // on one worker; that worker is stopped; the approval, sent from anywhere,
 // moves the run to the other worker, which recreates the worktree from the
