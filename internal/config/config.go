@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/url"
 	"os"
@@ -27,6 +26,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/azero-dev/azero/internal/iostreams"
 )
 
 // Config is everything azero can be configured with.
@@ -199,41 +200,16 @@ const MaxFileBytes = 1 << 20
 // of at most MaxFileBytes. A FIFO or a device is refused before it is
 // opened, since opening or reading one may never end.
 func readFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): a configuration file is a TOML text file", path, fileKind(fi.Mode()))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
+	data, err := iostreams.ReadRegularFile(path, MaxFileBytes)
+	var notRegular *iostreams.NotRegularError
+	var tooLarge *iostreams.InputTooLargeError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("%s is not a regular file (%s): a configuration file is a TOML text file", path, iostreams.FileKind(notRegular.Mode))
+	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("%s is larger than %d KiB, far more than any configuration: check that it is the file you meant", path, MaxFileBytes>>10)
 	}
-	return data, nil
-}
-
-// fileKind names a mode that is not a regular file, in words.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "an irregular file"
+	return data, err
 }
 
 // Parse decodes one file's content strictly into a fresh Config.

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -23,6 +22,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/iostreams"
 )
 
 // Limits from the specification.
@@ -261,32 +262,21 @@ func gitFiles(ctx context.Context, root, dir string) ([]string, bool) {
 
 func load(realRoot, rel string) (File, error) {
 	full := filepath.Join(realRoot, filepath.FromSlash(rel))
-	info, err := os.Stat(full)
-	if err != nil {
-		return File{}, &RefusedError{Path: rel, Rule: RuleMissing, Detail: err.Error()}
-	}
-	if !info.Mode().IsRegular() {
+	data, err := iostreams.ReadRegularFile(full, MaxFileBytes)
+	var notRegular *iostreams.NotRegularError
+	var tooLarge *iostreams.InputTooLargeError
+	switch {
+	case errors.As(err, &notRegular):
 		// A named pipe or a device may never end, or never begin: opening
 		// one could block azero for good.
-		return File{}, &RefusedError{Path: rel, Rule: RuleBinary, Detail: "not a regular file (a named pipe, a socket or a device): only text files can be sent as context"}
-	}
-	if info.Size() > MaxFileBytes {
+		return File{}, &RefusedError{Path: rel, Rule: RuleBinary, Detail: iostreams.FileKind(notRegular.Mode) + ", not a regular file: only text files can be sent as context"}
+	case errors.As(err, &tooLarge):
 		return File{}, &RefusedError{Path: rel, Rule: RuleSize,
-			Detail: fmt.Sprintf("%d bytes, over the %d-byte limit; pass the relevant part only", info.Size(), MaxFileBytes)}
-	}
-	f, err := os.Open(full)
-	if err != nil {
+			Detail: fmt.Sprintf("over the %d-byte limit; pass the relevant part only", MaxFileBytes)}
+	case errors.Is(err, fs.ErrNotExist):
+		return File{}, &RefusedError{Path: rel, Rule: RuleMissing, Detail: err.Error()}
+	case err != nil:
 		return File{}, fmt.Errorf("read context %s: %w", rel, err)
-	}
-	// Bounded: a file still being written can outgrow what Stat saw.
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	f.Close()
-	if err != nil {
-		return File{}, fmt.Errorf("read context %s: %w", rel, err)
-	}
-	if len(data) > MaxFileBytes {
-		return File{}, &RefusedError{Path: rel, Rule: RuleSize,
-			Detail: fmt.Sprintf("it grew over the %d-byte limit while it was read; pass the relevant part only", MaxFileBytes)}
 	}
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 		return File{}, &RefusedError{Path: rel, Rule: RuleBinary, Detail: "binary files cannot be sent as context"}

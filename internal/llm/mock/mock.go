@@ -13,12 +13,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/llm"
 )
 
@@ -93,26 +92,16 @@ const MaxScriptBytes = 32 << 20
 // MaxScriptBytes (a named pipe is refused before it is opened: opening it
 // could wait forever).
 func readScript(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	data, err := iostreams.ReadRegularFile(path, MaxScriptBytes)
+	var notRegular *iostreams.NotRegularError
+	var tooLarge *iostreams.InputTooLargeError
+	switch {
+	case errors.As(err, &notRegular):
 		return nil, fmt.Errorf("%s is not a regular file: a script is a TOML text file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxScriptBytes {
+	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("%s is larger than %d MiB: check that it is the script you meant", path, MaxScriptBytes>>20)
 	}
-	return data, nil
+	return data, err
 }
 
 // Name returns "mock:scripted".
