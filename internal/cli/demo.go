@@ -49,14 +49,7 @@ func newDemoCommand(f *Factory) *cobra.Command {
 func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	// The demo repository has no config of its own: the user's chooses
 	// the engine, and a choice that cannot be used leaves nothing behind.
-	cfg, err := f.Config("")
-	if err != nil {
-		return err
-	}
-	if err := f.checkEngine(cfg); err != nil {
-		return err
-	}
-	if err := f.handOffEngine(cfg); err != nil {
+	if _, err := f.runConfig(""); err != nil {
 		return err
 	}
 	base := f.abs(opts.Dir)

@@ -161,3 +161,18 @@ func (f *Factory) handOff() error {
 	argv := append([]string{path}, f.args...)
 	return f.exec(path, argv, append(f.Environ(), handOffVar+"=1"))
 }
+
+// runConfig reads the configuration for root and settles the engine
+// before a command does any work: a choice that cannot be used is a usage
+// error, and a lean build hands a command whose engine is temporal to
+// azero-temporal (handOffEngine does not return then).
+func (f *Factory) runConfig(root string) (config.Config, error) {
+	cfg, err := f.Config(root)
+	if err != nil {
+		return cfg, err
+	}
+	if err := f.checkEngine(cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, f.handOffEngine(cfg)
+}

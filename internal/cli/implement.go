@@ -197,14 +197,8 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	cfg, err := f.Config(top)
+	cfg, err := f.runConfig(top)
 	if err != nil {
-		return err
-	}
-	if err := f.checkEngine(cfg); err != nil {
-		return err
-	}
-	if err := f.handOffEngine(cfg); err != nil {
 		return err
 	}
 	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes)

@@ -180,14 +180,8 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 	if err != nil {
 		return fmt.Errorf("azero issue keeps its audit trail in a git repository; run it inside one: %w", err)
 	}
-	cfg, err := f.Config(top)
+	cfg, err := f.runConfig(top)
 	if err != nil {
-		return err
-	}
-	if err := f.checkEngine(cfg); err != nil {
-		return err
-	}
-	if err := f.handOffEngine(cfg); err != nil {
 		return err
 	}
 	if opts.Resume != "" {
