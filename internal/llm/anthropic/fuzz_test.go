@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/llm/llmtest"
 )
 
 // FuzzAPIError: any error reply is classified as a ProviderError of the status's family with a
@@ -59,17 +60,7 @@ func FuzzNormalise(f *testing.F) {
 			return
 		}
 		out := r.normalise(spec, llm.DefaultPrices())
-		if out.InputTokens < 0 || out.OutputTokens < 0 || out.CostUSD < 0 {
-			t.Fatalf("negative usage: %+v", out)
-		}
-		switch out.Stop {
-		case llm.StopEnd, llm.StopMaxTokens, llm.StopRefused, llm.StopOther:
-		default:
-			t.Fatalf("stop reason %q", out.Stop)
-		}
-		if !strings.HasPrefix(out.Model, "anthropic:") {
-			t.Fatalf("model %q", out.Model)
-		}
+		llmtest.CheckNormalised(t, llm.ProviderAnthropic, out, nil)
 		var want strings.Builder
 		for _, b := range r.Content {
 			if b.Type == "text" {

@@ -2,14 +2,13 @@ package gemini
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/llm/llmtest"
 )
 
 // FuzzDetails: any google.rpc details list yields a non-negative wait and never panics.
@@ -81,23 +80,6 @@ func FuzzNormalise(f *testing.F) {
 			return
 		}
 		out, err := r.normalise(spec, llm.DefaultPrices())
-		if err != nil {
-			var pe *llm.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not classified", err)
-			}
-			return
-		}
-		if out.InputTokens < 0 || out.OutputTokens < 0 || out.CostUSD < 0 {
-			t.Fatalf("negative usage: %+v", out)
-		}
-		switch out.Stop {
-		case llm.StopEnd, llm.StopMaxTokens, llm.StopRefused, llm.StopOther:
-		default:
-			t.Fatalf("stop reason %q", out.Stop)
-		}
-		if !strings.HasPrefix(out.Model, "gemini:") {
-			t.Fatalf("model %q", out.Model)
-		}
+		llmtest.CheckNormalised(t, llm.ProviderGemini, out, err)
 	})
 }

@@ -239,3 +239,31 @@ func Exercise(t *testing.T, provider, key string, exchanges []Exchange, open fun
 		checkRequest(t, r)
 	}
 }
+
+// CheckNormalised fails t when a provider's reading of a reply it decoded
+// broke the Response contract: an error that is not a *llm.ProviderError,
+// negative usage or cost, a stop reason outside llm's, or a model not named
+// provider:model. It reports whether the reply was read (err == nil), for
+// the caller's own checks.
+func CheckNormalised(t testing.TB, provider string, out llm.Response, err error) bool {
+	t.Helper()
+	if err != nil {
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) {
+			t.Fatalf("error %v is not classified", err)
+		}
+		return false
+	}
+	if out.InputTokens < 0 || out.OutputTokens < 0 || out.CostUSD < 0 {
+		t.Fatalf("negative usage: %+v", out)
+	}
+	switch out.Stop {
+	case llm.StopEnd, llm.StopMaxTokens, llm.StopRefused, llm.StopOther:
+	default:
+		t.Fatalf("stop reason %q", out.Stop)
+	}
+	if !strings.HasPrefix(out.Model, provider+":") {
+		t.Fatalf("model %q is not named %s:MODEL", out.Model, provider)
+	}
+	return true
+}

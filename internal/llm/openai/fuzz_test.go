@@ -2,7 +2,6 @@ package openai
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/llm/llmtest"
 )
 
 // TestAPIErrorEnvelopes: OpenAI's envelope and the variants compatible servers send all give
@@ -95,23 +95,6 @@ func FuzzNormalise(f *testing.F) {
 			return
 		}
 		out, err := c.normalise(spec, llm.DefaultPrices())
-		if err != nil {
-			var pe *llm.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not classified", err)
-			}
-			return
-		}
-		if out.InputTokens < 0 || out.OutputTokens < 0 || out.CostUSD < 0 {
-			t.Fatalf("negative usage: %+v", out)
-		}
-		switch out.Stop {
-		case llm.StopEnd, llm.StopMaxTokens, llm.StopRefused, llm.StopOther:
-		default:
-			t.Fatalf("stop reason %q", out.Stop)
-		}
-		if !strings.HasPrefix(out.Model, "openai:") {
-			t.Fatalf("model %q", out.Model)
-		}
+		llmtest.CheckNormalised(t, llm.ProviderOpenAI, out, err)
 	})
 }
