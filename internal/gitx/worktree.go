@@ -266,20 +266,30 @@ type layout struct {
 	trees  []Worktree // git's list, the main work tree first
 }
 
-func (r Repo) layout(ctx context.Context) (layout, error) {
+// CommonDir returns the absolute path of the git directory the repository's
+// work trees share (.git of the main work tree).
+func (r Repo) CommonDir(ctx context.Context) (string, error) {
 	out, err := r.Run(ctx, "rev-parse", "--git-common-dir")
 	if err != nil {
-		return layout{}, err
+		return "", err
 	}
 	common := strings.TrimSuffix(string(out), "\n")
 	if !filepath.IsAbs(common) {
 		dir := r.Dir
 		if dir == "" {
 			if dir, err = os.Getwd(); err != nil {
-				return layout{}, err
+				return "", err
 			}
 		}
 		common = filepath.Join(dir, common)
+	}
+	return common, nil
+}
+
+func (r Repo) layout(ctx context.Context) (layout, error) {
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return layout{}, err
 	}
 	trees, err := r.Worktrees(ctx)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/filelock"
 	"github.com/azero-dev/azero/internal/gitx"
 )
 
@@ -42,10 +43,24 @@ func commitPaths(ctx context.Context, root string, paths []string, msg string) (
 	if len(keep) == 0 {
 		return "", errors.New("nothing to commit: the audit trail is missing")
 	}
+	// Staging and committing are two git commands, each taking the index
+	// lock on its own: a parallel run's commit between them would write
+	// back an index read before this run's paths were staged, and they
+	// would be lost ("pathspec did not match any file known to git"). The
+	// runs of azero committing in this repository take turns.
+	common, err := repo.CommonDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	release, err := filelock.Hold(common)
+	if err != nil {
+		return "", fmt.Errorf("wait for other azero runs committing in %s: %w", root, err)
+	}
+	defer release()
 	if _, err := runLocked(ctx, repo, append([]string{"add", "-A", "--"}, keep...)...); err != nil {
 		return "", fmt.Errorf("stage the audit trail: %w", err)
 	}
-	_, err := repo.Run(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, keep...)...)
+	_, err = repo.Run(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, keep...)...)
 	var ge *gitx.Error
 	switch {
 	case err == nil:
