@@ -350,7 +350,9 @@ func (w walker) literal(x *syntax.Word) (string, bool) {
 			}
 			b.WriteString(v)
 		default:
-			v, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{part}})
+			// A Config of its own: given nil, expand prepares one shared
+			// zero Config in place, a data race between two scans.
+			v, err := expand.Literal(&expand.Config{}, &syntax.Word{Parts: []syntax.WordPart{part}})
 			if err != nil {
 				return "", false
 			}
