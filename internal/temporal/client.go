@@ -192,6 +192,9 @@ func (c *Client) List(ctx context.Context, limit int) ([]Status, error) {
 func (c *Client) list(ctx context.Context, limit int) ([]Status, error) {
 	var out []Status
 	var token []byte
+	// A run that continued as new is listed once per execution; its
+	// Status is its latest execution's.
+	seen := map[string]bool{}
 	for {
 		resp, err := c.C.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			PageSize: 100, NextPageToken: token,
@@ -204,6 +207,10 @@ func (c *Client) list(ctx context.Context, limit int) ([]Status, error) {
 		}
 		for _, e := range resp.GetExecutions() {
 			id := e.GetExecution().GetWorkflowId()
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
 			if st, ok := c.endedRun(id, e.GetStatus()); ok {
 				out = append(out, st)
 				if limit > 0 && len(out) >= limit {
