@@ -110,7 +110,18 @@ type session struct {
 // The process is killed if it is still running when the test ends.
 func startOnTerminal(t *testing.T, dir string, env []string, name string, args ...string) *session {
 	t.Helper()
-	s := &session{Terminal: testenv.NewTerminal(t), done: make(chan struct{})}
+	return newSession(t).run(t, dir, env, name, args...)
+}
+
+// newSession is a new pseudo-terminal nothing runs on yet.
+func newSession(t *testing.T) *session {
+	return &session{Terminal: testenv.NewTerminal(t), done: make(chan struct{})}
+}
+
+// run starts name with args in dir on the session's terminal; the process
+// is killed if it is still running when the test ends.
+func (s *session) run(t *testing.T, dir string, env []string, name string, args ...string) *session {
+	t.Helper()
 	s.cmd = exec.Command(name, args...)
 	s.cmd.Dir, s.cmd.Env, s.cmd.Stdout = dir, env, &s.stdout
 	s.Start(t, s.cmd)

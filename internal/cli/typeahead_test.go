@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,27 +15,12 @@ import (
 // it: the lines are pending input typed before any diff was shown.
 func startTypedAhead(t *testing.T, state, dir string, ahead []string, args ...string) *session {
 	t.Helper()
-	s := &session{Terminal: testenv.NewTerminal(t), done: make(chan struct{})}
+	s := newSession(t)
 	for _, line := range ahead {
 		s.Type(t, line)
 	}
 	s.WaitFor(t, ahead[len(ahead)-1]+"\r\n", 1)
-	s.cmd = exec.Command(os.Args[0], args...)
-	s.cmd.Dir, s.cmd.Env, s.cmd.Stdout = dir, azeroEnv(state, "NO_COLOR=1"), &s.stdout
-	s.Start(t, s.cmd)
-	go func() {
-		s.code = exitCode(s.cmd.Wait())
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-s.done:
-		default:
-			s.cmd.Process.Kill()
-			<-s.done
-		}
-	})
-	return s
+	return s.run(t, dir, azeroEnv(state, "NO_COLOR=1"), os.Args[0], args...)
 }
 
 // TestTypedAheadApprovalNeverApproves: the real azero on a real terminal.
