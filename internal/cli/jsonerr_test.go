@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -123,17 +122,7 @@ func TestResumeJSONSaysWhyItFailed(t *testing.T) {
 	state, dir := t.TempDir(), t.TempDir()
 	first := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", "2", "--delay", "10m")
 	defer first.Process.Kill()
-	var id string
-	for deadline := time.Now().Add(testenv.Patience); id == ""; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the run never started")
-		}
-		if res := runAzeroIn(t, state, dir, nil, "runs", "--json"); strings.Contains(res.stdout, `"status": "running"`) {
-			var doc struct{ Runs []struct{ ID string } }
-			json.Unmarshal([]byte(res.stdout), &doc)
-			id = doc.Runs[0].ID
-		}
-	}
+	id := runningRunID(t, state, dir)
 	res := runAzeroIn(t, state, dir, nil, "resume", id, "--json")
 	doc := jsonFailure(t, res)
 	if msg, _ := doc["error"].(string); !strings.Contains(msg, "being driven by another azero process") {

@@ -183,11 +183,10 @@ func TestSelftestSurvivesSIGKILL(t *testing.T) {
 	t.Logf("%d kills, %d effects repeated", kills, dups)
 }
 
-func TestSecondDriverIsRefused(t *testing.T) {
-	t.Parallel()
-	state, dir := t.TempDir(), t.TempDir()
-	first := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "3s")
-	defer first.Process.Kill()
+// runningRunID waits until the store in state holds a running run (the
+// only one), and returns its id.
+func runningRunID(t *testing.T, state, dir string) string {
+	t.Helper()
 	var id string
 	for deadline := time.Now().Add(testenv.Patience); id == ""; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -199,6 +198,15 @@ func TestSecondDriverIsRefused(t *testing.T) {
 			id = doc.Runs[0].ID
 		}
 	}
+	return id
+}
+
+func TestSecondDriverIsRefused(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	first := spawnAzero(t, state, "selftest", "--dir", dir, "--steps", "3", "--delay", "3s")
+	defer first.Process.Kill()
+	id := runningRunID(t, state, dir)
 	res := runAzeroIn(t, state, dir, nil, "resume", id)
 	if res.code != 1 || !strings.Contains(res.stderr, "being driven by another azero process") {
 		t.Fatalf("second driver: exit %d\n%s", res.code, res.stderr)
