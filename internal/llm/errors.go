@@ -209,6 +209,13 @@ func HTTPError(provider string, status int, header http.Header, message string, 
 	if (kind == KindBadRequest || kind == KindContextTooLong) && LooksLikeContextTooLong(message) {
 		kind = KindContextTooLong
 	}
+	if strings.TrimSpace(message) == "" {
+		// An error reply that says nothing still gets a message to show.
+		message = http.StatusText(status)
+		if message == "" {
+			message = "the reply says nothing more"
+		}
+	}
 	e := &ProviderError{Provider: provider, Kind: kind, Status: status, Message: trimMessage(message), Err: cause}
 	if d, ok := ParseRetryAfter(header, time.Now()); ok {
 		e.RetryAfter = d

@@ -201,12 +201,6 @@ func StopReason(s string) llm.StopReason {
 // envelope, or whatever a proxy sent instead (its text becomes the message).
 func APIError(status int, header http.Header, body []byte) *llm.ProviderError {
 	errType, message := errorBody(body)
-	if message == "" {
-		message = http.StatusText(status)
-	}
-	if message == "" {
-		message = "the reply says nothing more"
-	}
 	pe := llm.HTTPError(llm.ProviderAnthropic, status, header, message, nil)
 	switch errType {
 	case "overloaded_error":

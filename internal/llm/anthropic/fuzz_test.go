@@ -29,16 +29,7 @@ func FuzzAPIError(f *testing.F) {
 		if status < 400 || status > 599 {
 			return
 		}
-		pe := APIError(status, http.Header{}, body)
-		if pe == nil || pe.Provider != llm.ProviderAnthropic || pe.Status != status {
-			t.Fatalf("APIError(%d, %q) = %+v", status, body, pe)
-		}
-		if pe.RetryAfter < 0 {
-			t.Fatalf("APIError(%d, %q) asks to wait %v", status, body, pe.RetryAfter)
-		}
-		if pe.Message == "" || len(pe.Message) > 700 {
-			t.Fatalf("APIError(%d, %q) message of %d bytes", status, body, len(pe.Message))
-		}
+		llmtest.CheckAPIError(t, llm.ProviderAnthropic, status, body, APIError(status, http.Header{}, body))
 	})
 }
 

@@ -45,19 +45,7 @@ func FuzzAPIError(f *testing.F) {
 		if status < 400 || status > 599 {
 			return
 		}
-		pe := APIError(status, http.Header{}, body)
-		if pe == nil || pe.Provider != llm.ProviderGemini || pe.Status != status {
-			t.Fatalf("APIError(%d, %q) = %+v", status, body, pe)
-		}
-		if pe.RetryAfter < 0 {
-			t.Fatalf("APIError(%d, %q) asks to wait %v", status, body, pe.RetryAfter)
-		}
-		if len(pe.Message) > 700 {
-			t.Fatalf("message of %d bytes kept", len(pe.Message))
-		}
-		if (status == 429 || status >= 500) && !pe.Transient() && pe.Kind != llm.KindAuth && pe.Kind != llm.KindNotFound {
-			t.Fatalf("HTTP %d classified as permanent %s", status, pe.Kind)
-		}
+		llmtest.CheckAPIError(t, llm.ProviderGemini, status, body, APIError(status, http.Header{}, body))
 	})
 }
 

@@ -257,11 +257,7 @@ func APIError(status int, header http.Header, body []byte) *llm.ProviderError {
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &env) != nil || env.Error == nil {
-		msg := strings.TrimSpace(string(body))
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
-		return llm.HTTPError(llm.ProviderGemini, status, header, msg, nil)
+		return llm.HTTPError(llm.ProviderGemini, status, header, strings.TrimSpace(string(body)), nil)
 	}
 	e := env.Error
 	pe := llm.HTTPError(llm.ProviderGemini, status, header, e.Message, nil)

@@ -267,3 +267,24 @@ func CheckNormalised(t testing.TB, provider string, out llm.Response, err error)
 	}
 	return true
 }
+
+// CheckAPIError fails t when a provider's reading of an error reply of an
+// HTTP status in 400-599 broke the ProviderError contract: nil, another
+// provider or status, a negative wait, a message empty or over 700 bytes
+// (a whole HTML page kept), or a 429 or 5xx classified as permanent
+// though it is neither an auth nor a not-found error.
+func CheckAPIError(t testing.TB, provider string, status int, body []byte, pe *llm.ProviderError) {
+	t.Helper()
+	if pe == nil || pe.Provider != provider || pe.Status != status {
+		t.Fatalf("APIError(%d, %q) = %+v", status, body, pe)
+	}
+	if pe.RetryAfter < 0 {
+		t.Fatalf("APIError(%d, %q) asks to wait %v", status, body, pe.RetryAfter)
+	}
+	if pe.Message == "" || len(pe.Message) > 700 {
+		t.Fatalf("APIError(%d, %q) message of %d bytes", status, body, len(pe.Message))
+	}
+	if (status == 429 || status >= 500) && !pe.Transient() && pe.Kind != llm.KindAuth && pe.Kind != llm.KindNotFound {
+		t.Fatalf("HTTP %d classified as permanent %s", status, pe.Kind)
+	}
+}

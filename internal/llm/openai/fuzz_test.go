@@ -60,19 +60,7 @@ func FuzzAPIError(f *testing.F) {
 		if status < 400 || status > 599 {
 			return
 		}
-		pe := APIError(status, http.Header{}, body)
-		if pe == nil || pe.Provider != llm.ProviderOpenAI || pe.Status != status {
-			t.Fatalf("APIError(%d, %q) = %+v", status, body, pe)
-		}
-		if pe.RetryAfter < 0 {
-			t.Fatalf("APIError(%d, %q) asks to wait %v", status, body, pe.RetryAfter)
-		}
-		if len(pe.Message) > 700 {
-			t.Fatalf("message of %d bytes kept", len(pe.Message))
-		}
-		if pe.Message == "" {
-			t.Fatalf("APIError(%d, %q) has no message", status, body)
-		}
+		llmtest.CheckAPIError(t, llm.ProviderOpenAI, status, body, APIError(status, http.Header{}, body))
 	})
 }
 

@@ -224,12 +224,6 @@ func StopReason(s string) llm.StopReason {
 // or whatever a proxy sent instead (its text becomes the message).
 func APIError(status int, header http.Header, body []byte) *llm.ProviderError {
 	message, code, errType := errorBody(body)
-	if message == "" {
-		message = http.StatusText(status)
-	}
-	if message == "" {
-		message = "the reply says nothing more"
-	}
 	pe := llm.HTTPError(llm.ProviderOpenAI, status, header, message, nil)
 	switch {
 	case code == "context_length_exceeded" || code == "string_above_max_length":
