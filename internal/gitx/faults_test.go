@@ -122,22 +122,24 @@ func conflictRepo(t *testing.T, names ...string) string {
 	return repo
 }
 
+// TestUnmergedPaths: conflicted paths with odd names are listed once each,
+// and none once the conflicts are resolved.
 func TestUnmergedPaths(t *testing.T) {
 	t.Parallel()
 	names := []string{"a.txt", "with\nnewline.txt", "with\ttab.txt", "ünï.txt"}
 	repo := conflictRepo(t, names...)
-	got, err := gitx.Repo{Dir: repo}.UnmergedPaths(t.Context())
+	got, err := gitx.Repo{Dir: repo}.ListUntrackedAndUnmerged(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := slices.Clone(names)
 	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("unmerged = %q, want %q", got, want)
+	if !slices.Equal(got.Unmerged, want) {
+		t.Errorf("unmerged = %q, want %q", got.Unmerged, want)
 	}
 	testenv.Git(t, repo, "add", "-A")
-	if got, err := (gitx.Repo{Dir: repo}).UnmergedPaths(t.Context()); err != nil || len(got) != 0 {
-		t.Errorf("after git add: %q, %v", got, err)
+	if got, err := (gitx.Repo{Dir: repo}).ListUntrackedAndUnmerged(t.Context()); err != nil || len(got.Unmerged) != 0 {
+		t.Errorf("after git add: %q, %v", got.Unmerged, err)
 	}
 }
 

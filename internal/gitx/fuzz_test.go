@@ -243,37 +243,6 @@ func FuzzParseWorktreeList(f *testing.F) {
 	})
 }
 
-func FuzzParseUnmerged(f *testing.F) {
-	id := strings.Repeat("ef", 20)
-	f.Add([]byte("100644 "+id+" 1\ta\x00100644 "+id+" 2\ta\x00"), "with\ttab", uint8(3))
-	f.Add([]byte("120000 "+id+" 3\tlink\x00"), "new\nline", uint8(1))
-	f.Add([]byte("100644 "+id+" 4\ta\x00"), "", uint8(0))
-	f.Fuzz(func(t *testing.T, data []byte, path string, stage uint8) {
-		list, err := gitx.ParseUnmerged(data)
-		if err == nil {
-			var b strings.Builder
-			for _, s := range list {
-				if s.Stage < 1 || s.Stage > 3 || s.Path == "" {
-					t.Fatalf("parsed %+v", s)
-				}
-				fmt.Fprintf(&b, "%06o %s %d\t%s\x00", s.Mode, s.ID, s.Stage, s.Path)
-			}
-			if b.String() != string(data) {
-				t.Fatalf("%q reprints as %q", data, b.String())
-			}
-		}
-		path = strings.ReplaceAll(path, "\x00", "")
-		if path == "" {
-			path = "p"
-		}
-		want := gitx.Stage{Mode: 0o100644, ID: id, Stage: int(stage%3) + 1, Path: path}
-		got, err := gitx.ParseUnmerged([]byte(fmt.Sprintf("%06o %s %d\t%s\x00", want.Mode, want.ID, want.Stage, want.Path)))
-		if err != nil || len(got) != 1 || got[0] != want {
-			t.Fatalf("round trip of %+v gave %+v, %v", want, got, err)
-		}
-	})
-}
-
 // FuzzParseListing: what parses reprints as the same records (untracked
 // paths, then each conflicted path once), and any untracked path and
 // stage round-trips.

@@ -8,33 +8,13 @@ import (
 )
 
 // Stage is one index entry of a path with a merge conflict, as `git
-// ls-files --unmerged -z` prints it: stage 1 is the common ancestor's
+// ls-files --unmerged` prints it: stage 1 is the common ancestor's
 // version, 2 ours, 3 theirs (a side that deleted the file has no entry).
 type Stage struct {
 	Mode  uint32
 	ID    string
 	Stage int // 1, 2 or 3
 	Path  string
-}
-
-// ParseUnmerged parses the output of `git ls-files --unmerged -z`:
-// "<mode> <id> <stage>\t<path>" records, each ended by NUL.
-func ParseUnmerged(out []byte) ([]Stage, error) {
-	fields, err := SplitZ(out)
-	if err != nil {
-		return nil, err
-	}
-	list := make([]Stage, 0, len(fields))
-	var off int64
-	for _, f := range fields {
-		off += int64(len(f)) + 1
-		st, err := parseStage(f, off)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, st)
-	}
-	return list, nil
 }
 
 // parseStage parses one "<mode> <id> <stage>\t<path>" record, read up to
@@ -111,24 +91,4 @@ func ParseListing(out []byte) (Listing, error) {
 		}
 	}
 	return l, nil
-}
-
-// UnmergedPaths returns the paths with unresolved merge conflicts in the
-// index, each once, in index order, with one git process.
-func (r Repo) UnmergedPaths(ctx context.Context) ([]string, error) {
-	out, err := r.Run(ctx, "ls-files", "--unmerged", "-z")
-	if err != nil {
-		return nil, err
-	}
-	stages, err := ParseUnmerged(out)
-	if err != nil {
-		return nil, fmt.Errorf("list unmerged paths: %w", err)
-	}
-	var paths []string
-	for i, s := range stages {
-		if i == 0 || stages[i-1].Path != s.Path {
-			paths = append(paths, s.Path)
-		}
-	}
-	return paths, nil
 }
