@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
@@ -276,22 +275,6 @@ func (f *fixture) auditRecords(name string) []audit.Record {
 	for _, r := range recs {
 		if r["event"] == name {
 			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// events returns the run's events of kind.
-func (f *fixture) events(id string, kind event.Kind) []event.Event {
-	f.t.Helper()
-	evs, err := f.st.Events(f.t.Context(), id, 0, 0)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	var out []event.Event
-	for _, e := range evs {
-		if e.Kind == kind {
-			out = append(out, e)
 		}
 	}
 	return out

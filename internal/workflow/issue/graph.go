@@ -369,15 +369,6 @@ func (n *nodes) workCopy(ctx context.Context, runID, dir, name, content string) 
 	return abs, nil
 }
 
-// readBack reads what the human left in a working copy.
-func readBack(p string) (string, error) {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("read back %s after editing: %w", filepath.Base(p), err)
-	}
-	return string(b), nil
-}
-
 func changed(before, after string) bool {
 	return !bytes.Equal(normalise(KindDraft, []byte(before)), normalise(KindDraft, []byte(after)))
 }
