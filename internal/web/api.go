@@ -96,11 +96,27 @@ func (s *Server) runsOf(w http.ResponseWriter, r *http.Request) (rundoc.Filter, 
 
 // detail builds the document of `azero runs show RUN --json`.
 func (s *Server) detail(r *http.Request, withEvents bool) (rundoc.Detail, store.Run, error) {
-	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	ctx := r.Context()
+	run, err := s.opts.Store.FindRun(ctx, r.PathValue("id"))
 	if err != nil {
 		return rundoc.Detail{}, run, err
 	}
-	d, err := rundoc.DetailOf(r.Context(), s.opts.Store, run, s.opts.Now(), s.lineageDir(run.ID), withEvents)
+	var evs []event.Event
+	if withEvents {
+		// The events are read before the run: the run is then at least as
+		// new as the last of them, and a page that follows the events after
+		// that one sees every change the run makes later. Read the other way
+		// round, a run that ended in between was shown running with its end
+		// among the events, and its page waited for a change already shown.
+		if evs, err = s.opts.Store.Events(ctx, run.ID, 0, 0); err != nil {
+			return rundoc.Detail{}, run, err
+		}
+		if run, err = s.opts.Store.GetRun(ctx, run.ID); err != nil {
+			return rundoc.Detail{}, run, err
+		}
+	}
+	d, err := rundoc.DetailOf(ctx, s.opts.Store, run, s.opts.Now(), s.lineageDir(run.ID), false)
+	d.Events = evs
 	return d, run, err
 }
 

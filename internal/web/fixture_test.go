@@ -121,6 +121,13 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureOver(t, nil)
+}
+
+// newFixtureOver is newFixture with the server reading the store through
+// wrap (nil: directly).
+func newFixtureOver(t *testing.T, wrap func(web.Source) web.Source) *fixture {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
 	if err != nil {
@@ -135,7 +142,11 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { logger.Close() })
 	f := &fixture{t: t, dir: dir, st: st, audit: logger, auditLog: logPath}
 	f.eng = &flow.Engine{Store: st, Audit: logger, Poll: 20 * time.Millisecond}
-	srv, err := web.New(web.Options{Store: st, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
+	var src web.Source = st
+	if wrap != nil {
+		src = wrap(st)
+	}
+	srv, err := web.New(web.Options{Store: src, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
 		Continue: func(ctx context.Context, runID string) error {
 			f.mu.Lock()
 			f.continued = append(f.continued, runID)

@@ -147,11 +147,14 @@ func (d runsData) title() string  { return "Runs" }
 func (d runsData) stream() string { return "/events?since=" + d.Fingerprint }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
+	// Taken before the runs are read: a change while they are is then
+	// announced to the page, not folded into what it already waits past.
+	fp := s.fingerprint(r.Context())
 	f, views, ok := s.runsOf(w, r)
 	if !ok {
 		return
 	}
-	d := runsData{Filter: f}
+	d := runsData{Filter: f, Fingerprint: fp}
 	now := s.opts.Now()
 	for _, v := range views {
 		row := runRow{View: v, Age: rundoc.Age(now.Sub(v.CreatedAt))}
@@ -164,7 +167,6 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		row.CostUSD, _ = s.opts.Store.Spent(r.Context(), v.ID)
 		d.Rows = append(d.Rows, row)
 	}
-	d.Fingerprint = s.fingerprint(r.Context())
 	s.render(w, r, http.StatusOK, "runs", d)
 }
 
@@ -185,12 +187,13 @@ type gateView struct {
 }
 
 func (s *Server) gatesPage(w http.ResponseWriter, r *http.Request) {
+	fp := s.fingerprint(r.Context()) // before the gates are read, as on the runs page
 	gs, err := s.gates(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	d := gatesData{Fingerprint: s.fingerprint(r.Context())}
+	d := gatesData{Fingerprint: fp}
 	for _, g := range gs {
 		gv := gateView{Run: g.Run, Answered: g.Answered, Form: newQuestionView(g.Run.ID, *g.Question, formValues{})}
 		if run, err := s.opts.Store.GetRun(r.Context(), g.Run.ID); err == nil {

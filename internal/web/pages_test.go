@@ -7,12 +7,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/web"
 	"github.com/azero-dev/azero/internal/workflow/issue"
 )
 
@@ -202,4 +207,112 @@ func TestEventsStreamLive(t *testing.T) {
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// endsOnRead lets a run end right after the server first finds or lists
+// runs, as a driver elsewhere may while a page is being made.
+type endsOnRead struct {
+	web.Source
+	armed atomic.Bool
+	end   func()
+}
+
+func (s *endsOnRead) FindRun(ctx context.Context, ref string) (store.Run, error) {
+	r, err := s.Source.FindRun(ctx, ref)
+	s.changed()
+	return r, err
+}
+
+func (s *endsOnRead) ListRuns(ctx context.Context, f store.Filter) ([]store.Run, error) {
+	runs, err := s.Source.ListRuns(ctx, f)
+	s.changed()
+	return runs, err
+}
+
+func (s *endsOnRead) changed() {
+	if s.armed.CompareAndSwap(true, false) {
+		s.end()
+	}
+}
+
+// The lists are not older than the state they follow: a run that ends
+// while the list is made is shown ended, or the page is told of a change.
+func TestListsAreNotOlderThanTheirStreams(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"/", "/gates"} {
+		var f *fixture
+		var id string
+		src := &endsOnRead{end: func() {
+			if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"abort"}`); code != http.StatusOK {
+				t.Error(code, doc)
+			}
+			f.waitFor(id, "aborted", func(r store.Run) bool { return r.Status == store.StatusAborted })
+		}}
+		f = newFixtureOver(t, func(st web.Source) web.Source {
+			src.Source = st
+			return src
+		})
+		id = f.waitingRun(state{})
+		since := regexp.MustCompile(`data-stream="/events\?since=([0-9a-f]+)"`)
+		src.armed.Store(true)
+		_, page := f.request("GET", path, "", bearer)
+		_, now := f.request("GET", path, "", bearer)
+		fp, fpNow := since.FindStringSubmatch(page), since.FindStringSubmatch(now)
+		if src.armed.Load() || fp == nil || fpNow == nil {
+			t.Fatalf("GET %s: the run ended while the page was made: %v; stream %q, then %q\n%s", path, !src.armed.Load(), fp, fpNow, page)
+		}
+		// The runs list names the run's status; the gates list shows its form while it waits.
+		shownWaiting := strings.Contains(page, `data-status="waiting"`) || strings.Contains(page, `name="question_id"`)
+		if shownWaiting && fp[1] == fpNow[1] {
+			t.Errorf("GET %s shows the run waiting and follows changes after the state where it has ended", path)
+		}
+	}
+}
+
+// A run's page is never older than the events it shows: a run that ends
+// while its page is made is shown ended, or the page follows the events
+// from before the end, so the end reaches it live. (Shown running with the
+// end among its events, the page waited for a change already come.)
+func TestRunPageIsNotOlderThanItsEvents(t *testing.T) {
+	t.Parallel()
+	var f *fixture
+	var id string
+	src := &endsOnRead{end: func() {
+		if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
+			t.Error(code, doc)
+		}
+		f.waitsAt(id, "edit")
+		if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"edit","answer":"S"}`); code != http.StatusOK {
+			t.Error(code, doc)
+		}
+		f.waitFor(id, "done", func(r store.Run) bool { return r.Status == store.StatusDone })
+	}}
+	f = newFixtureOver(t, func(st web.Source) web.Source {
+		src.Source = st
+		return src
+	})
+	id = f.waitingRun(state{Draft: "# Draft\n"})
+	src.armed.Store(true)
+	resp, page := f.request("GET", "/runs/"+id, "", bearer)
+	if resp.StatusCode != http.StatusOK || src.armed.Load() {
+		t.Fatalf("GET = %d (the run ended while the page was made: %v)\n%s", resp.StatusCode, !src.armed.Load(), page)
+	}
+	evs, err := f.st.Events(t.Context(), id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end int64
+	for _, ev := range evs {
+		if ev.Kind == event.Finished {
+			end = ev.Seq
+		}
+	}
+	status := regexp.MustCompile(`id="run-status" data-status="([a-z]+)"`).FindStringSubmatch(page)
+	after := regexp.MustCompile(`data-stream="/runs/[^"?]+/events\?after=(\d+)"`).FindStringSubmatch(page)
+	if end == 0 || status == nil || after == nil {
+		t.Fatalf("end event %d, status %q, stream %q in:\n%s", end, status, after, page)
+	}
+	if from, _ := strconv.ParseInt(after[1], 10, 64); status[1] != "done" && from >= end {
+		t.Errorf("the page shows the run %s and follows events after %d, past its end (%d)", status[1], from, end)
+	}
 }
