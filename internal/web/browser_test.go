@@ -149,7 +149,10 @@ func TestBrowserFormsOfferTheGatesAnswers(t *testing.T) {
 		t.Errorf("%d refusals audited, want 1 (the partial word; the button alone sends nothing)", n)
 	}
 
-	// The editor question's menu: its options, no more.
+	// The editor question's menu: its options, no more. The page is left
+	// first: it would show the run anew when the answer moves it, and a
+	// reload of its own racing the navigation below could cancel that.
+	webtest.Do(t, ctx, chromedp.Navigate("about:blank"))
 	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
 		t.Fatal(code, doc)
 	}
