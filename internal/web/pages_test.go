@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -235,24 +236,37 @@ func (s *endsOnRead) changed() {
 	}
 }
 
+// endingFixture is a fixture with a run waiting at review that, once
+// armed, ends right after the server next finds or lists runs: the answers
+// ("gate=answer") are posted in turn, each when the run waits at its gate.
+func endingFixture(t *testing.T, s state, answers ...string) (*fixture, *endsOnRead, string) {
+	t.Helper()
+	var f *fixture
+	var id string
+	src := &endsOnRead{end: func() {
+		for _, a := range answers {
+			gate, answer, _ := strings.Cut(a, "=")
+			f.waitsAt(id, gate)
+			if code, doc := f.api("POST", "/api/runs/"+id+"/answer", fmt.Sprintf(`{"gate":%q,"answer":%q}`, gate, answer)); code != http.StatusOK {
+				t.Error(code, doc)
+			}
+		}
+		f.waitFor(id, "ended", func(r store.Run) bool { return r.Status.Finished() })
+	}}
+	f = newFixtureOver(t, func(st web.Source) web.Source {
+		src.Source = st
+		return src
+	})
+	id = f.waitingRun(s)
+	return f, src, id
+}
+
 // The lists are not older than the state they follow: a run that ends
 // while the list is made is shown ended, or the page is told of a change.
 func TestListsAreNotOlderThanTheirStreams(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"/", "/gates"} {
-		var f *fixture
-		var id string
-		src := &endsOnRead{end: func() {
-			if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"abort"}`); code != http.StatusOK {
-				t.Error(code, doc)
-			}
-			f.waitFor(id, "aborted", func(r store.Run) bool { return r.Status == store.StatusAborted })
-		}}
-		f = newFixtureOver(t, func(st web.Source) web.Source {
-			src.Source = st
-			return src
-		})
-		id = f.waitingRun(state{})
+		f, src, _ := endingFixture(t, state{}, "review=abort")
 		since := regexp.MustCompile(`data-stream="/events\?since=([0-9a-f]+)"`)
 		src.armed.Store(true)
 		_, page := f.request("GET", path, "", bearer)
@@ -275,23 +289,7 @@ func TestListsAreNotOlderThanTheirStreams(t *testing.T) {
 // end among its events, the page waited for a change already come.)
 func TestRunPageIsNotOlderThanItsEvents(t *testing.T) {
 	t.Parallel()
-	var f *fixture
-	var id string
-	src := &endsOnRead{end: func() {
-		if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
-			t.Error(code, doc)
-		}
-		f.waitsAt(id, "edit")
-		if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"edit","answer":"S"}`); code != http.StatusOK {
-			t.Error(code, doc)
-		}
-		f.waitFor(id, "done", func(r store.Run) bool { return r.Status == store.StatusDone })
-	}}
-	f = newFixtureOver(t, func(st web.Source) web.Source {
-		src.Source = st
-		return src
-	})
-	id = f.waitingRun(state{Draft: "# Draft\n"})
+	f, src, id := endingFixture(t, state{Draft: "# Draft\n"}, "review=approve", "edit=S")
 	src.armed.Store(true)
 	resp, page := f.request("GET", "/runs/"+id, "", bearer)
 	if resp.StatusCode != http.StatusOK || src.armed.Load() {
