@@ -268,35 +268,7 @@ func TestWrongTypeIsExplained(t *testing.T) {
 // the walk finds keys added later too.
 func TestEveryKeyExplainsItsType(t *testing.T) {
 	t.Parallel()
-	type leaf struct {
-		key  string
-		kind string // "a string" or "a number"
-	}
-	var leaves []leaf
-	var walk func(prefix string, typ reflect.Type)
-	walk = func(prefix string, typ reflect.Type) {
-		for typ.Kind() == reflect.Pointer {
-			typ = typ.Elem()
-		}
-		switch typ.Kind() {
-		case reflect.Struct:
-			for i := range typ.NumField() {
-				name, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
-				walk(strings.TrimPrefix(prefix+"."+name, "."), typ.Field(i).Type)
-			}
-		case reflect.Map:
-			walk(prefix+".m", typ.Elem())
-		case reflect.String:
-			leaves = append(leaves, leaf{prefix, "a string"})
-		case reflect.Float64:
-			leaves = append(leaves, leaf{prefix, "a number"})
-		case reflect.Int:
-			leaves = append(leaves, leaf{prefix, "a whole number"})
-		default:
-			t.Fatalf("%s: no test value for %s", prefix, typ)
-		}
-	}
-	walk("", reflect.TypeFor[config.Config]())
+	leaves := configKeys(t)
 	if len(leaves) < 15 {
 		t.Fatalf("found only %d keys: %v", len(leaves), leaves)
 	}
@@ -307,11 +279,11 @@ func TestEveryKeyExplainsItsType(t *testing.T) {
 			if strings.HasPrefix(l.key, "providers.") || strings.HasPrefix(l.key, "notify.") {
 				got = "a string" // possibly a key: not repeated
 			}
-			if l.kind == "a string" {
+			if l.kind == reflect.String {
 				value, got = "42", "a number 42"
 			}
 			_, err := config.Parse([]byte(l.key+" = "+value+"\n"), config.Source{Path: "/cfg/config.toml"})
-			want := fmt.Sprintf("/cfg/config.toml: %s must be %s, got %s (line 1)", l.key, l.kind, got)
+			want := fmt.Sprintf("/cfg/config.toml: %s must be %s, got %s (line 1)", l.key, kindNames[l.kind], got)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("error %v\nwant %q", err, want)
 			}
@@ -388,37 +360,12 @@ func TestLoadKeepsEveryKey(t *testing.T) {
 		"notify.webhook": `"https://example.com/hook"`,
 	}
 	var keys []string
-	var walk func(prefix string, typ reflect.Type)
-	walk = func(prefix string, typ reflect.Type) {
-		for typ.Kind() == reflect.Pointer {
-			typ = typ.Elem()
-		}
-		switch typ.Kind() {
-		case reflect.Struct:
-			for i := range typ.NumField() {
-				name, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
-				walk(strings.TrimPrefix(prefix+"."+name, "."), typ.Field(i).Type)
-			}
-		case reflect.Map:
-			walk(prefix+".m", typ.Elem())
-		default:
-			keys = append(keys, prefix)
-			if _, ok := valid[prefix]; ok {
-				return
-			}
-			switch typ.Kind() {
-			case reflect.String:
-				valid[prefix] = `"x"`
-			case reflect.Float64:
-				valid[prefix] = "1.5"
-			case reflect.Int:
-				valid[prefix] = "7"
-			default:
-				t.Fatalf("%s: no test value for %s", prefix, typ)
-			}
+	for _, l := range configKeys(t) {
+		keys = append(keys, l.key)
+		if _, ok := valid[l.key]; !ok {
+			valid[l.key] = kindSamples[l.kind]
 		}
 	}
-	walk("", reflect.TypeFor[config.Config]())
 	for _, key := range keys {
 		t.Run(key, func(t *testing.T) {
 			t.Parallel()
@@ -441,4 +388,46 @@ func TestLoadKeepsEveryKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// configKey is a key of Config's TOML form with the kind of its value;
+// a map's entries are named by "m" (providers.m.api_key).
+type configKey struct {
+	key  string
+	kind reflect.Kind // String, Float64 or Int
+}
+
+// kindNames are how the errors name each kind of value; kindSamples are
+// valid values of each.
+var (
+	kindNames   = map[reflect.Kind]string{reflect.String: "a string", reflect.Float64: "a number", reflect.Int: "a whole number"}
+	kindSamples = map[reflect.Kind]string{reflect.String: `"x"`, reflect.Float64: "1.5", reflect.Int: "7"}
+)
+
+// configKeys walks Config for its keys, so that tests over every key find
+// the keys added later too.
+func configKeys(t *testing.T) []configKey {
+	t.Helper()
+	var keys []configKey
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		switch typ.Kind() {
+		case reflect.Struct:
+			for i := range typ.NumField() {
+				name, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
+				walk(strings.TrimPrefix(prefix+"."+name, "."), typ.Field(i).Type)
+			}
+		case reflect.Map:
+			walk(prefix+".m", typ.Elem())
+		case reflect.String, reflect.Float64, reflect.Int:
+			keys = append(keys, configKey{prefix, typ.Kind()})
+		default:
+			t.Fatalf("%s: no test value for %s", prefix, typ)
+		}
+	}
+	walk("", reflect.TypeFor[config.Config]())
+	return keys
 }
