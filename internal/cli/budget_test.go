@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,10 +33,7 @@ func TestABudgetNeedsThePriceOfTheModel(t *testing.T) {
 	}
 	noRun := func(t *testing.T, state, repo string) {
 		t.Helper()
-		st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := openStore(t, state)
 		defer st.Close()
 		if runs, _ := st.ListRuns(t.Context(), store.Filter{}); len(runs) != 0 {
 			t.Errorf("%d runs were created", len(runs))

@@ -104,10 +104,7 @@ type gcRunState struct {
 // implement would have left it, and returns its id and worktree path.
 func putRun(t *testing.T, state string, status store.Status, node, repo, branch, result string) (id, wt string) {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, state)
 	defer st.Close()
 	id = store.NewID(time.Now())
 	wt = filepath.Join(state, "worktrees", id)
@@ -120,16 +117,7 @@ func putRun(t *testing.T, state string, status store.Status, node, repo, branch,
 
 func runStatus(t *testing.T, state, id string) store.Status {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	r, err := st.GetRun(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Status
+	return runByID(t, state, id).Status
 }
 
 // gcJSON runs `azero runs gc --json` with args and decodes what it did.
@@ -407,13 +395,20 @@ if grep -q refs/heads/azero/6- && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; 
 	testenv.Git(t, repo, "branch", "azero/6-locked")
 }
 
-// runByID reads one run from the state directory's store.
-func runByID(t *testing.T, state, id string) store.Run {
+// openStore opens the store of the state directory; the caller closes it.
+func openStore(t *testing.T, state string) *store.Store {
 	t.Helper()
 	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// runByID reads one run from the state directory's store.
+func runByID(t *testing.T, state, id string) store.Run {
+	t.Helper()
+	st := openStore(t, state)
 	defer st.Close()
 	r, err := st.GetRun(t.Context(), id)
 	if err != nil {

@@ -138,10 +138,7 @@ func TestScriptedRunKilledInAModelCallResumes(t *testing.T) {
 // callsOf reads a run's model calls from the store.
 func callsOf(t *testing.T, state, runID string) []store.Call {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, state)
 	defer st.Close()
 	calls, err := st.Calls(t.Context(), runID)
 	if err != nil {

@@ -104,10 +104,7 @@ func implementEnv(state, script string) []string {
 // runOf returns the only run in the state dir and its history.
 func runOf(t *testing.T, state string) (store.Run, []store.Step) {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, state)
 	defer st.Close()
 	runs, err := st.ListRuns(t.Context(), store.Filter{})
 	if err != nil || len(runs) != 1 {

@@ -190,7 +190,7 @@ func TestImplementWriteReviewAnsweredThroughServe(t *testing.T) {
 	const feedback = "Keep every twice_ helper: the task only adds multiply."
 	env := implementEnv(state, coderScript(t, goodTests, bigCalcWith(2), bigCalcWith(37)))
 	r := waitingAtWriteReview(t, state, repo, env)
-	first := storedRun(t, state, r.ID)
+	first := runByID(t, state, r.ID)
 
 	srv := startServe(t, state)
 	var res map[string]any
@@ -202,7 +202,7 @@ func TestImplementWriteReviewAnsweredThroughServe(t *testing.T) {
 		t.Fatalf("revise: %d %v", code, res)
 	}
 	srv.linesUntil(t, "now waits at write_review")
-	again := storedRun(t, state, r.ID)
+	again := runByID(t, state, r.ID)
 	if again.Status != store.StatusWaiting || again.Node != "write_review" || string(again.Question) == string(first.Question) {
 		t.Fatalf("after revise: %s at %s", again.Status, again.Node)
 	}
@@ -218,7 +218,7 @@ func TestImplementWriteReviewAnsweredThroughServe(t *testing.T) {
 		t.Fatalf("approve: %d %v", code, res)
 	}
 	srv.linesUntil(t, "now waits at human_review")
-	done := storedRun(t, state, r.ID)
+	done := runByID(t, state, r.ID)
 	if done.Status != store.StatusWaiting || done.Node != "human_review" {
 		t.Fatalf("after approve: %s at %s", done.Status, done.Node)
 	}

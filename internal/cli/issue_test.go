@@ -303,10 +303,7 @@ func (w *issWorld) git(args ...string) string {
 // store opens the state directory's store (after the processes ended).
 func (w *issWorld) store() *store.Store {
 	w.t.Helper()
-	st, err := store.Open(w.t.Context(), filepath.Join(w.state, store.FileName), store.Options{})
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	st := openStore(w.t, w.state)
 	w.t.Cleanup(func() { st.Close() })
 	return st
 }

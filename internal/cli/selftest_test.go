@@ -70,10 +70,7 @@ func countRuns(t *testing.T, state string) int {
 	if _, err := os.Stat(filepath.Join(state, store.FileName)); err != nil {
 		return 0
 	}
-	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t, state)
 	defer st.Close()
 	runs, err := st.ListRuns(t.Context(), store.Filter{})
 	if err != nil {

@@ -248,21 +248,6 @@ func (s *server) api(t *testing.T, method, path, body string, v any) int {
 	return resp.StatusCode
 }
 
-// runStatus reads a run from the store.
-func storedRun(t *testing.T, state, id string) store.Run {
-	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(state, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	r, err := st.GetRun(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // withoutAge drops what changes with the clock from a runs document.
 func withoutAge(t *testing.T, raw []byte) string {
 	t.Helper()
@@ -350,13 +335,13 @@ func TestServeDemoApprovedInABrowser(t *testing.T) {
 	webtest.Do(t, ctx, chromedp.Navigate(srv.base+"/runs/"+id), chromedp.WaitVisible(chromedp.CSS("#question input[name=answer]")))
 	webtest.Do(t, ctx, chromedp.SendKeys(chromedp.CSS("#question input[name=answer]"), "appro"),
 		chromedp.Submit(chromedp.CSS("#question input[name=answer]")), chromedp.WaitVisible(chromedp.CSS("#answer-error")))
-	if r := storedRun(t, state, id); r.Status != store.StatusWaiting || len(r.Answer) != 0 {
+	if r := runByID(t, state, id); r.Status != store.StatusWaiting || len(r.Answer) != 0 {
 		t.Fatalf("after a partial word the run is %s with answer %s", r.Status, r.Answer)
 	}
 	deadline := time.Now().Add(testenv.Patience)
 	approvals := 0
 	for {
-		r := storedRun(t, state, id)
+		r := runByID(t, state, id)
 		if r.Status.Finished() {
 			if r.Status != store.StatusDone {
 				t.Fatalf("the run ended %s: %s\n%s", r.Status, r.Error, srv.stderr)
@@ -372,7 +357,7 @@ func TestServeDemoApprovedInABrowser(t *testing.T) {
 				chromedp.Submit(chromedp.CSS("#question input[name=answer]")))
 			approvals++
 			// The answer is taken: posted, or the run moved on.
-			for a := storedRun(t, state, id); a.Status == store.StatusWaiting && a.Node == r.Node && len(a.Answer) == 0; a = storedRun(t, state, id) {
+			for a := runByID(t, state, id); a.Status == store.StatusWaiting && a.Node == r.Node && len(a.Answer) == 0; a = runByID(t, state, id) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the page's answer never reached the run:\n%s", srv.stderr)
 				}
@@ -448,7 +433,7 @@ func TestServeAnswersARunAtATerminal(t *testing.T) {
 	if !strings.Contains(s.Text(), "answered APPROVED on the web channel 127.0.0.1:") || !strings.Contains(s.Text(), "serve-test-script") {
 		t.Errorf("the terminal was not told who answered:\n%s", s.Text())
 	}
-	if r := storedRun(t, state, id); r.Status != store.StatusDone {
+	if r := runByID(t, state, id); r.Status != store.StatusDone {
 		t.Errorf("run %s", r.Status)
 	}
 	if code := srv.api(t, "POST", "/api/runs/"+id+"/answer", `{"gate":"approve","answer":"approve"}`, &res); code != http.StatusConflict {
