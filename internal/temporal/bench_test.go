@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -95,7 +96,7 @@ func benchTemporal(b *testing.B, opts ...temporaltest.TestServerOption) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: st, Audit: audit.New(discard{}, nil), StateDir: dir, Identity: "bench"})
+	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: st, Audit: audit.New(io.Discard, nil), StateDir: dir, Identity: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -120,7 +121,3 @@ func benchTemporal(b *testing.B, opts ...temporaltest.TestServerOption) {
 	}
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*benchNodes), "ns/node")
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -5,7 +5,6 @@ package temporal
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,7 +16,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/server/temporaltest"
 
-	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -31,19 +29,8 @@ func TestTemporalLongRunContinuesAsNew(t *testing.T) {
 	srv := temporaltest.NewServer(temporaltest.WithT(t))
 	c := srv.NewClientWithOptions(client.Options{Logger: quiet{}})
 	reg := toyRegistry(t, 0)
-	dir := t.TempDir()
-	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	logPath := filepath.Join(dir, audit.FileName)
-	al, err := audit.Open(logPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { al.Close() })
-	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: st, Audit: al, StateDir: dir, Identity: "worker-a"})
+	ws := newWorkerState(t)
+	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: ws.store, Audit: ws.audit, StateDir: ws.dir, Identity: "worker-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +80,7 @@ func TestTemporalLongRunContinuesAsNew(t *testing.T) {
 	if len(got) != 12 || got[0] != "work 1 "+runID || got[10] != "work 11 "+runID || got[11] != "finish APPROVED" {
 		t.Errorf("every node should have run once across executions, got %q", got)
 	}
-	if n := len(auditRecords(t, logPath, "gate_decision")); n != 1 {
+	if n := len(auditRecords(t, ws.auditLog, "gate_decision")); n != 1 {
 		t.Errorf("want one recorded decision, got %d", n)
 	}
 
@@ -179,13 +166,8 @@ func TestTemporalFollowWaitsForAWorker(t *testing.T) {
 		t.Fatalf("following a run nobody works on yet ended: %+v %v", f.st, f.err)
 	case <-time.After(750 * time.Millisecond):
 	}
-	dir := t.TempDir()
-	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	w, err := NewWorker(c, WorkerConfig{Registry: toyRegistry(t, 0), Store: st, Audit: audit.New(discardWriter{}, nil), StateDir: dir, Identity: "late"})
+	ws := newWorkerState(t)
+	w, err := NewWorker(c, WorkerConfig{Registry: toyRegistry(t, 0), Store: ws.store, Audit: ws.audit, StateDir: ws.dir, Identity: "late"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,26 +181,12 @@ func TestTemporalFollowWaitsForAWorker(t *testing.T) {
 	}
 }
 
-type discardWriter struct{}
-
-func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
-
 // startWorker starts a worker called name on srv with a store, audit log
 // and state directory of its own.
 func startWorker(t *testing.T, c client.Client, reg *Registry, name string) (*Worker, string) {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	al, err := audit.Open(filepath.Join(dir, audit.FileName), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { al.Close() })
-	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: st, Audit: al, StateDir: dir, Identity: name})
+	ws := newWorkerState(t)
+	w, err := NewWorker(c, WorkerConfig{Registry: reg, Store: ws.store, Audit: ws.audit, StateDir: ws.dir, Identity: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +194,7 @@ func startWorker(t *testing.T, c client.Client, reg *Registry, name string) (*Wo
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	return w, dir
+	return w, ws.dir
 }
 
 // A worker asked to stop (azero worker on SIGINT or SIGTERM) lets the

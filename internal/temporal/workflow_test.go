@@ -157,21 +157,34 @@ type testWorker struct {
 
 func newTestWorker(t testing.TB, reg *Registry, name string) *testWorker {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	logPath := filepath.Join(dir, audit.FileName)
-	al, err := audit.Open(logPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { al.Close() })
+	ws := newWorkerState(t)
 	me := WorkerRef{Queue: OwnQueue(DefaultTaskQueue, name), Identity: name}
-	return &testWorker{st: st, auditLog: logPath,
-		acts: &activities{reg: reg, store: st, audit: al, stateDir: dir, me: me, now: time.Now}}
+	return &testWorker{st: ws.store, auditLog: ws.auditLog,
+		acts: &activities{reg: reg, store: ws.store, audit: ws.audit, stateDir: ws.dir, me: me, now: time.Now}}
+}
+
+// workerState is a worker's own state directory with its store and audit
+// log, closed when the test ends.
+type workerState struct {
+	dir, auditLog string
+	store         *store.Store
+	audit         *audit.Logger
+}
+
+func newWorkerState(t testing.TB) workerState {
+	t.Helper()
+	ws := workerState{dir: t.TempDir()}
+	var err error
+	if ws.store, err = store.Open(context.Background(), filepath.Join(ws.dir, store.FileName), store.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.store.Close() })
+	ws.auditLog = filepath.Join(ws.dir, audit.FileName)
+	if ws.audit, err = audit.Open(ws.auditLog, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.audit.Close() })
+	return ws
 }
 
 func (w *testWorker) register(env *testsuite.TestWorkflowEnvironment) {
