@@ -9,8 +9,9 @@
 // and the file, so a typo never silently disables a setting; a value of
 // the wrong type names the key, the file, the type expected and the value
 // found, in words ("implement.budget must be a number, got a string
-// \"two\""). API keys and notification settings are refused in the
-// repository's file, which is usually committed.
+// \"two\""). API keys, notification settings and the sandbox's settings
+// are refused in the repository's file, which is usually committed and
+// comes with the changes azero guards the user from.
 package config
 
 import (
@@ -22,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +43,30 @@ type Config struct {
 	Roles     Roles            `toml:"roles"`
 	Notify    Notify           `toml:"notify"`
 	Engine    Engine           `toml:"engine"`
+	Sandbox   Sandbox          `toml:"sandbox"`
+}
+
+// Sandbox tunes the confinement of the model's code (its tests, its code,
+// the project's scripts azero runs for it). It is the user's setting only:
+// a repository's file cannot loosen the sandbox that guards the user from
+// that repository's changes.
+type Sandbox struct {
+	// Mode is "auto" (bubblewrap and Landlock where bubblewrap works,
+	// else Landlock alone; the default), "landlock" (never bubblewrap)
+	// or "off" (the model's code runs with your full powers).
+	Mode string `toml:"mode"`
+	// Network lets the model's code reach the network (off by default;
+	// loopback inside the sandbox always works).
+	Network bool `toml:"network"`
+	// MaxProcesses bounds the processes (and threads) of one run of the
+	// tests; 0 takes the default.
+	MaxProcesses int `toml:"max_processes"`
+	// MaxFileSize bounds the size of one file the model's code writes,
+	// with a unit: "512M", "2G"; "" takes the default.
+	MaxFileSize string `toml:"max_file_size"`
+	// Env names environment variables passed to the model's code besides
+	// the built-in allowlist (never one whose name looks secret).
+	Env []string `toml:"env"`
 }
 
 // Engine chooses where workflow runs are driven: "local" (this machine's
@@ -237,6 +263,9 @@ func decode(cfg *Config, data []byte, src Source) error {
 		if one.Notify != (Notify{}) {
 			return fmt.Errorf("config %s: notify: notifications are set in your user config (~/.config/azero/config.toml), not in a repository's (a webhook URL is a credential)", src.Path)
 		}
+		if !one.Sandbox.zero() {
+			return fmt.Errorf("config %s: sandbox: the sandbox is set in your user config (~/.config/azero/config.toml), not in a repository's (a repository must not loosen what guards you from its changes)", src.Path)
+		}
 	}
 	if err := one.validate(); err != nil {
 		return fmt.Errorf("config %s: %w", src.Path, err)
@@ -296,6 +325,19 @@ func (c Config) validate() error {
 		// nan would never compare as spent, inf never as reached: either
 		// silently disables the budget. No budget is 0 or no key.
 		return fmt.Errorf("implement.budget %v: must be a finite number of USD (0 or no key means no budget)", *b)
+	}
+	switch c.Sandbox.Mode {
+	case "", "auto", "landlock", "off":
+	default:
+		return fmt.Errorf("sandbox.mode %q: must be \"auto\", \"landlock\" or \"off\"", c.Sandbox.Mode)
+	}
+	if n := c.Sandbox.MaxProcesses; n < 0 {
+		return fmt.Errorf("sandbox.max_processes %d: must not be negative (0 takes the default)", n)
+	}
+	if m := c.Sandbox.MaxFileSize; m != "" {
+		if _, err := ParseSize(m); err != nil {
+			return fmt.Errorf("sandbox.max_file_size %q: %w", m, err)
+		}
 	}
 	if w := c.Notify.Webhook; w != "" {
 		u, err := url.Parse(w)
@@ -369,4 +411,43 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Engine.TLSCA, src.Engine.TLSCA)
 	set(&dst.Engine.ServerName, src.Engine.ServerName)
 	set(&dst.Engine.MoveAfter, src.Engine.MoveAfter)
+	set(&dst.Sandbox.Mode, src.Sandbox.Mode)
+	dst.Sandbox.Network = dst.Sandbox.Network || src.Sandbox.Network
+	if src.Sandbox.MaxProcesses != 0 {
+		dst.Sandbox.MaxProcesses = src.Sandbox.MaxProcesses
+	}
+	set(&dst.Sandbox.MaxFileSize, src.Sandbox.MaxFileSize)
+	if src.Sandbox.Env != nil {
+		dst.Sandbox.Env = src.Sandbox.Env
+	}
+}
+
+func (s Sandbox) zero() bool {
+	return s.Mode == "" && !s.Network && s.MaxProcesses == 0 && s.MaxFileSize == "" && s.Env == nil
+}
+
+// ParseSize reads a size in bytes with an optional binary unit: "1048576",
+// "512K", "512M", "2G" (KiB, MiB, GiB; a trailing "B" or "iB" is allowed).
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	shift := 0
+	switch {
+	case strings.HasSuffix(t, "K"):
+		shift = 10
+	case strings.HasSuffix(t, "M"):
+		shift = 20
+	case strings.HasSuffix(t, "G"):
+		shift = 30
+	case strings.HasSuffix(t, "T"):
+		shift = 40
+	}
+	if shift > 0 {
+		t = t[:len(t)-1]
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, errors.New(`must be a positive size such as "512M" or "2G"`)
+	}
+	return n << shift, nil
 }

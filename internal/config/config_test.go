@@ -357,7 +357,7 @@ func TestLoadKeepsEveryKey(t *testing.T) {
 	valid := map[string]string{ // keys whose values are checked
 		"implement.runner": `"pytest"`, "implement.report": `"junit:out.xml"`, "issue.tracker": `"local"`,
 		"engine.kind": `"temporal"`, "engine.move_after": `"30s"`, "engine.address": `"localhost:7233"`,
-		"notify.webhook": `"https://example.com/hook"`,
+		"notify.webhook": `"https://example.com/hook"`, "sandbox.mode": `"landlock"`, "sandbox.max_file_size": `"2G"`,
 	}
 	var keys []string
 	for _, l := range configKeys(t) {
@@ -400,8 +400,10 @@ type configKey struct {
 // kindNames are how the errors name each kind of value; kindSamples are
 // valid values of each.
 var (
-	kindNames   = map[reflect.Kind]string{reflect.String: "a string", reflect.Float64: "a number", reflect.Int: "a whole number"}
-	kindSamples = map[reflect.Kind]string{reflect.String: `"x"`, reflect.Float64: "1.5", reflect.Int: "7"}
+	kindNames = map[reflect.Kind]string{reflect.String: "a string", reflect.Float64: "a number", reflect.Int: "a whole number",
+		reflect.Bool: "true or false", reflect.Slice: "an array"}
+	kindSamples = map[reflect.Kind]string{reflect.String: `"x"`, reflect.Float64: "1.5", reflect.Int: "7",
+		reflect.Bool: "true", reflect.Slice: `["X"]`}
 )
 
 // configKeys walks Config for its keys, so that tests over every key find
@@ -422,7 +424,7 @@ func configKeys(t *testing.T) []configKey {
 			}
 		case reflect.Map:
 			walk(prefix+".m", typ.Elem())
-		case reflect.String, reflect.Float64, reflect.Int:
+		case reflect.String, reflect.Float64, reflect.Int, reflect.Bool, reflect.Slice:
 			keys = append(keys, configKey{prefix, typ.Kind()})
 		default:
 			t.Fatalf("%s: no test value for %s", prefix, typ)
@@ -430,4 +432,65 @@ func configKeys(t *testing.T) []configKey {
 	}
 	walk("", reflect.TypeFor[config.Config]())
 	return keys
+}
+
+// The sandbox is the user's: their file sets it, a repository's file may
+// not name it at all (a cloned repository must not loosen what guards the
+// user from its own changes), and its values are checked.
+func TestSandboxFromTheUserFileOnly(t *testing.T) {
+	t.Parallel()
+	user, repo := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(user, "azero", "config.toml"), `
+[sandbox]
+mode = "landlock"
+network = true
+max_processes = 300
+max_file_size = "256M"
+env = ["JAVA_TOOL_OPTIONS"]
+`)
+	write(t, filepath.Join(repo, ".azero", "config.toml"), "[implement]\nrunner = \"go\"\n")
+	cfg, _, err := config.Load(user, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Sandbox{Mode: "landlock", Network: true, MaxProcesses: 300, MaxFileSize: "256M", Env: []string{"JAVA_TOOL_OPTIONS"}}
+	if !reflect.DeepEqual(cfg.Sandbox, want) {
+		t.Errorf("sandbox = %+v, want %+v", cfg.Sandbox, want)
+	}
+	for _, body := range []string{"[sandbox]\nmode = \"off\"\n", "[sandbox]\nnetwork = true\n", "[sandbox]\nenv = []\n", "[sandbox]\nmax_processes = 1\n"} {
+		repo := t.TempDir()
+		write(t, filepath.Join(repo, ".azero", "config.toml"), body)
+		if _, _, err := config.Load(user, repo); err == nil || !strings.Contains(err.Error(), "sandbox") || !strings.Contains(err.Error(), "user config") {
+			t.Errorf("a repository's %q: err = %v, want a refusal naming the sandbox and the user config", body, err)
+		}
+	}
+	for body, want := range map[string]string{
+		"[sandbox]\nmode = \"none\"\n":          `sandbox.mode "none": must be`,
+		"[sandbox]\nmax_processes = -1\n":       "sandbox.max_processes -1: must not be negative",
+		"[sandbox]\nmax_file_size = \"lots\"\n": `sandbox.max_file_size "lots": must be a positive size`,
+		"[sandbox]\nmax_file_size = \"0M\"\n":   `sandbox.max_file_size "0M": must be a positive size`,
+		"[sandbox]\nmax_file_size = \"9e9G\"\n": `sandbox.max_file_size "9e9G": must be a positive size`,
+	} {
+		if _, err := config.Parse([]byte(body), config.Source{Path: "/cfg/config.toml"}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", body, err, want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	t.Parallel()
+	tests := map[string]int64{
+		"1": 1, "512K": 512 << 10, "512k": 512 << 10, "512KiB": 512 << 10, "512MB": 512 << 20, " 2G ": 2 << 30, "1T": 1 << 40,
+		"8388607T": 8388607 << 40,
+	}
+	for in, want := range tests {
+		if got, err := config.ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "G", "-1M", "0", "1.5G", "1X", "8388608T", "9223372036854775808"} {
+		if got, err := config.ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
+		}
+	}
 }

@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 		"[models]\ndrafter = \"a\"\n[models]\n",
 		"[implement]\nbudget = 1e400\n",
 		"[implement]\nbudget = nan\n",
+		"[sandbox]\nmode = \"off\"\nmax_file_size = \"2G\"\nenv = [\"A\"]\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -49,6 +50,24 @@ func FuzzParse(f *testing.F) {
 		twice, err := toml.Marshal(again)
 		if err != nil || !bytes.Equal(once, twice) {
 			t.Fatalf("round trip changed the config:\n%s\n%s", once, twice)
+		}
+	})
+}
+
+// FuzzParseSize: a size either reads as a positive number of bytes that
+// its digits and unit account for, or is refused; never a panic, never an
+// overflow to a negative or zero size.
+func FuzzParseSize(f *testing.F) {
+	for _, seed := range []string{"1", "512K", "2G", "8388607T", "8388608T", "-1", "1.5G", "", "KiB"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := config.ParseSize(s)
+		if err != nil {
+			return
+		}
+		if n <= 0 {
+			t.Fatalf("ParseSize(%q) = %d", s, n)
 		}
 	})
 }
