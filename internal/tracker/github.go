@@ -133,12 +133,9 @@ func fromGitHub(is *github.Issue) Issue {
 	return out
 }
 
-// EnsureLabels implements Tracker.
-func (g *GitHub) EnsureLabels(ctx context.Context, labels []string) ([]string, error) {
-	if len(labels) == 0 {
-		return nil, nil
-	}
-	have := map[string]bool{}
+// Labels implements Tracker: every page of GET /repos/OWNER/NAME/labels.
+func (g *GitHub) Labels(ctx context.Context) ([]string, error) {
+	var names []string
 	opts := &github.ListOptions{PerPage: 100}
 	for {
 		page, resp, err := g.client.Issues.ListLabels(ctx, g.Owner, g.Repo, opts)
@@ -146,12 +143,28 @@ func (g *GitHub) EnsureLabels(ctx context.Context, labels []string) ([]string, e
 			return nil, g.describe("list labels", err)
 		}
 		for _, l := range page {
-			have[strings.ToLower(l.GetName())] = true
+			names = append(names, l.GetName())
 		}
 		if resp == nil || resp.NextPage == 0 {
-			break
+			return names, nil
 		}
 		opts.Page = resp.NextPage
+	}
+}
+
+// EnsureLabels implements Tracker. GitHub's label names are
+// case-insensitive: "Bug" exists when "bug" does.
+func (g *GitHub) EnsureLabels(ctx context.Context, labels []string) ([]string, error) {
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	names, err := g.Labels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, name := range names {
+		have[strings.ToLower(name)] = true
 	}
 	var created []string
 	for _, name := range labels {

@@ -24,6 +24,9 @@ type Local struct {
 	Dir    string // directory relative to Root, e.g. docs/issues
 	Writer *safewrite.Writer
 	RunID  string
+	// KnownLabels are labels the repository uses beyond those its issues
+	// name (the configuration's issue.labels).
+	KnownLabels []string
 }
 
 // Name implements Tracker.
@@ -71,28 +74,67 @@ func (l *Local) Find(ctx context.Context, marker string) (Issue, bool, error) {
 	if err != nil {
 		return Issue{}, false, err
 	}
-	nums := make([]int, 0, len(files))
-	for n := range files {
-		nums = append(nums, n)
-	}
-	sort.Ints(nums)
-	for _, n := range nums {
+	for _, n := range numbers(files) {
 		data, err := os.ReadFile(filepath.Join(l.abs(), files[n]))
 		if err != nil {
 			return Issue{}, false, fmt.Errorf("local tracker: %w", err)
 		}
 		if strings.Contains(string(data), marker) {
-			return Issue{Number: n, URL: path.Join(filepath.ToSlash(l.Dir), files[n]), Title: ParseTitle(string(data))}, true, nil
+			return Issue{Number: n, URL: path.Join(filepath.ToSlash(l.Dir), files[n]), Title: ParseTitle(string(data)),
+				Labels: ParseLabels(string(data))}, true, nil
 		}
 	}
 	return Issue{}, false, nil
+}
+
+func numbers(files map[int]string) []int {
+	nums := make([]int, 0, len(files))
+	for n := range files {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	return nums
+}
+
+// Labels implements Tracker: the labels configured (KnownLabels) and those
+// the issues in the directory name, each once (the first spelling seen),
+// sorted.
+func (l *Local) Labels(ctx context.Context) ([]string, error) {
+	files, err := l.files()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(names []string) {
+		for _, name := range names {
+			name = strings.TrimSpace(name)
+			if k := strings.ToLower(name); name != "" && !seen[k] {
+				seen[k] = true
+				out = append(out, name)
+			}
+		}
+	}
+	add(l.KnownLabels)
+	for _, n := range numbers(files) {
+		data, err := os.ReadFile(filepath.Join(l.abs(), files[n]))
+		if err != nil {
+			return nil, fmt.Errorf("local tracker: %w", err)
+		}
+		add(ParseLabels(string(data)))
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
+	return out, nil
 }
 
 // EnsureLabels implements Tracker; local issues keep labels in their text.
 func (l *Local) EnsureLabels(ctx context.Context, labels []string) ([]string, error) { return nil, nil }
 
 // Create implements Tracker. Numbers are allocated under a lock on the
-// repository directory, so parallel runs never take the same number.
+// repository directory, so parallel runs never take the same number. The
+// file is the issue: its first line is the title, then the labels line,
+// then the body (without a title or labels line of its own, so neither is
+// written twice).
 func (l *Local) Create(ctx context.Context, is Issue) (Issue, error) {
 	unlock, err := lockDir(l.Root)
 	if err != nil {
@@ -108,16 +150,12 @@ func (l *Local) Create(ctx context.Context, is Issue) (Issue, error) {
 		n = max(n, k+1)
 	}
 	name := fmt.Sprintf("%04d-%s.md", n, slugify(is.Title))
-	// A draft usually carries its own title and labels; add them only when
-	// the body lacks them.
 	var b strings.Builder
-	if ParseTitle(is.Body) == "" {
-		fmt.Fprintf(&b, "# %s\n\n", is.Title)
-	}
-	if len(is.Labels) > 0 && ParseLabels(is.Body) == nil {
+	fmt.Fprintf(&b, "# %s\n\n", is.Title)
+	if len(is.Labels) > 0 {
 		fmt.Fprintf(&b, "**Labels:** %s\n\n", strings.Join(is.Labels, ", "))
 	}
-	b.WriteString(strings.TrimRight(is.Body, "\n"))
+	b.WriteString(strings.TrimRight(Body(is.Body), "\n"))
 	b.WriteString("\n")
 	rel := path.Join(filepath.ToSlash(l.Dir), name)
 	_, err = l.Writer.Write(ctx, safewrite.Request{Root: l.Root, Path: rel, Content: []byte(b.String()),

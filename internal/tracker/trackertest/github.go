@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 )
 
 // GitHub is a fake GitHub holding one repository's labels and issues.
+// Labels are listed in pages, as GitHub lists them.
 type GitHub struct {
 	URL   string
 	Owner string
@@ -76,6 +78,15 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// intParam reads a positive whole number from the query, or def.
+func intParam(r *http.Request, name string, def int) int {
+	n, err := strconv.Atoi(r.URL.Query().Get(name))
+	if err != nil || n < 1 {
+		return def
+	}
+	return n
+}
+
 func (g *GitHub) serve(t testing.TB, w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -95,9 +106,17 @@ func (g *GitHub) serve(t testing.TB, w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/repos/") && strings.Count(r.URL.Path, "/") == 3:
 		writeJSON(w, 404, map[string]any{"message": "Not Found"})
 	case r.Method == http.MethodGet && r.URL.Path == repoPath+"/labels":
+		// Paged as GitHub pages: per_page (default 30, at most 100) and
+		// page, with a Link header naming the next page.
+		per, page := intParam(r, "per_page", 30), intParam(r, "page", 1)
+		per = min(per, 100)
 		out := []map[string]any{}
-		for i, l := range g.labels {
-			out = append(out, map[string]any{"id": i + 1, "name": l, "color": "ededed"})
+		for i := (page - 1) * per; i < min(page*per, len(g.labels)); i++ {
+			out = append(out, map[string]any{"id": i + 1, "name": g.labels[i], "color": "ededed"})
+		}
+		if page*per < len(g.labels) {
+			next := fmt.Sprintf("http://%s%s?per_page=%d&page=%d", r.Host, r.URL.Path, per, page+1)
+			w.Header().Set("Link", fmt.Sprintf("<%s>; rel=\"next\"", next))
 		}
 		writeJSON(w, 200, out)
 	case r.Method == http.MethodPost && r.URL.Path == repoPath+"/labels":
