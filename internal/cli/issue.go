@@ -60,23 +60,27 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
     preflight     before any model call: the editor is found, the tracker
                   answers and accepts the token (a real call), the repository
                   has a commit and does not ignore the audit directory
-    draft         the drafter writes the issue from the brief and the built-in
-                  template (on a revision: your feedback, the current draft
-                  and the template)
+    draft         the drafter writes the issue from the brief, the built-in
+                  template and the tracker's labels (read once; it may propose
+                  a new one as 'new: NAME'); on a revision also your feedback
+                  and the current draft
     edit_draft    your editor opens on the draft; then [S]end / [R]evise /
                   [M]anual (send: to the reviewer)
     review        the reviewer reads the draft with the review prompt built
-                  into azero (no flag, config or file can replace it)
+                  into azero (no flag, config or file can replace it), and
+                  checks it against the brief and your own words: your
+                  feedback and the lines you added to the drafts
     edit_verdict  your editor opens on the draft and the verdict (remove from
                   the verdict what should not reach the drafter); then
                   [A]pprove / [R]evise / [M]anual
     file_issue    labels from the draft's **Labels:** line (missing ones are
-                  created), title from its '# ' heading; on an error
-                  [R]etry / [E]dit / [A]bort. Then NNN-filed.json, the
-                  trail moves to <audit_dir>/done/<issue#>-<slug>/, and one
-                  commit records exactly those files (and, for the local
-                  tracker, the issue file); nothing else you changed or
-                  staged is committed.
+                  created), title from its '# ' heading, the rest is the
+                  body; on an error [R]etry / [E]dit / [A]bort. Then
+                  NNN-filed.json, the trail moves to
+                  <audit_dir>/done/<issue#>-<slug>/, and one commit
+                  records exactly those files (and, for the local tracker,
+                  the issue file); nothing else you changed or staged is
+                  committed.
 
   Every file is numbered in event order (001-brief.md, 002-draft.md,
   003-draft-edited.md, 004-verdict.md, 005-feedback.txt, ...). Every gate
@@ -84,8 +88,9 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 
   Trackers: github (--repo OWNER/NAME or issue.repo in the config; token
   from GITHUB_TOKEN or GH_TOKEN, API root from GITHUB_API_URL) or local
-  (numbered markdown files in issue.issues_dir, default docs/issues). The
-  default is --tracker, else issue.tracker, else github when a repository is
+  (numbered markdown files in issue.issues_dir, default docs/issues; its
+  labels are those its issues use plus issue.labels). The default is
+  --tracker, else issue.tracker, else github when a repository is
   configured, else local. The audit directory is issue.audit_dir (default
   docs/audit). Models: --drafter/--reviewer, else [models] in the config,
   else anthropic:claude-sonnet-4-5 and gemini:gemini-2.5-pro;
@@ -374,7 +379,7 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, ev
 	if err != nil {
 		return issue.Deps{}, err
 	}
-	tr, err := issueTracker(f, s, w, runID)
+	tr, err := issueTracker(f, s, cfg, w, runID)
 	if err != nil {
 		return issue.Deps{}, err
 	}
@@ -406,7 +411,7 @@ func issueDeps(ctx context.Context, f *Factory, runID string, s *issue.State, ev
 }
 
 // issueTracker opens the tracker a run files to.
-func issueTracker(f *Factory, s *issue.State, w *safewrite.Writer, runID string) (tracker.Tracker, error) {
+func issueTracker(f *Factory, s *issue.State, cfg config.Config, w *safewrite.Writer, runID string) (tracker.Tracker, error) {
 	switch s.Tracker.Kind {
 	case issue.TrackerGitHub:
 		token := f.Getenv("GITHUB_TOKEN")
@@ -415,7 +420,7 @@ func issueTracker(f *Factory, s *issue.State, w *safewrite.Writer, runID string)
 		}
 		return tracker.NewGitHub(tracker.GitHubOptions{Repo: s.Tracker.Repo, Token: token, APIURL: f.Getenv("GITHUB_API_URL")})
 	case issue.TrackerLocal:
-		return &tracker.Local{Root: s.Root, Dir: s.Tracker.IssuesDir, Writer: w, RunID: runID}, nil
+		return &tracker.Local{Root: s.Root, Dir: s.Tracker.IssuesDir, Writer: w, RunID: runID, KnownLabels: cfg.Issue.Labels}, nil
 	}
 	return nil, fmt.Errorf("unknown tracker %q in the run's state", s.Tracker.Kind)
 }

@@ -146,6 +146,9 @@ type Issue struct {
 	Repo      string `toml:"repo"`       // OWNER/NAME on GitHub
 	AuditDir  string `toml:"audit_dir"`  // default docs/audit
 	IssuesDir string `toml:"issues_dir"` // local tracker, default docs/issues
+	// Labels are the local tracker's labels beyond those its issues name,
+	// offered to the drafter.
+	Labels []string `toml:"labels"`
 }
 
 // Mock configures the offline scripted model.
@@ -392,6 +395,9 @@ func overlay(dst *Config, src Config) {
 	set(&dst.Issue.Repo, src.Issue.Repo)
 	set(&dst.Issue.AuditDir, src.Issue.AuditDir)
 	set(&dst.Issue.IssuesDir, src.Issue.IssuesDir)
+	if src.Issue.Labels != nil {
+		dst.Issue.Labels = src.Issue.Labels
+	}
 	set(&dst.Mock.Script, src.Mock.Script)
 	for _, r := range []struct{ d, s *Role }{
 		{&dst.Roles.Drafter, &src.Roles.Drafter}, {&dst.Roles.Reviewer, &src.Roles.Reviewer}, {&dst.Roles.Coder, &src.Roles.Coder},
