@@ -1288,6 +1288,46 @@ func TestIssueEditedDraftIsWhatIsSentAndFiled(t *testing.T) {
 	}
 }
 
+// TestIssueReviewerSeesTheHumansFact: a fact the human adds to the draft
+// in the editor reaches the reviewer as the human's, the (scripted)
+// reviewer approves, and the issue is filed without an override; the
+// drafter was told the repository's labels, and the body GitHub receives
+// does not repeat the title and labels lines.
+func TestIssueReviewerSeesTheHumansFact(t *testing.T) {
+	t.Parallel()
+	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
+	fake := w.withGitHub("bug", "enhancement")
+	w.onEdit(w.edits, 1, `printf '\nThe default budget is 5 USD per run (HUMAN-FACT).\n' >> "$1"`)
+	brief := w.brief("budget.md", "add a budget\n")
+	p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets", "--json")
+	p.answer(issDraftMenu, 1, "S")
+	p.answer(issVerdictMenu, 1, "A")
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; screen:\n%s", code, p.text())
+	}
+	if strings.Contains(p.text(), "override") {
+		t.Errorf("filing asked for an override:\n%s", p.text())
+	}
+	o := w.outcome(p.stdout.String())
+	rev := w.lineage(o.RunID, "prompt-review.md", 1)
+	if !strings.Contains(rev, "<human>\nLines the human wrote into draft #1, at the draft gate (each marked +):\n+The default budget is 5 USD per run (HUMAN-FACT).\n</human>") ||
+		!strings.Contains(rev, "facts and decisions from the\nperson responsible") {
+		t.Errorf("the reviewer was not given the human's fact as theirs:\n%s", rev)
+	}
+	if d := w.lineage(o.RunID, "prompt-draft.md", 1); !strings.Contains(d, "<labels>\nbug\nenhancement\n</labels>") {
+		t.Errorf("the drafter was not told the labels:\n%s", d)
+	}
+	issues := fake.Issues()
+	if len(issues) != 1 {
+		t.Fatalf("issues = %v", issues)
+	}
+	body := issues[0]["body"].(string)
+	if issues[0]["title"] != "Add a budget flag" || strings.Contains(body, "# Add a budget flag") || strings.Contains(body, "**Labels:**") ||
+		!strings.HasPrefix(body, "## Summary") || !strings.Contains(body, "HUMAN-FACT") {
+		t.Errorf("issue %q with body %q; want the body without the title and labels lines", issues[0]["title"], body)
+	}
+}
+
 // TestIssueMissingModelKey: a real provider without its key fails before
 // anything is written, naming the variable.
 func TestIssueMissingModelKey(t *testing.T) {
@@ -1349,7 +1389,7 @@ func TestIssueModelResolution(t *testing.T) {
 func TestIssueConfiguredDirectories(t *testing.T) {
 	t.Parallel()
 	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	testenv.WriteFiles(t, w.repo, map[string]string{".azero/config.toml": "[issue]\naudit_dir = \"governance/trail\"\nissues_dir = \"governance/issues\"\n"})
+	testenv.WriteFiles(t, w.repo, map[string]string{".azero/config.toml": "[issue]\naudit_dir = \"governance/trail\"\nissues_dir = \"governance/issues\"\nlabels = [\"triage\", \"enhancement\"]\n"})
 	w.git("add", ".azero/config.toml")
 	w.git("commit", "-q", "-m", "config")
 	brief := w.brief("budget.md", "add a budget\n")
@@ -1365,6 +1405,10 @@ func TestIssueConfiguredDirectories(t *testing.T) {
 	}
 	if len(w.names("governance/trail/done/1-budget")) != 4 || w.exists("docs") {
 		t.Error("the configured directories were not used")
+	}
+	// issue.labels are the local tracker's labels, offered to the drafter.
+	if d := w.lineage(o.RunID, "prompt-draft.md", 1); !strings.Contains(d, "<labels>\nenhancement\ntriage\n</labels>") {
+		t.Errorf("the drafter was not told the configured labels:\n%s", d)
 	}
 }
 

@@ -15,13 +15,26 @@
 //     edit_verdict (graph tests prove it with flow.PathAvoiding). What the
 //     next model or the tracker receives is what the human left in the
 //     editor, recorded in the trail when it differs from the model's text.
+//   - The reviewer checks the draft against the brief and the human's own
+//     words (HumanWords: their feedback at either gate, and the lines they
+//     added to a draft, never the lines around or removed), so a fact the
+//     human added is not taken for the drafter's invention. Nothing else
+//     of the drafter's reaches it: no draft the human did not send, no
+//     prose around a draft.
+//   - The drafter is told the tracker's labels (read once a run; a tracker
+//     that cannot list them is said to have none known, and the run goes
+//     on) and marks a label it proposes as "new: NAME". Labels are created
+//     only by file_issue, from the draft the human approved, and the ones
+//     created are recorded in NNN-filed.json and the audit log.
 //   - The review prompt is compiled into the binary (review.md, embedded):
 //     no flag, configuration key or file can replace it (spec: "hard-coded
 //     0701c").
 //   - The models have no tools: azero sends them text and reads text back,
 //     so they cannot reach the tracker, git or the file system. Only the
 //     file_issue node files, with labels and title taken from the draft the
-//     human approved (spec: "agent never has access to gh").
+//     human approved (spec: "agent never has access to gh"). The filed
+//     body leaves out the title and labels lines: they became the issue's
+//     title and labels.
 //   - The audit trail lives in the repository, in AuditDir/active/<slug>/,
 //     as numbered files (001-brief.md, 002-draft.md, 003-feedback.txt, ...)
 //     in event order across loops. The next number is derived from the files

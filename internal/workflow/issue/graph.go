@@ -290,6 +290,11 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 	if err := n.flush(ctx, s); err != nil {
 		return "", err
 	}
+	if !s.LabelsRead {
+		if err := n.readLabels(ctx, s); err != nil {
+			return "", err
+		}
+	}
 	asked, warn := false, ""
 	e, text, count, err := n.reply(ctx, s, KindDraft, func() (string, error) {
 		what := "Drafting the issue"
@@ -317,6 +322,63 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 	s.Drafts = count
 	s.Feedback, s.FeedbackVerdict = "", ""
 	return NodeEditDraft, nil
+}
+
+// readLabels asks the tracker for its labels, once a run, for the
+// drafter. It never fails the run: labels that cannot be read are
+// recorded as unknown, and the drafter is told so.
+func (n *nodes) readLabels(ctx context.Context, s *State) error {
+	tr := n.d.Tracker
+	if tr == nil {
+		s.LabelsRead, s.LabelsError = true, "no tracker configured"
+		return nil
+	}
+	labels, err := tr.Labels(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.Labels, s.LabelsRead, s.LabelsError = nil, true, err.Error()
+		n.d.say(ctx, event.Warn, "Could not read the labels of %s: %v; the drafter is told that no labels are known.", tr.Name(), err)
+		return nil
+	}
+	s.Labels, s.LabelsRead, s.LabelsError = labels, true, ""
+	if len(labels) == 0 {
+		n.d.say(ctx, event.Plain, "%s has no labels yet: the drafter is told to mark every label it names as new.", tr.Name())
+	} else {
+		n.d.say(ctx, event.Plain, "%s has %d labels: the drafter is told to use only those, or to mark a label as new.", tr.Name(), len(labels))
+	}
+	return nil
+}
+
+// newLabels returns the labels the draft names that the tracker lacks:
+// filing the draft creates them. Nil when the tracker's labels are not
+// known.
+func newLabels(s *State) []string {
+	if !s.LabelsRead || s.LabelsError != "" {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, l := range s.Labels {
+		have[strings.ToLower(l)] = true
+	}
+	var out []string
+	for _, l := range tracker.ParseLabels(s.Draft) {
+		if !have[strings.ToLower(l)] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// labelsReport tells the human at a gate which labels filing this draft
+// would create.
+func (n *nodes) labelsReport(s *State) string {
+	created := newLabels(s)
+	if len(created) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Labels new to %s, created if this draft is filed: %s\n", trackerName(n.d.Tracker), strings.Join(created, ", "))
 }
 
 // reply returns the model's reply for this step: the trail's last entry
@@ -543,6 +605,9 @@ func (n *nodes) askEditDraft(ctx context.Context, s *State) (human.Question, err
 	if s.DraftWarning != "" {
 		report = "WARNING: " + s.DraftWarning + "\n" + report
 	}
+	if l := n.labelsReport(s); l != "" {
+		report += "\n" + strings.TrimSuffix(l, "\n")
+	}
 	return human.Question{
 		Kind:   human.Editor,
 		Title:  fmt.Sprintf("Iteration %d | Draft #%d", s.Iteration+1, s.Drafts),
@@ -570,15 +635,30 @@ func decideEditDraft(s *State, q human.Question, a human.Answer) (string, error)
 	after := trailLast(q)
 	if edited := a.Files["draft.md"]; changed(s.Draft, edited) {
 		pending(s, after, KindDraftEdited, edited)
+		heard(s, NodeEditDraft, WordsEdits, addedLines(s.Draft, edited))
 	}
 	switch a.Key {
 	case AnswerRevise:
 		pending(s, after, KindFeedback, a.Text)
+		heard(s, NodeEditDraft, WordsFeedback, a.Text)
 		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), ""
 	case AnswerManual:
 		s.Manual, s.StoppedAt = true, NodeEditDraft
 	}
 	return next, nil
+}
+
+// heard keeps what the human wrote at a gate for the reviewer (nothing
+// when they wrote nothing: a deletion adds no words of theirs).
+func heard(s *State, gate, kind, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	w := HumanWords{Gate: gate, Kind: kind, Draft: s.Drafts, Text: strings.TrimSpace(text)}
+	if gate == NodeEditVerdict {
+		w.Verdict = s.Verdicts
+	}
+	s.HumanWords = append(s.HumanWords, w)
 }
 
 // trailLast reads the trail position a gate's question recorded.
@@ -645,6 +725,7 @@ func (n *nodes) askEditVerdict(ctx context.Context, s *State) (human.Question, e
 	default:
 		fmt.Fprintf(&b, "Reviewer's verdict: %s\n", word)
 	}
+	b.WriteString(n.labelsReport(s))
 	approve := human.Option{Key: AnswerApprove, Label: "Approve", Decision: "approve"}
 	if blocked(word) {
 		approve.Confirm = OverrideWord
@@ -694,6 +775,7 @@ func decideEditVerdict(s *State, q human.Question, a human.Answer) (string, erro
 	verdict := s.Verdict
 	if edited, ok := a.Files["draft.md"]; ok && changed(s.Draft, edited) {
 		pending(s, after, KindDraftEdited, edited)
+		heard(s, NodeEditVerdict, WordsEdits, addedLines(s.Draft, edited))
 	}
 	if edited, ok := a.Files["verdict.md"]; ok && changed(s.Verdict, edited) {
 		pending(s, after, KindVerdictEdited, edited)
@@ -704,6 +786,7 @@ func decideEditVerdict(s *State, q human.Question, a human.Answer) (string, erro
 		s.Override = a.Confirm != ""
 	case AnswerRevise:
 		pending(s, after, KindFeedback, a.Text)
+		heard(s, NodeEditVerdict, WordsFeedback, a.Text)
 		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), strings.TrimSpace(verdict)
 	case AnswerManual:
 		s.Manual, s.StoppedAt = true, NodeEditVerdict
@@ -811,15 +894,26 @@ func (n *nodes) fileOnce(ctx context.Context, s *State, runID string) (Filed, er
 		return Filed{}, errors.New("the draft has no title: its first heading must be a line '# Title'; choose Edit draft to add one")
 	}
 	labels := tracker.ParseLabels(s.Draft)
+	// The labels the human passed with the draft are created (those the
+	// draft proposed as new, and any other the tracker lacks), and which
+	// ones is recorded: in filed.json and in the audit log.
 	created, err := tr.EnsureLabels(ctx, labels)
 	if len(created) > 0 {
 		n.d.say(ctx, event.Plain, "Created labels on %s: %s", tr.Name(), strings.Join(created, ", "))
 		f.Created = created
+		_ = n.d.Audit.Event(ctx, "issue_labels_created", runID, slog.String("slug", s.Slug),
+			slog.String("tracker", tr.Name()), slog.Any("labels", created))
 	}
 	if err != nil {
 		return Filed{}, err
 	}
-	body := strings.TrimRight(s.Draft, "\n") + "\n\n" + marker + "\n"
+	// The title and labels lines become the issue's title and labels: the
+	// body does not repeat them.
+	body := strings.TrimRight(tracker.Body(s.Draft), "\n")
+	if strings.TrimSpace(body) != "" {
+		body += "\n\n"
+	}
+	body += marker + "\n"
 	is, err := tr.Create(ctx, tracker.Issue{Title: title, Body: body, Labels: labels})
 	if err != nil {
 		return Filed{}, err

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/llm"
@@ -36,6 +38,7 @@ type person struct {
 	t          *testing.T
 
 	questions []string
+	reports   []string
 	opened    [][]string
 }
 
@@ -64,6 +67,7 @@ func (h *person) Answer(ctx context.Context, q human.Question) (human.Answer, er
 		}
 	}
 	h.questions = append(h.questions, q.Prompt)
+	h.reports = append(h.reports, q.Report)
 	if len(h.choices) == 0 {
 		return a, prompt.ErrNoAnswer
 	}
@@ -121,6 +125,7 @@ type world struct {
 	st       *store.Store
 	eng      *flow.Engine
 	writer   *safewrite.Writer
+	audit    *audit.Logger // $stateDir/audit.jsonl
 	script   string
 	// maxOutput is the drafter's and reviewer's output ceiling (0: none).
 	maxOutput int
@@ -146,7 +151,12 @@ func newWorld(t *testing.T, script string) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	w := &world{t: t, root: root, stateDir: stateDir, st: st, writer: &safewrite.Writer{}}
+	logger, err := audit.Open(filepath.Join(stateDir, audit.FileName), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logger.Close() })
+	w := &world{t: t, root: root, stateDir: stateDir, st: st, writer: &safewrite.Writer{}, audit: logger}
 	w.eng = &flow.Engine{Store: st}
 	if script != "" {
 		w.script = filepath.Join(stateDir, "script.toml")
@@ -174,7 +184,7 @@ func (w *world) deps(runID string, h *person, tr tracker.Tracker) Deps {
 	h.t = w.t
 	w.eng.Answerer = h
 	return Deps{
-		Writer: w.writer, Events: w.eng, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: w.stateDir,
+		Writer: w.writer, Events: w.eng, Audit: w.audit, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: w.stateDir,
 		MaxOutput: map[llm.Role]int{llm.RoleDrafter: w.maxOutput, llm.RoleReviewer: w.maxOutput},
 		Checks: &Preflight{Editor: func() (string, error) { return "test-editor", nil }, Tracker: tr,
 			Root: w.root, AuditDir: DefaultAuditDir, Models: []llm.Model{drafter, reviewer}},
@@ -249,6 +259,42 @@ func (w *world) calls(runID, role string) int {
 func (w *world) git(args ...string) string {
 	w.t.Helper()
 	return strings.TrimSpace(testenv.Git(w.t, w.root, args...))
+}
+
+// lineage returns the run's lineage files whose names end with suffix
+// ("prompt-review.md"), in order.
+func (w *world) lineage(runID, suffix string) []string {
+	w.t.Helper()
+	names, err := filepath.Glob(filepath.Join(roles.LineageDir(w.stateDir, runID), "*-"+suffix))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	slices.Sort(names)
+	out := make([]string, len(names))
+	for i, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+// auditEvents returns the audit log's records of event.
+func (w *world) auditEvents(event string) []audit.Record {
+	w.t.Helper()
+	recs, err := audit.Read(filepath.Join(w.stateDir, audit.FileName))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []audit.Record
+	for _, r := range recs {
+		if r["event"] == event {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func timeForTest() time.Time { return time.Now() }

@@ -48,13 +48,15 @@ const (
 )
 
 // draftRequest builds the drafter's request. Every part is delimited the
-// same way, in every prompt: <brief>, <draft>, <human_edits>, <verdict>,
-// <feedback>. A first draft gets the brief; a revision gets the brief, the
-// current draft, the human's edits of the drafter's last draft (a diff, to
-// keep), the verdict the human left (when revised at N5) and the feedback.
+// same way, in every prompt: <brief>, <labels>, <draft>, <human_edits>,
+// <verdict>, <feedback>. A first draft gets the brief and the tracker's
+// labels; a revision gets them, the current draft, the human's edits of
+// the drafter's last draft (a diff, to keep), the verdict the human left
+// (when revised at N5) and the feedback.
 func draftRequest(s *State) llm.Request {
 	var b strings.Builder
 	section(&b, "brief", s.Brief)
+	labelsPart(&b, s)
 	if s.Feedback == "" {
 		b.WriteString("Write the issue for the brief above, following the template.\n")
 	} else {
@@ -79,6 +81,22 @@ func draftRequest(s *State) llm.Request {
 	}
 }
 
+// labelsPart tells the drafter the tracker's labels and how to propose
+// one it lacks; with none known it says so, and every label is proposed.
+func labelsPart(b *strings.Builder, s *State) {
+	const propose = "write it as new: NAME (for example **Labels:** bug, new: performance); it is created only if the human files the draft naming it"
+	switch {
+	case len(s.Labels) > 0:
+		b.WriteString("The labels the repository's tracker has, one a line:\n\n")
+		section(b, "labels", strings.Join(s.Labels, "\n"))
+		b.WriteString("Put only labels from this list on the **Labels:** line. If the issue needs a label that is not in the list, " + propose + ".\n\n")
+	case s.LabelsRead && s.LabelsError == "":
+		b.WriteString("No labels are known: the repository's tracker has none yet. For every label you name, " + propose + ".\n\n")
+	default:
+		b.WriteString("No labels are known: the repository's labels could not be read from its tracker. For every label you name, " + propose + ".\n\n")
+	}
+}
+
 // section writes text between <tag> lines.
 func section(b *strings.Builder, tag, text string) {
 	fmt.Fprintf(b, "<%s>\n%s\n</%s>\n\n", tag, strings.TrimSpace(text), tag)
@@ -99,20 +117,88 @@ func humanEdits(model, human string) string {
 	return strings.Join(lines, "\n")
 }
 
+// addedLines returns the lines the human added going from before to after,
+// each marked "+" as a diff marks it, with a line "..." between the places
+// they were added; "" when they added none. Unlike humanEdits it leaves
+// out the lines removed and the unchanged lines around, and a line before
+// already had (moved, not written): those are the model's words, and
+// another model may be shown only what the human passed on or wrote.
+func addedLines(before, after string) string {
+	if strings.TrimSpace(before) == strings.TrimSpace(after) {
+		return ""
+	}
+	had := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		had[strings.TrimSpace(l)] = true
+	}
+	d := udiff.Unified("before", "after", strings.TrimSpace(before)+"\n", strings.TrimSpace(after)+"\n")
+	var hunks [][]string
+	for _, l := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			hunks = append(hunks, nil)
+		case strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++ ") && len(hunks) > 0:
+			if t := strings.TrimSpace(l[1:]); t != "" && !had[t] {
+				hunks[len(hunks)-1] = append(hunks[len(hunks)-1], l)
+			}
+		}
+	}
+	var parts []string
+	for _, h := range hunks {
+		if len(h) > 0 {
+			parts = append(parts, strings.Join(h, "\n"))
+		}
+	}
+	return strings.Join(parts, "\n...\n")
+}
+
 // reviewRequest builds the reviewer's request: the built-in review prompt,
-// the brief the draft was written from, and the draft as the human sent
-// it.
+// the brief the draft was written from, what the human wrote themselves
+// (their feedback and the lines they added to the drafts, in order), and
+// the draft as the human sent it. Nothing else a model wrote is in it: no
+// draft the human did not send, no line they took out.
 func reviewRequest(s *State) llm.Request {
 	var b strings.Builder
 	section(&b, "brief", s.Brief)
+	if words := humanWordsText(s.HumanWords); words != "" {
+		b.WriteString("What the human responsible for this issue wrote themselves while it was drafted, in order: their feedback to the drafter and the lines they added to the drafts. Like the brief, it is the reference the draft is checked against:\n\n")
+		section(&b, "human", words)
+	}
 	section(&b, "draft", s.Draft)
-	b.WriteString("Review the issue draft above, written from the brief above it.\n")
+	if len(s.HumanWords) > 0 {
+		b.WriteString("Review the issue draft above, written from the brief and the human's own words above it.\n")
+	} else {
+		b.WriteString("Review the issue draft above, written from the brief above it.\n")
+	}
 	return llm.Request{
 		System:    reviewPrompt,
 		Messages:  []llm.Message{{Role: llm.SpeakerUser, Text: b.String()}},
 		MaxTokens: reviewMaxTokens,
 		Purpose:   "review",
 	}
+}
+
+// humanWordsText lays out what the human wrote, each part headed by where
+// and when they wrote it.
+func humanWordsText(words []HumanWords) string {
+	var parts []string
+	for _, w := range words {
+		where := "at the draft gate"
+		if w.Gate == NodeEditVerdict {
+			where = fmt.Sprintf("at the verdict gate, after reading verdict #%d", w.Verdict)
+		}
+		var head string
+		switch w.Kind {
+		case WordsFeedback:
+			head = fmt.Sprintf("The human's feedback on draft #%d, %s:", w.Draft, where)
+		case WordsEdits:
+			head = fmt.Sprintf("Lines the human wrote into draft #%d, %s (each marked +):", w.Draft, where)
+		default:
+			continue
+		}
+		parts = append(parts, head+"\n"+strings.TrimSpace(w.Text))
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 var verdictLine = lazyre.New(`(?mi)^\W*verdict\W*:?\W*\s*([a-z_]+)`)

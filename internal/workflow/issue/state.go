@@ -91,6 +91,18 @@ type State struct {
 	Feedback        string `json:"feedback,omitempty"`
 	FeedbackVerdict string `json:"feedback_verdict,omitempty"`
 
+	// HumanWords is what the human wrote themselves at the gates, in
+	// order: their feedback and the lines they added to a draft. The
+	// reviewer checks the draft against them as against the brief.
+	HumanWords []HumanWords `json:"human_words,omitempty"`
+
+	// Labels are the tracker's labels, read once, before the first draft
+	// (LabelsRead); LabelsError says why they could not be read. The
+	// drafter is told to use only these, or to propose a new one.
+	Labels      []string `json:"labels,omitempty"`
+	LabelsRead  bool     `json:"labels_read,omitempty"`
+	LabelsError string   `json:"labels_error,omitempty"`
+
 	// Manual is set when the human stopped the run for manual handling, at
 	// the gate named by StoppedAt.
 	Manual    bool   `json:"manual,omitempty"`
@@ -110,6 +122,23 @@ type State struct {
 	Override        bool   `json:"override,omitempty"`
 	// FilingError is the last filing failure, asked about at filing_failed.
 	FilingError string `json:"filing_error,omitempty"`
+}
+
+// Kinds of HumanWords.
+const (
+	WordsFeedback = "feedback" // the feedback asking for a revision
+	WordsEdits    = "edits"    // the lines the human added to a draft in the editor
+)
+
+// HumanWords is one thing the human wrote at a gate: Text is their
+// feedback, or the lines they added to draft #Draft (each marked "+",
+// hunks apart; never a line of the model's).
+type HumanWords struct {
+	Gate    string `json:"gate"` // edit_draft or edit_verdict
+	Kind    string `json:"kind"` // WordsFeedback or WordsEdits
+	Draft   int    `json:"draft"`
+	Verdict int    `json:"verdict,omitempty"` // the verdict read at edit_verdict
+	Text    string `json:"text"`
 }
 
 // Collision is a slug already in use when the run tried to claim it.

@@ -366,3 +366,78 @@ func FuzzStripFence(f *testing.F) {
 		}
 	})
 }
+
+func TestAddedLines(t *testing.T) {
+	t.Parallel()
+	const draft = "# T\n\n## Summary\n\nModel line one.\nModel line two.\n\n## Scope\n\nModel scope.\n"
+	tests := []struct{ name, after, want string }{
+		{"unchanged", draft, ""},
+		{"only whitespace at the end", draft + "\n\n", ""},
+		{"a line added", strings.Replace(draft, "Model line two.\n", "Model line two.\nHuman line.\n", 1), "+Human line."},
+		{"a line replaced: only the human's", strings.Replace(draft, "Model line one.", "Human rewrite.", 1), "+Human rewrite."},
+		{"a line deleted: nothing of the model's", strings.Replace(draft, "Model line two.\n", "", 1), ""},
+		{"two places", strings.Replace(strings.Replace(draft, "# T", "# Human title", 1), "Model scope.", "Model scope.\nHuman scope.", 1),
+			"+# Human title\n...\n+Human scope."},
+		{"blank lines added say nothing", strings.Replace(draft, "Model line two.\n", "Model line two.\n\n\n", 1), ""},
+		{"a model line moved is not the human's", strings.Replace(strings.Replace(draft, "Model line one.\n", "", 1), "Model scope.", "Model scope.\nModel line one.", 1), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := addedLines(draft, tt.after); got != tt.want {
+				t.Errorf("addedLines = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzAddedLines: what addedLines returns is lines of the new text, each
+// marked "+", with "..." between places; never a line the old text has.
+func FuzzAddedLines(f *testing.F) {
+	f.Add("# T\n\nmodel\n", "# T\n\nmodel\nhuman\n")
+	f.Add("a\nb\nc\n", "x\nb\ny\n")
+	f.Fuzz(func(t *testing.T, before, after string) {
+		have, had := map[string]bool{}, map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSpace(after), "\n") {
+			have[l] = true
+		}
+		for _, l := range strings.Split(before, "\n") {
+			had[strings.TrimSpace(l)] = true
+		}
+		got := addedLines(before, after)
+		if got == "" {
+			return
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if l != "..." && (!strings.HasPrefix(l, "+") || !have[l[1:]] || had[strings.TrimSpace(l[1:])]) {
+				t.Fatalf("addedLines(%q, %q) = %q: line %q is not one of the new text's", before, after, got, l)
+			}
+		}
+	})
+}
+
+func TestReviewRequestHoldsTheHumansWordsAsTheirs(t *testing.T) {
+	t.Parallel()
+	s := &State{Brief: "the brief", Draft: "# Draft\n"}
+	if msg := reviewRequest(s).Messages[0].Text; strings.Contains(msg, "<human>") || strings.Contains(msg, "human's own words") {
+		t.Errorf("a review without words of the human's = %q", msg)
+	}
+	s.HumanWords = []HumanWords{
+		{Gate: NodeEditDraft, Kind: WordsEdits, Draft: 1, Text: "+Budget is 5 USD."},
+		{Gate: NodeEditDraft, Kind: WordsFeedback, Draft: 1, Text: "every workflow"},
+		{Gate: NodeEditVerdict, Kind: WordsFeedback, Draft: 2, Verdict: 1, Text: "the default is mine"},
+	}
+	msg := reviewRequest(s).Messages[0].Text
+	want := "<human>\nLines the human wrote into draft #1, at the draft gate (each marked +):\n+Budget is 5 USD.\n\n" +
+		"The human's feedback on draft #1, at the draft gate:\nevery workflow\n\n" +
+		"The human's feedback on draft #2, at the verdict gate, after reading verdict #1:\nthe default is mine\n</human>"
+	if !strings.Contains(msg, want) {
+		t.Errorf("review request = %q; want %q", msg, want)
+	}
+	if strings.Index(msg, "<brief>") > strings.Index(msg, "<human>") || strings.Index(msg, "<human>") > strings.Index(msg, "<draft>") {
+		t.Errorf("parts out of order: %q", msg)
+	}
+	if !strings.Contains(ReviewPrompt(), "The human's words are facts and decisions from the\nperson responsible for the issue") {
+		t.Error("the built-in review prompt does not say the human's words are facts")
+	}
+}

@@ -108,6 +108,11 @@ func TestHappyPathFilesLocallyMovesAndCommitsOnce(t *testing.T) {
 	if !strings.Contains(issueFile, tracker.Marker(runID)) || !strings.Contains(issueFile, "Stop runs that cost too much.") {
 		t.Errorf("local issue = %q", issueFile)
 	}
+	// The title and labels lines are the issue's own, written once.
+	if !strings.HasPrefix(issueFile, "# Add a budget flag\n\n**Labels:** enhancement, governance\n\n## Summary\n") ||
+		strings.Count(issueFile, "# Add a budget flag") != 1 || strings.Count(issueFile, "**Labels:**") != 1 {
+		t.Errorf("local issue = %q; want its title and labels lines once, at the top", issueFile)
+	}
 	if got := w.git("rev-list", "--count", "HEAD"); got != "2" {
 		t.Errorf("commits = %s, want 2 (init + the trail)", got)
 	}
