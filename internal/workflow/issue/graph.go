@@ -526,12 +526,14 @@ func decideCollision(s *State, _ human.Question, a human.Answer) (string, error)
 
 // pending records what the human answered at a gate, to be written to the
 // audit trail by the node that follows (flush).
-func pending(s *State, after int, kind, content string) {
-	s.Pending = append(s.Pending, PendingRecord{After: after, Kind: kind, Content: content})
+func pending(s *State, gate string, after int, kind, content string) {
+	s.Pending = append(s.Pending, PendingRecord{Gate: gate, After: after, Kind: kind, Content: content})
 }
 
 // flush writes the gate's pending records to the trail, in order, and
-// applies them to the state. A record an earlier, killed attempt of the
+// applies them to the state: among others, what the human wrote is kept
+// for the reviewer (HumanWords; here, not in the gate's decide, which must
+// stay a plain routing of the answer). A record an earlier, killed attempt of the
 // node already wrote (an entry numbered after the gate's view of the trail,
 // of the same kind and content) is not written twice.
 func (n *nodes) flush(ctx context.Context, s *State) error {
@@ -565,12 +567,14 @@ func (n *nodes) flush(ctx context.Context, s *State) error {
 		}
 		switch p.Kind {
 		case KindDraftEdited:
+			heard(s, p.Gate, WordsEdits, addedLines(s.Draft, p.Content))
 			s.Draft, s.DraftFile = string(normalise(KindDraftEdited, []byte(p.Content))), rec.Name
 			n.d.say(ctx, event.Plain, "Your edits to the draft are recorded as %s.", rec.Name)
 		case KindVerdictEdited:
 			s.Verdict, s.VerdictFile = string(normalise(KindVerdictEdited, []byte(p.Content))), rec.Name
 			n.d.say(ctx, event.Plain, "Your edits to the verdict are recorded as %s.", rec.Name)
 		case KindFeedback:
+			heard(s, p.Gate, WordsFeedback, p.Content)
 			n.d.say(ctx, event.Plain, "Feedback recorded as %s.", rec.Name)
 		}
 	}
@@ -634,13 +638,11 @@ func decideEditDraft(s *State, q human.Question, a human.Answer) (string, error)
 	s.Iteration++
 	after := trailLast(q)
 	if edited := a.Files["draft.md"]; changed(s.Draft, edited) {
-		pending(s, after, KindDraftEdited, edited)
-		heard(s, NodeEditDraft, WordsEdits, addedLines(s.Draft, edited))
+		pending(s, NodeEditDraft, after, KindDraftEdited, edited)
 	}
 	switch a.Key {
 	case AnswerRevise:
-		pending(s, after, KindFeedback, a.Text)
-		heard(s, NodeEditDraft, WordsFeedback, a.Text)
+		pending(s, NodeEditDraft, after, KindFeedback, a.Text)
 		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), ""
 	case AnswerManual:
 		s.Manual, s.StoppedAt = true, NodeEditDraft
@@ -649,9 +651,11 @@ func decideEditDraft(s *State, q human.Question, a human.Answer) (string, error)
 }
 
 // heard keeps what the human wrote at a gate for the reviewer (nothing
-// when they wrote nothing: a deletion adds no words of theirs).
+// when they wrote nothing: a deletion adds no words of theirs). A record
+// of a run started before records named their gate is not kept: its gate,
+// and so what the words answered, is unknown.
 func heard(s *State, gate, kind, text string) {
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" || gate == "" {
 		return
 	}
 	w := HumanWords{Gate: gate, Kind: kind, Draft: s.Drafts, Text: strings.TrimSpace(text)}
@@ -774,19 +778,17 @@ func decideEditVerdict(s *State, q human.Question, a human.Answer) (string, erro
 	after := trailLast(q)
 	verdict := s.Verdict
 	if edited, ok := a.Files["draft.md"]; ok && changed(s.Draft, edited) {
-		pending(s, after, KindDraftEdited, edited)
-		heard(s, NodeEditVerdict, WordsEdits, addedLines(s.Draft, edited))
+		pending(s, NodeEditVerdict, after, KindDraftEdited, edited)
 	}
 	if edited, ok := a.Files["verdict.md"]; ok && changed(s.Verdict, edited) {
-		pending(s, after, KindVerdictEdited, edited)
+		pending(s, NodeEditVerdict, after, KindVerdictEdited, edited)
 		verdict = edited
 	}
 	switch a.Key {
 	case AnswerApprove:
 		s.Override = a.Confirm != ""
 	case AnswerRevise:
-		pending(s, after, KindFeedback, a.Text)
-		heard(s, NodeEditVerdict, WordsFeedback, a.Text)
+		pending(s, NodeEditVerdict, after, KindFeedback, a.Text)
 		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), strings.TrimSpace(verdict)
 	case AnswerManual:
 		s.Manual, s.StoppedAt = true, NodeEditVerdict

@@ -153,6 +153,7 @@ type Collision struct {
 // PendingRecord is a trail file to write for the human's answer: After is
 // the number of the trail's last entry when the question was asked.
 type PendingRecord struct {
+	Gate    string `json:"gate,omitempty"` // the gate that asked
 	After   int    `json:"after"`
 	Kind    string `json:"kind"`
 	Content string `json:"content"`
