@@ -533,9 +533,9 @@ func pending(s *State, gate string, after int, kind, content string) {
 // flush writes the gate's pending records to the trail, in order, and
 // applies them to the state: among others, what the human wrote is kept
 // for the reviewer (HumanWords; here, not in the gate's decide, which must
-// stay a plain routing of the answer). A record an earlier, killed attempt of the
-// node already wrote (an entry numbered after the gate's view of the trail,
-// of the same kind and content) is not written twice.
+// stay a plain routing of the answer). A record an earlier, killed
+// attempt of the node already wrote (an entry numbered after the gate's
+// view of the trail, of the same kind and content) is not written twice.
 func (n *nodes) flush(ctx context.Context, s *State) error {
 	if len(s.Pending) == 0 {
 		return nil
