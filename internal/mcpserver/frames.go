@@ -24,15 +24,15 @@ const MaxMessageBytes = 16 << 20
 // deeper values, and a refusal inside the SDK would end the session.
 const maxDepth = 1000
 
-// errLineTooLong reports a line over the limit, read to its end and
+// lineTooLongError reports a line over the limit, read to its end and
 // dropped. id is the request's id when the line was a request that named
 // its id and method at the top level (in any order), else nil.
-type errLineTooLong struct {
+type lineTooLongError struct {
 	limit int
 	id    json.RawMessage
 }
 
-func (e *errLineTooLong) Error() string {
+func (e *lineTooLongError) Error() string {
 	return fmt.Sprintf("a message longer than %d bytes", e.limit)
 }
 
@@ -50,7 +50,7 @@ func newLineReader(r io.Reader, max int) *lineReader {
 }
 
 // next returns the next line without its "\n"; the slice is valid until
-// the following call. A line over the limit is an *errLineTooLong, the end
+// the following call. A line over the limit is an *lineTooLongError, the end
 // of the stream io.EOF (a last line without "\n" still counts as a line).
 func (lr *lineReader) next() ([]byte, error) {
 	if lr.eof {
@@ -99,7 +99,7 @@ func (lr *lineReader) next() ([]byte, error) {
 		return nil, err
 	}
 	if long != nil {
-		return nil, &errLineTooLong{limit: lr.max, id: long.requestID()}
+		return nil, &lineTooLongError{limit: lr.max, id: long.requestID()}
 	}
 	return lr.line, nil
 }

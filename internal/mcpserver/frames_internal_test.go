@@ -233,7 +233,7 @@ func TestLineReader(t *testing.T) {
 				var got []string
 				for {
 					line, err := lr.next()
-					var long *errLineTooLong
+					var long *lineTooLongError
 					if errors.As(err, &long) {
 						got = append(got, "!")
 						continue
@@ -277,7 +277,7 @@ func TestLongLineIsNotHeld(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := lr.next()
 	runtime.ReadMemStats(&after)
-	var long *errLineTooLong
+	var long *lineTooLongError
 	if !errors.As(err, &long) {
 		t.Fatalf("err %v, want the line refused as too long", err)
 	}
@@ -458,7 +458,7 @@ func FuzzLineReader(f *testing.F) {
 			if i >= len(want) {
 				t.Fatalf("line %d %q beyond the %d lines", i, line, len(want))
 			}
-			var long *errLineTooLong
+			var long *lineTooLongError
 			switch {
 			case errors.As(err, &long):
 				if len(want[i]) <= max {

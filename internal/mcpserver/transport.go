@@ -86,7 +86,7 @@ func (c *conn) readLines(lr *lineReader, pw *io.PipeWriter) {
 	for {
 		line, err := lr.next()
 		var v verdict
-		var long *errLineTooLong
+		var long *lineTooLongError
 		switch {
 		case errors.As(err, &long):
 			v = replyOne(long.id, jsonrpc.CodeInvalidRequest, tooLongMessage(long.limit))
