@@ -41,9 +41,18 @@ func newMCPCommand(f *Factory) *cobra.Command {
   Replacing an existing file of more than 100 lines, or an edit deleting more
   than half of one, is written only after the user types 'approve' in the
   client's elicitation form. A client without elicitation gets a refusal that
-  says what to do instead; nothing is written without the user. Tool failures
-  are tool results marked isError, with a message the model can act on. Every
-  write, refusal and answer is in the audit log ($AZERO_STATE_DIR/audit.jsonl).
+  says what to do instead; nothing is written without the user. Tool failures,
+  arguments of the wrong name or type among them, are tool results marked
+  isError, with a message the model can act on. Every write, refusal and
+  answer is in the audit log ($AZERO_STATE_DIR/audit.jsonl).
+
+  Protocol: JSON-RPC 2.0, one message per line. A message may be at most
+  16 MiB (the line ending excluded); a longer one is answered with error
+  -32600 (under its id, when the line names one) and skipped without being
+  held in memory. A line that is not JSON gets -32700, one that is not a
+  JSON-RPC message -32600, params or tool arguments that are not an object
+  -32602, and a request before initialize -32600. JSON-RPC batches are taken
+  in MCP versions before 2025-06-18 only. A bad message never ends the session.
 
   Nothing but the protocol goes to stdout; the server runs until its client
   closes stdin.`),
@@ -79,8 +88,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 	if err != nil {
 		return err
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
-	err = srv.Run(ctx, t)
+	err = srv.Run(ctx, &mcpserver.Transport{In: f.IO.In, Out: f.IO.Out})
 	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -106,7 +114,3 @@ func mcpRoot(ctx context.Context, f *Factory, root string) (string, error) {
 	}
 	return top, nil
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

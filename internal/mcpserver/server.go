@@ -29,7 +29,14 @@
 //     written. A client without elicitation gets the refusal and what to
 //     do instead; nothing is ever written because nobody could be asked.
 //   - Tool failures are tool results with isError and a message the model
-//     can act on, never protocol errors.
+//     can act on, never protocol errors; so are arguments of the wrong name
+//     or type, named as the tool's schema names them (checkArguments).
+//   - Over Transport (`azero mcp`'s stdio), no message ends the session:
+//     a line that is not JSON, not JSON-RPC, over MaxMessageBytes, or
+//     otherwise one the SDK would refuse gets its JSON-RPC 2.0 error from
+//     azero (check), and so do arguments that are not an object (-32602)
+//     and a request before initialize (-32600). Only the end of stdin ends
+//     the session. No error text shows Go's types or reflection (answer).
 //   - Every write and refusal is in the audit log (safewrite's events),
 //     and so is the outcome of every approval question (EventApproval:
 //     approved, declined, cancelled, wrong_word, unavailable, stale).
@@ -43,6 +50,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/azero-dev/azero/internal/audit"
@@ -67,11 +75,12 @@ type Options struct {
 
 // server holds what the tools share.
 type server struct {
-	root  string // resolved, symlink-free
-	audit *audit.Logger
-	store func(ctx context.Context) (*store.Store, error)
-	now   func() time.Time
-	key   []byte
+	root    string // resolved, symlink-free
+	audit   *audit.Logger
+	store   func(ctx context.Context) (*store.Store, error)
+	now     func() time.Time
+	key     []byte
+	schemas map[string]*jsonschema.Schema // the tools' input schemas, by tool name
 }
 
 const instructions = `azero is a referee for changes to this repository. Use azero_apply to change part of a file ` +
@@ -93,7 +102,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("project root: %w", err)
 	}
-	s := &server{root: root, audit: opts.Audit, store: opts.Store, now: opts.Now, key: opts.Key}
+	s := &server{root: root, audit: opts.Audit, store: opts.Store, now: opts.Now, key: opts.Key, schemas: map[string]*jsonschema.Schema{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -109,13 +118,16 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "azero", Title: "azero", Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
-	s.addTools(srv)
+	if err := s.addTools(srv); err != nil {
+		return nil, err
+	}
+	srv.AddReceivingMiddleware(s.checkArguments)
 	return srv, nil
 }
 
-func (s *server) addTools(srv *mcp.Server) {
+func (s *server) addTools(srv *mcp.Server) error {
 	no := false
-	mcp.AddTool(srv, &mcp.Tool{
+	return errors.Join(addTool(s, srv, &mcp.Tool{
 		Name:  "azero_apply",
 		Title: "Apply FIND/REPLACE edits to a file",
 		Description: "Change part of an existing file with edit blocks, all or nothing. Write each change as\n" +
@@ -125,8 +137,7 @@ func (s *server) addTools(srv *mcp.Server) {
 			"If any block fails nothing is written and the error shows the closest lines. dry_run returns the diff only. " +
 			"An edit deleting more than half of a file over 100 lines asks the user to approve.",
 		Annotations: &mcp.ToolAnnotations{Title: "Apply edits", DestructiveHint: &no, OpenWorldHint: &no},
-	}, s.apply)
-	mcp.AddTool(srv, &mcp.Tool{
+	}, s.apply), addTool(s, srv, &mcp.Tool{
 		Name:  "azero_write",
 		Title: "Write a file safely",
 		Description: "Write a file inside the project root. strategy: replace (default; creates new files), append " +
@@ -135,8 +146,7 @@ func (s *server) addTools(srv *mcp.Server) {
 			"Replacing an existing file of more than 100 lines needs the user's typed approval; to change part of " +
 			"a large file use azero_apply instead.",
 		Annotations: &mcp.ToolAnnotations{Title: "Write a file", OpenWorldHint: &no},
-	}, s.write)
-	mcp.AddTool(srv, &mcp.Tool{
+	}, s.write), addTool(s, srv, &mcp.Tool{
 		Name:  "azero_gate",
 		Title: "Analyse what a commit would take",
 		Description: "The diff gate's analysis of what a commit in the repository would take: every changed file with " +
@@ -144,13 +154,12 @@ func (s *server) addTools(srv *mcp.Server) {
 			"half changed) with their diffs. It approves nothing: a human reviews flagged files with `azero gate` " +
 			"in a terminal. staged limits it to the index (what a plain git commit takes).",
 		Annotations: &mcp.ToolAnnotations{Title: "Diff gate analysis", ReadOnlyHint: true, OpenWorldHint: &no},
-	}, s.gate)
-	mcp.AddTool(srv, &mcp.Tool{
+	}, s.gate), addTool(s, srv, &mcp.Tool{
 		Name:        "azero_runs",
 		Title:       "List azero's workflow runs",
 		Description: "azero's workflow runs, newest first: id, workflow, status (running, waiting for a human, interrupted, done, failed, aborted), the node where each stands.",
 		Annotations: &mcp.ToolAnnotations{Title: "List runs", ReadOnlyHint: true, OpenWorldHint: &no},
-	}, s.runs)
+	}, s.runs))
 }
 
 // actor names who writes in the audit log: the MCP client.
