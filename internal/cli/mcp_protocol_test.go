@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -247,15 +248,7 @@ func TestMCPTypeScriptSDK(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "install", "--no-fund", "--no-audit", "--loglevel=error", "@modelcontextprotocol/sdk@1.32.2")
-	install.Dir = dir
-	if out, err := install.CombinedOutput(); err != nil {
-		msg := "npm cannot install @modelcontextprotocol/sdk: " + err.Error() + "\n" + string(out)
-		if os.Getenv("AZERO_REQUIRE_TOOLS") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	linkGlobalMCPSDK(ctx, t, npm, dir)
 	script, err := os.ReadFile(filepath.Join("testdata", "mcp_sdk_client.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -327,6 +320,49 @@ func TestMCPTypeScriptSDK(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo, "big.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the message over the limit wrote big.txt: %v", err)
+	}
+}
+
+// mcpSDK is the official MCP TypeScript SDK's package and the version the
+// test drives (.ci/run installs it globally, pinned, with the JavaScript
+// test runners).
+const (
+	mcpSDK        = "@modelcontextprotocol/sdk"
+	mcpSDKVersion = "1.32.2"
+)
+
+// linkGlobalMCPSDK makes the globally installed MCP TypeScript SDK
+// importable from dir (an ES module resolves packages from node_modules
+// beside it, never from NODE_PATH). Without the pinned global copy the
+// test fails when tools are required, else it is skipped: it never
+// downloads anything while the tests run.
+func linkGlobalMCPSDK(ctx context.Context, t *testing.T, npm, dir string) {
+	t.Helper()
+	root, err := exec.CommandContext(ctx, npm, "root", "-g").Output()
+	if err != nil {
+		t.Fatalf("npm root -g: %v", err)
+	}
+	global := filepath.Join(strings.TrimSpace(string(root)), filepath.FromSlash(mcpSDK))
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	data, err := os.ReadFile(filepath.Join(global, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &pkg)
+	}
+	if err != nil || pkg.Version != mcpSDKVersion {
+		msg := fmt.Sprintf("%s@%s is not installed globally (npm install -g %s@%s; .ci/run does): found %q, %v", mcpSDK, mcpSDKVersion, mcpSDK, mcpSDKVersion, pkg.Version, err)
+		if os.Getenv("AZERO_REQUIRE_TOOLS") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	link := filepath.Join(dir, "node_modules", filepath.FromSlash(mcpSDK))
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(global, link); err != nil {
+		t.Fatal(err)
 	}
 }
 
