@@ -139,3 +139,23 @@ func TestBenchFileApplies(t *testing.T) {
 		t.Error("blocks mapped level by level give a different file than exact ones")
 	}
 }
+
+// BenchmarkOutline20kLines outlines the 20,000-line Go file of the
+// benchmarks above, and the same functions written in Python.
+func BenchmarkOutline20kLines(b *testing.B) {
+	content, _ := benchFile(20000, 1, false)
+	var py strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&py, "class C%d:\n    \"\"\"Step %d.\"\"\"\n\n    limit = %d\n\n    def run(self, items):\n        total = 0\n        for i, v in enumerate(items):\n            total += v * %d + i\n        return total\n\n", i, i, i, i)
+	}
+	for _, f := range []struct{ name, content string }{{"bench.go", content}, {"bench.py", py.String()}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(f.content)))
+			for b.Loop() {
+				if len(edit.Declarations(f.name, f.content)) < 1000 {
+					b.Fatal("too few declarations")
+				}
+			}
+		})
+	}
+}

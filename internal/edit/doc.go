@@ -87,6 +87,14 @@
 //     ":start_line:N" header over "-------" at the top of SEARCH, which is
 //     not a line to find.
 //
+// Outlines (Declarations, Outline): a file too large to show whole is
+// shown as its outline, every top-level declaration and every member of
+// a top-level type with its line number, read per language (Go, Python,
+// JavaScript and TypeScript, Rust, Java, Kotlin, C#) with strings,
+// comments and bodies told apart; tested against go/parser, Python's ast
+// and the TypeScript compiler on real code. Other files get the lines that
+// look like declarations. Declarations never panics and never fails.
+//
 // Generate asks a model for one file and applies its reply. A reply cut off
 // at the output limit is asked for again; a reply that cannot be used is
 // sent back with the precise error, which shows the file's exact lines to
