@@ -61,6 +61,29 @@ func BenchmarkApply50Blocks20kLinesWhitespace(b *testing.B) {
 	}
 }
 
+// BenchmarkApply50Blocks20kLinesLevels: every FIND is written two spaces
+// a level for a file indented four, so each is found with whitespace
+// normalised and re-indented through its level map.
+func BenchmarkApply50Blocks20kLinesLevels(b *testing.B) {
+	content, blocks := levelsBench()
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, res, err := edit.Apply(content, blocks); err != nil || res[0].Loose[0].Kind != edit.IndentLevels {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// levelsBench is benchFile indented with four spaces, its blocks with two.
+func levelsBench() (string, []edit.Block) {
+	content, blocks := benchFile(20000, 50, false)
+	for i := range blocks {
+		blocks[i].Find = strings.ReplaceAll(blocks[i].Find, "\t", "  ")
+		blocks[i].Replace = strings.ReplaceAll(blocks[i].Replace, "\t", "  ")
+	}
+	return strings.ReplaceAll(content, "\t", "    "), blocks
+}
+
 func BenchmarkParse50Blocks(b *testing.B) {
 	_, blocks := benchFile(20000, 50, false)
 	reply := render(blocks)
@@ -106,5 +129,33 @@ func TestBenchFileApplies(t *testing.T) {
 	}
 	if strings.Count(want, "check(ctx, total)") != 50 {
 		t.Error("not every block applied")
+	}
+	spaces, levels := levelsBench()
+	got, res, err = edit.Apply(spaces, levels)
+	if err != nil || res[49].Loose[0].Kind != edit.IndentLevels {
+		t.Fatalf("two-space blocks: %v %+v", err, res)
+	}
+	if got != strings.ReplaceAll(want, "\t", "    ") {
+		t.Error("blocks mapped level by level give a different file than exact ones")
+	}
+}
+
+// BenchmarkOutline20kLines outlines the 20,000-line Go file of the
+// benchmarks above, and the same functions written in Python.
+func BenchmarkOutline20kLines(b *testing.B) {
+	content, _ := benchFile(20000, 1, false)
+	var py strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&py, "class C%d:\n    \"\"\"Step %d.\"\"\"\n\n    limit = %d\n\n    def run(self, items):\n        total = 0\n        for i, v in enumerate(items):\n            total += v * %d + i\n        return total\n\n", i, i, i, i)
+	}
+	for _, f := range []struct{ name, content string }{{"bench.go", content}, {"bench.py", py.String()}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(f.content)))
+			for b.Loop() {
+				if len(edit.Declarations(f.name, f.content)) < 1000 {
+					b.Fatal("too few declarations")
+				}
+			}
+		})
 	}
 }

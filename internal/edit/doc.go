@@ -37,13 +37,23 @@
 //     spaces, every line must convert with one tab width and then differ by
 //     one number of columns, and that width must be the one REPLACE's new
 //     lines step by when they all step alike (a slipped FIND line cannot
-//     make up a width of its own). Anything else is an *IndentError that shows the
-//     file's lines to copy into FIND, as they are, and which FIND lines
-//     slipped: new code is never re-indented from a guess.
+//     make up a width of its own).
+//   - A FIND that no uniform shift explains, written at another width
+//     than the file's (2 spaces a level against 4, spaces against tabs),
+//     is applied when its levels map one to one onto the file's, deeper
+//     for deeper (each FIND indentation matched one file indentation, and
+//     no two FIND indentations matched the same one), and every non-blank
+//     REPLACE line sits at one of those levels: REPLACE is re-indented
+//     through the same map (IndentLevels). Finding the map and
+//     re-indenting through it are separate pure functions.
+//   - Anything else is an *IndentError that shows the file's lines to
+//     copy into FIND, as they are, and which FIND lines slipped: a level
+//     on two file levels, two levels on one, a REPLACE line at a level
+//     FIND does not have. New code is never re-indented from a guess.
 //   - Every Result says how its FIND was found (Match) and everything that
 //     was overlooked to find it (Loose: indentation shift by N, tabs for
-//     spaces, trailing or inner whitespace, blank lines around FIND,
-//     line-number prefixes), so callers can show it on the terminal, record
+//     spaces, levels mapped, trailing or inner whitespace, blank lines
+//     around FIND, line-number prefixes), so callers can show it on the terminal, record
 //     it, and list it at the diff review (LooseMatches, Result.String).
 //   - A FIND in which every non-blank line starts with a line-number prefix
 //     ("12 | code", "12| code", "12→code", numbers rising), as models copy
@@ -56,10 +66,15 @@
 //
 // Parsing (Parse):
 //
-//   - SEARCH/REPLACE markers have 5 to 9 marker characters; a SEARCH or
-//     REPLACE marker with more, or a SEARCH section whose only divider is
-//     too long, is a *ParseError naming the marker (ErrMarkerLength). A
-//     second ======= right before >>>>>>> REPLACE is a *ParseError
+//   - SEARCH/REPLACE markers have 5 marker characters or more, of any
+//     length (git writes 7, Cline 11). A marker of 3 or 4 where the reply
+//     meant one (a short SEARCH marker before a REPLACE marker, a short
+//     divider or REPLACE marker in a block, a reply whose only markers are
+//     short) is a *ParseError naming it (ErrMarkerLength). When a SEARCH
+//     section holds several lines of '=' (a heading underline), the
+//     divider is the first as long as the SEARCH marker, else the first
+//     of 5 to 9, else the first. A second divider right before >>>>>>>
+//     REPLACE (as long as the first, or of 5 to 9) is a *ParseError
 //     (ErrExtraDivider), never content.
 //   - The line above a SEARCH block is its file name only if it has a slash,
 //     or a dot and an extension with a letter: "Done.", "etc.", "...",
@@ -71,6 +86,14 @@
 //     "------- SEARCH" / "+++++++ REPLACE", "SEARCH>" / "REPLACE>", and a
 //     ":start_line:N" header over "-------" at the top of SEARCH, which is
 //     not a line to find.
+//
+// Outlines (Declarations, Outline): a file too large to show whole is
+// shown as its outline, every top-level declaration and every member of
+// a top-level type with its line number, read per language (Go, Python,
+// JavaScript and TypeScript, Rust, Java, Kotlin, C#) with strings,
+// comments and bodies told apart; tested against go/parser, Python's ast
+// and the TypeScript compiler on real code. Other files get the lines that
+// look like declarations. Declarations never panics and never fails.
 //
 // Generate asks a model for one file and applies its reply. A reply cut off
 // at the output limit is asked for again; a reply that cannot be used is

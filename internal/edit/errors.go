@@ -90,8 +90,10 @@ func (e *AmbiguousError) Error() string {
 // IndentError is returned when a block's FIND matches one place only with
 // whitespace ignored and its indentation is not one uniform shift of the
 // file's: some FIND lines are indented differently from the others
-// relative to the file. Re-indenting REPLACE WITH from such a FIND would
-// be a guess, so the block is refused; Lines holds the file lines FIND
+// relative to the file, and its levels do not map one to one onto the
+// file's, or REPLACE WITH is indented at a level FIND does not have (see
+// IndentLevels). Re-indenting REPLACE WITH from such a FIND would be a
+// guess, so the block is refused; Lines holds the file lines FIND
 // matched, to be copied exactly, and Uneven the 1-based FIND lines (as
 // written, blank lines included) whose indentation breaks the shift.
 type IndentError struct {
@@ -102,7 +104,8 @@ type IndentError struct {
 
 func (e *IndentError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "edit block %d: FIND matches %s of the file only with whitespace ignored, and its indentation is not one uniform shift of the file's: "+
+	fmt.Fprintf(&b, "edit block %d: FIND matches %s of the file only with whitespace ignored, and its indentation is not one uniform shift of the file's "+
+		"(nor another width whose every level stands for one level of the file, with REPLACE WITH only at those levels): "+
 		"FIND %s %s %s indented differently from the other lines, so REPLACE WITH cannot be re-indented safely.\n",
 		e.Block, lineRange(e.Lines), plural(len(e.Uneven), "line"), lineList(e.Uneven, 12), isAre(len(e.Uneven)))
 	b.WriteString("Copy FIND exactly from these lines of the file, with their indentation, and indent REPLACE WITH the same way:\n")

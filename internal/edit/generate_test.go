@@ -247,9 +247,9 @@ func TestGenerateCorrectsSlips(t *testing.T) {
 			name:     "three slips give up, every error kept",
 			existing: large,
 			replies: []llm.Response{
-				reply(searchReply("", "def f300():\n  return 300\n", "x\n")),
+				reply(searchReply("", "def f300():\n  return 300\n", "def f300():\n    return 3000\n")),
 				reply(searchReply("", "def f300():\n    return 301\n", "x\n")),
-				reply("<<<<<<<<<<<< SEARCH\ndef f300():\n=======\nx\n>>>>>>> REPLACE\n"),
+				reply("<<<< SEARCH\ndef f300():\n=======\nx\n>>>>>>> REPLACE\n"),
 			},
 			corrections: 2,
 			says:        []string{"not one uniform shift"},

@@ -17,7 +17,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 // TestGolden applies realistic multi-block replies, one per format, to a
 // 700-line Python module and compares the file and the results with the
-// golden files (go test -run TestGolden -update rewrites them).
+// golden files (go test -run TestGolden -update rewrites them). The third
+// reply is the second written as Cline writes it, with markers of eleven
+// characters, one block with ------- SEARCH and +++++++ REPLACE and one
+// written two spaces a level: all three make the same file.
 func TestGolden(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -25,6 +28,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"inventory.py", "inventory.changes.md"},
 		{"inventory.py", "inventory.search.md"},
+		{"inventory.py", "inventory.cline.md"},
 	}
 	outputs := make(map[string]string)
 	for _, tt := range tests {
@@ -57,8 +61,10 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s: CRLF result differs from the LF result with CRLF endings", tt.reply)
 		}
 	}
-	if diff := cmp.Diff(outputs["inventory.changes.md"], outputs["inventory.search.md"]); diff != "" {
-		t.Errorf("the two formats of the same edits disagree (-changes +search):\n%s", diff)
+	for _, other := range []string{"inventory.search.md", "inventory.cline.md"} {
+		if diff := cmp.Diff(outputs["inventory.changes.md"], outputs[other]); diff != "" {
+			t.Errorf("two formats of the same edits disagree (-inventory.changes.md +%s):\n%s", other, diff)
+		}
 	}
 }
 

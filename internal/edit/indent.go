@@ -21,12 +21,27 @@ import (
 // wrote. When one uses tabs and the other spaces, every line must convert
 // with one tab width and then differ by one number of columns; each
 // replacement line is rewritten in the file's style.
+//
+// When neither explains FIND, because it was written at another width
+// than the file (2 spaces a level against 4), the replacement is
+// re-indented through FIND's level map (see levelMap), if there is one
+// and REPLACE uses only its levels; otherwise uneven names the lines that
+// break the shift.
 func (t *text) reindent(find, file, repl []string) (out []string, loose []Loosening, uneven []int) {
 	if t.styleDiffers(find, file, repl) {
-		return t.convertStyle(find, file, repl)
+		out, loose, uneven = t.convertStyle(find, file, repl)
+		if len(uneven) > 0 {
+			if o, l, ok := remapLevels(find, file, repl); ok {
+				return o, l, nil
+			}
+		}
+		return out, loose, uneven
 	}
 	add, remove, ok := prefixShift(find, file)
 	if !ok {
+		if o, l, ok := remapLevels(find, file, repl); ok {
+			return o, l, nil
+		}
 		return nil, nil, unevenPrefixes(find, file)
 	}
 	if p := add + remove; p != "" {

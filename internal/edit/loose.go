@@ -59,6 +59,13 @@ const (
 	// "12 | " (copied from a numbered view of the file), and FIND matched
 	// only once the prefixes were removed (from REPLACE WITH too).
 	LineNumbers
+	// IndentLevels: FIND is indented at another width than the file (2
+	// spaces a level where the file has 4, tabs where it has spaces) in a
+	// way no uniform shift explains, but each of its indentation levels
+	// matched exactly one level of the file, deeper for deeper
+	// (Loosening.Levels lists those that differ). REPLACE WITH used only
+	// those levels and was re-indented through the same map.
+	IndentLevels
 )
 
 var looseNames = map[LooseKind]string{
@@ -68,6 +75,7 @@ var looseNames = map[LooseKind]string{
 	InnerWhitespace:    "inner_whitespace",
 	BlankEdges:         "blank_edges",
 	LineNumbers:        "line_numbers",
+	IndentLevels:       "indent_levels",
 }
 
 func (k LooseKind) String() string {
@@ -95,6 +103,10 @@ type Loosening struct {
 	Unit string `json:"unit,omitempty"`
 	// TabWidth is, for IndentStyle, how many spaces stand for one tab.
 	TabWidth int `json:"tab_width,omitempty"`
+	// Levels is, for IndentLevels, each FIND indentation that differs
+	// from the file's, with the file indentation it stands for,
+	// shallowest first.
+	Levels []IndentLevel `json:"levels,omitempty"`
 	// Lines is how many FIND lines differ this way (for BlankEdges, how
 	// many blank lines were left out; for IndentStyle, see there).
 	Lines int `json:"lines"`
@@ -116,6 +128,12 @@ func (l Loosening) String() string {
 		return fmt.Sprintf("%d blank %s at the edges of FIND ignored", l.Lines, plural(l.Lines, "line"))
 	case LineNumbers:
 		return fmt.Sprintf("line-number prefixes removed from %d %s", l.Lines, plural(l.Lines, "line"))
+	case IndentLevels:
+		pairs := make([]string, len(l.Levels))
+		for i, v := range l.Levels {
+			pairs[i] = describeIndent(v.Find) + " as " + describeIndent(v.File)
+		}
+		return fmt.Sprintf("indentation mapped level by level on %d %s (%s)", l.Lines, plural(l.Lines, "line"), strings.Join(pairs, ", "))
 	}
 	return "unknown loosening"
 }

@@ -97,6 +97,39 @@ func TestApplyReportsLooseMatches(t *testing.T) {
 				Loose: []edit.Loosening{{Kind: edit.IndentStyle, TabWidth: 4, Lines: 5}}},
 		},
 		{
+			name:    "a two-space FIND for a four-space file: mapped level by level",
+			content: "class A:\n    def f(self):\n        if self.x:\n            return 1\n        return 2\n",
+			block:   blk("  if self.x:\n    return 1\n  return 2\n", "  if self.x:\n    return 10\n  log()\n  return 2\n"),
+			want:    "class A:\n    def f(self):\n        if self.x:\n            return 10\n        log()\n        return 2\n",
+			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 3, EndLine: 5,
+				Loose: []edit.Loosening{{Kind: edit.IndentLevels, Lines: 3, Levels: []edit.IndentLevel{{Find: "  ", File: "        "}, {Find: "    ", File: "            "}}}}},
+		},
+		{
+			name:    "a two-space method for a four-space class, from the top",
+			content: "class A:\n    def f(self):\n        if self.x:\n            return 1\n        return 2\n",
+			block:   blk("def f(self):\n  if self.x:\n    return 1\n  return 2\n", "def f(self):\n  if self.x:\n    return 1\n  if self.y:\n    return 3\n  return 2\n"),
+			want:    "class A:\n    def f(self):\n        if self.x:\n            return 1\n        if self.y:\n            return 3\n        return 2\n",
+			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 2, EndLine: 5,
+				Loose: []edit.Loosening{{Kind: edit.IndentLevels, Lines: 4, Levels: []edit.IndentLevel{
+					{Find: "", File: "    "}, {Find: "  ", File: "        "}, {Find: "    ", File: "            "}}}}},
+		},
+		{
+			name:    "a four-space FIND for a two-space file",
+			content: "def f(x):\n  if x:\n    return 1\n  return 2\n",
+			block:   blk("def f(x):\n    if x:\n        return 1\n", "def f(x):\n    if x:\n        return 1\n    if not x:\n        return 0\n"),
+			want:    "def f(x):\n  if x:\n    return 1\n  if not x:\n    return 0\n  return 2\n",
+			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 1, EndLine: 3,
+				Loose: []edit.Loosening{{Kind: edit.IndentLevels, Lines: 3, Levels: []edit.IndentLevel{{Find: "    ", File: "  "}, {Find: "        ", File: "    "}}}}},
+		},
+		{
+			name:    "tabs file, spaces reply that fits only an odd tab width: each level maps to one",
+			content: goTabs,
+			block:   blk("if x {\n             y()\n", "if x {\n             w()\n"),
+			want:    "func f() {\n\tif x {\n\t\tw()\n\t}\n}\n",
+			result: edit.Result{Status: edit.Applied, Match: edit.Whitespace, StartLine: 2, EndLine: 3,
+				Loose: []edit.Loosening{{Kind: edit.IndentLevels, Lines: 2, Levels: []edit.IndentLevel{{Find: "", File: "\t"}, {Find: "             ", File: "\t\t"}}}}},
+		},
+		{
 			name:    "trailing whitespace in the file",
 			content: "a = 1  \nb = 2\n",
 			block:   blk("a = 1\nb = 2\n", "a = 1\nb = 3\n"),
@@ -275,11 +308,31 @@ func TestApplyRefusesUnevenIndentation(t *testing.T) {
 			uneven: []int{3},
 		},
 		{
-			name:    "a two-space reply for a four-space file is not one shift",
+			// Two spaces a level for the file's four: each FIND level maps
+			// to one file level, but REPLACE goes a level deeper than any
+			// of them, where nothing says how deep the file would have it.
+			name:    "a two-space reply for a four-space file whose REPLACE has a level FIND lacks",
 			content: py,
-			block:   blk("  if self.x:\n    return 1\n  return 2\n", "  if self.x:\n    return 10\n  return 2\n"),
+			block:   blk("  if self.x:\n    return 1\n  return 2\n", "  if self.x:\n    if self.y:\n      return 10\n  return 2\n"),
 			lines:   []edit.NumberedLine{{3, "        if self.x:"}, {4, "            return 1"}, {5, "        return 2"}},
 			uneven:  []int{2},
+		},
+		{
+			// 4 and 8 spaces where the file has 8 and 12 (a level map),
+			// and a line at 6 where the file has 12 too: one file level for
+			// two FIND levels is a slip, not a width.
+			name:    "two FIND levels for one file level",
+			content: py,
+			block:   blk("def f(self):\n    if self.x:\n        return 1\n      return 2\n", "def f(self):\n    return 3\n"),
+			lines:   []edit.NumberedLine{{2, "    def f(self):"}, {3, "        if self.x:"}, {4, "            return 1"}, {5, "        return 2"}},
+			uneven:  []int{4},
+		},
+		{
+			name:    "a deeper FIND level on a shallower file level",
+			content: py,
+			block:   blk("if self.x:\n    return 1\n  return 2\n", "if self.x:\n    return 1\n"),
+			lines:   []edit.NumberedLine{{3, "        if self.x:"}, {4, "            return 1"}, {5, "        return 2"}},
+			uneven:  []int{3},
 		},
 		{
 			name:    "uneven lines are counted in FIND as written, blank edges included",
@@ -306,9 +359,9 @@ func TestApplyRefusesUnevenIndentation(t *testing.T) {
 			uneven:  []int{2},
 		},
 		{
-			name:    "tabs file, spaces reply that fits only an odd tab width",
+			name:    "tabs file, spaces reply that fits only an odd tab width, REPLACE deeper",
 			content: goTabs,
-			block:   blk("if x {\n             y()\n", "if x {\n             w()\n"),
+			block:   blk("if x {\n             y()\n", "if x {\n             if w() {\n               v()\n             }\n"),
 			lines:   []edit.NumberedLine{{2, "\tif x {"}, {3, "\t\ty()"}},
 			uneven:  []int{2},
 		},
@@ -441,6 +494,10 @@ func TestResultString(t *testing.T) {
 			"block 3, lines 475-477: applied, loose match: line-number prefixes removed from 3 lines; indentation shifted by -1 tab; " +
 				"indentation converted between tabs and spaces (one tab for 4 spaces), 1 line; trailing whitespace ignored on 2 lines; " +
 				"whitespace inside 1 line ignored; 1 blank line at the edges of FIND ignored"},
+		{"levels", edit.Result{Block: 4, Status: edit.Applied, Match: edit.Whitespace, StartLine: 10, EndLine: 12, Loose: []edit.Loosening{
+			{Kind: edit.IndentLevels, Lines: 3, Levels: []edit.IndentLevel{{Find: "", File: "\t"}, {Find: "  ", File: "\t\t"}, {Find: "    ", File: "\t\t  "}, {Find: "\t ", File: "        "}}}}},
+			"block 4, lines 10-12: applied, loose match: indentation mapped level by level on 3 lines " +
+				"(no indentation as 1 tab, 2 spaces as 2 tabs, 4 spaces as 2 tabs and 2 spaces, 1 tab and 1 space as 8 spaces)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

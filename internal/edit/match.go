@@ -17,9 +17,10 @@ const (
 	// only: space, tab, CR, VT, FF; so tabs and spaces are alike), with
 	// blank lines at the start and end of FIND ignored. Used only when no
 	// exact match exists. The replacement is then re-indented by the one
-	// uniform shift between FIND and the file, or the block is refused
-	// (*IndentError) when there is no such shift; Result.Loose says what
-	// differed.
+	// uniform shift between FIND and the file, or else through the map of
+	// FIND's indentation levels onto the file's (IndentLevels), or the
+	// block is refused (*IndentError) when neither holds; Result.Loose
+	// says what differed.
 	Whitespace
 )
 

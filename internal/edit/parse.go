@@ -51,21 +51,30 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // Sentinels a *ParseError may carry.
 var (
-	// ErrMarkerLength: a SEARCH, divider or REPLACE marker has more
-	// marker characters than the most accepted (maxMarker).
-	ErrMarkerLength = errors.New("edit block marker too long")
+	// ErrMarkerLength: a SEARCH, divider or REPLACE marker has fewer
+	// marker characters than the least accepted (minMarker), in a reply
+	// that meant it as one.
+	ErrMarkerLength = errors.New("edit block marker too short")
 	// ErrExtraDivider: a second ======= right before >>>>>>> REPLACE.
 	ErrExtraDivider = errors.New("second divider before the REPLACE marker")
 )
 
-// The SEARCH/REPLACE markers accept minMarker to maxMarker marker
-// characters (git writes 7; models miscount a little). A longer marker is
-// an error rather than content, since a reply with one is a block the
-// model meant and mistyped.
+// The SEARCH/REPLACE markers have at least minMarker marker characters,
+// and any number more: git writes 7, Cline 11, and models miscount. A
+// shorter one (shortMarker or more) is reported where the reply meant it
+// as a marker, since the block is one the model meant and mistyped; a
+// line of one or two is prose.
 const (
-	minMarker = 5
-	maxMarker = 9
+	minMarker   = 5
+	shortMarker = 3
 )
+
+// usualDivider is the longest divider models commonly write (git's 7,
+// miscounted). A longer line of '=' is a divider only when the block
+// has no better one (see pickDivider), and right before the REPLACE
+// marker it is content unless it repeats the block's divider: a reST
+// heading underline.
+const usualDivider = 9
 
 const noBlocksReason = "no edit blocks found; write each change as " +
 	"\"### CHANGE n: description\", then \"FIND:\" and a fenced code block, " +
@@ -107,6 +116,12 @@ func Parse(reply string) ([]Block, error) {
 		return nil, err
 	}
 	if len(p.blocks) == 0 {
+		// A reply whose only markers are too short meant them.
+		for i, l := range p.lines {
+			if (markers{indent: -1}).shortSearch(l) {
+				return nil, p.markerError(i)
+			}
+		}
 		return nil, &ParseError{Reason: noBlocksReason}
 	}
 	return p.blocks, nil
@@ -142,7 +157,7 @@ func (p *parser) run() error {
 			return p.errorf(p.i, "REPLACE WITH: has no FIND: before it; every change needs FIND: then REPLACE WITH:")
 		case outside.replace(line):
 			return p.errorf(p.i, ">>>>>>> REPLACE has no <<<<<<< SEARCH before it")
-		case outside.long(line):
+		case outside.shortSearch(line) && p.shortBlockAhead(p.i):
 			return p.markerError(p.i)
 		case headingRE().MatchString(line):
 			err = p.startHeading(line)
@@ -280,33 +295,31 @@ func (p *parser) fencedAfter(labelAt int, label string) ([]string, error) {
 func (p *parser) searchBlock() error {
 	markerAt := p.i
 	m := markers{indent: leadingSpace(p.lines[markerAt])}
+	size := runOf(strings.TrimSpace(p.lines[markerAt]), strings.TrimSpace(p.lines[markerAt])[0])
 	path := p.pathBefore(markerAt)
+	end := markerAt + 1
+	for end < len(p.lines) && !m.search(p.lines[end]) && !m.replace(p.lines[end]) {
+		end++
+	}
+	div := m.pickDivider(p.lines[markerAt+1:end], size)
+	if div < 0 {
+		return p.noDivider(markerAt, m, end)
+	}
+	div += markerAt + 1
 	var find, replace []string
-	for p.i++; ; p.i++ {
-		if p.i == len(p.lines) || m.search(p.lines[p.i]) || m.replace(p.lines[p.i]) {
-			return p.noDivider(markerAt, m, find)
-		}
-		line := p.lines[p.i]
-		if m.divider(line) {
-			break
-		}
-		if m.long(line) {
-			return p.markerError(p.i)
-		}
+	for _, line := range p.lines[markerAt+1 : div] {
 		find = append(find, m.content(line))
 	}
-	for p.i++; ; p.i++ {
+	divSize := runOf(strings.TrimSpace(p.lines[div]), '=')
+	for p.i = div + 1; ; p.i++ {
 		if p.i == len(p.lines) || m.search(p.lines[p.i]) {
-			return p.errorf(markerAt, "SEARCH block has no >>>>>>> REPLACE line to end it (was the reply cut off?)")
+			return p.noReplaceMarker(markerAt, m, div+1)
 		}
 		line := p.lines[p.i]
 		if m.replace(line) {
 			break
 		}
-		if m.long(line) {
-			return p.markerError(p.i)
-		}
-		if m.divider(line) && p.replaceMarkerNext(m, p.i+1) {
+		if m.extraDivider(line, divSize) && p.replaceMarkerNext(m, p.i+1) {
 			e := p.errorf(p.i, "a second ======= comes right before >>>>>>> REPLACE; a block has one ======= line, between the lines to find and their replacement")
 			e.(*ParseError).Err = ErrExtraDivider
 			return e
@@ -326,6 +339,35 @@ func (p *parser) searchBlock() error {
 	return nil
 }
 
+// pickDivider returns the index in lines (the block after its SEARCH
+// marker, up to its REPLACE marker) of the block's divider, or -1. A
+// line of '=' may be content (a reST heading underline), so when several
+// could divide, the first as long as the SEARCH marker (size) wins, as
+// the model wrote its markers alike; then the first of a usual length;
+// then the first.
+func (m markers) pickDivider(lines []string, size int) int {
+	usual, first := -1, -1
+	for i, l := range lines {
+		if !m.divider(l) {
+			continue
+		}
+		n := runOf(strings.TrimSpace(l), '=')
+		if n == size {
+			return i
+		}
+		if usual < 0 && n <= usualDivider {
+			usual = i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if usual >= 0 {
+		return usual
+	}
+	return first
+}
+
 // startLineRE matches the ":start_line:12" (or ":end_line:14") line some
 // agents' edit format puts at the top of a SEARCH section, before a
 // "-------" line.
@@ -340,7 +382,7 @@ func dropStartLine(find []string) []string {
 	for i < len(find) && i < 2 && startLineRE().MatchString(strings.TrimSpace(find[i])) {
 		i++
 	}
-	if i == 0 || i == len(find) || !markerLine(strings.TrimSpace(find[i]), '-', "", minMarker, maxMarker) {
+	if i == 0 || i == len(find) || !markerLine(strings.TrimSpace(find[i]), '-', "", minMarker, -1) {
 		return find
 	}
 	return find[i+1:]
@@ -355,24 +397,52 @@ func (p *parser) replaceMarkerNext(m markers, j int) bool {
 	return j < len(p.lines) && m.replace(p.lines[j])
 }
 
-// noDivider is the error for a SEARCH at markerAt whose section ended
-// without a divider; an over-long divider in it is named.
-func (p *parser) noDivider(markerAt int, m markers, find []string) error {
-	for k := range find {
-		if m.longDivider(p.lines[markerAt+1+k]) {
-			return p.markerError(markerAt + 1 + k)
+// noDivider is the error for a SEARCH at markerAt whose section ended at
+// end without a divider; a divider too short in it is named.
+func (p *parser) noDivider(markerAt int, m markers, end int) error {
+	for k := markerAt + 1; k < end; k++ {
+		if l, ok := m.at(p.lines[k]); ok && markerLine(l, '=', "", shortMarker, minMarker-1) {
+			return p.markerError(k)
 		}
 	}
 	return p.errorf(markerAt, "<<<<<<< SEARCH has no ======= line after it")
 }
 
-// markerError names the over-long marker at line idx.
+// noReplaceMarker is the error for a SEARCH at markerAt whose replacement,
+// from line from, ended without a REPLACE marker; a REPLACE marker too
+// short in it is named.
+func (p *parser) noReplaceMarker(markerAt int, m markers, from int) error {
+	for k := from; k < p.i; k++ {
+		if m.shortReplace(p.lines[k]) {
+			return p.markerError(k)
+		}
+	}
+	return p.errorf(markerAt, "SEARCH block has no >>>>>>> REPLACE line to end it (was the reply cut off?)")
+}
+
+// shortBlockAhead reports whether the short SEARCH marker at idx starts a
+// block the model meant: a REPLACE marker, short or not, follows it before
+// any other SEARCH marker.
+func (p *parser) shortBlockAhead(idx int) bool {
+	m := markers{indent: -1}
+	for _, l := range p.lines[idx+1:] {
+		switch {
+		case m.search(l) || m.shortSearch(l):
+			return false
+		case m.replace(l) || m.shortReplace(l):
+			return true
+		}
+	}
+	return false
+}
+
+// markerError names the marker at line idx that is too short.
 func (p *parser) markerError(idx int) error {
 	line := strings.TrimSpace(p.lines[idx])
 	c := line[0]
 	want := map[byte]string{'<': "<<<<<<< SEARCH", '-': "------- SEARCH", '=': "=======", '>': ">>>>>>> REPLACE", '+': "+++++++ REPLACE"}[c]
-	e := p.errorf(idx, "the marker %q has %d %q characters, more than the %d accepted; write %s",
-		line, runOf(line, c), string(c), maxMarker, want)
+	e := p.errorf(idx, "the marker %q has %d %q characters, fewer than the %d a marker needs; write %s",
+		line, runOf(line, c), string(c), minMarker, want)
 	e.(*ParseError).Err = ErrMarkerLength
 	return e
 }
@@ -504,46 +574,39 @@ func (m markers) content(line string) string {
 // search: "<<<<<<< SEARCH", or "------- SEARCH" as some agents write it.
 func (m markers) search(line string) bool {
 	l, ok := m.at(line)
-	return ok && (markerLine(l, '<', "SEARCH", minMarker, maxMarker) || markerLine(l, '-', "SEARCH", minMarker, maxMarker))
+	return ok && (markerLine(l, '<', "SEARCH", minMarker, -1) || markerLine(l, '-', "SEARCH", minMarker, -1))
 }
 
 // replace: ">>>>>>> REPLACE", or "+++++++ REPLACE".
 func (m markers) replace(line string) bool {
 	l, ok := m.at(line)
-	return ok && (markerLine(l, '>', "REPLACE", minMarker, maxMarker) || markerLine(l, '+', "REPLACE", minMarker, maxMarker))
+	return ok && (markerLine(l, '>', "REPLACE", minMarker, -1) || markerLine(l, '+', "REPLACE", minMarker, -1))
 }
 
 func (m markers) divider(line string) bool {
 	l, ok := m.at(line)
-	return ok && markerLine(l, '=', "", minMarker, maxMarker)
+	return ok && markerLine(l, '=', "", minMarker, -1)
 }
 
-// long reports whether line is a SEARCH or REPLACE marker with too many
-// marker characters. (A long divider is a plain line of '=', often prose
-// or content; see longDivider.)
-func (m markers) long(line string) bool {
+// extraDivider reports whether line, right before the REPLACE marker of
+// a block whose divider has size '=', is that divider repeated: as long,
+// or of a usual length. A longer line of '=' there is a heading's
+// underline.
+func (m markers) extraDivider(line string, size int) bool {
 	l, ok := m.at(line)
-	if !ok {
-		return false
-	}
-	for _, k := range []struct {
-		c    byte
-		word string
-	}{{'<', "SEARCH"}, {'-', "SEARCH"}, {'>', "REPLACE"}, {'+', "REPLACE"}} {
-		if markerLine(l, k.c, k.word, maxMarker+1, -1) {
-			return true
-		}
-	}
-	return false
+	return ok && (markerLine(l, '=', "", minMarker, usualDivider) || markerLine(l, '=', "", size, size))
 }
 
-// longDivider reports whether line is a divider of more than maxMarker
-// '='. Inside a block's replacement such a line is content (a reST
-// heading underline), so only a SEARCH section that has no divider
-// reports it.
-func (m markers) longDivider(line string) bool {
+// shortSearch and shortReplace report a SEARCH or REPLACE marker with
+// too few marker characters ("<<<< SEARCH").
+func (m markers) shortSearch(line string) bool {
 	l, ok := m.at(line)
-	return ok && markerLine(l, '=', "", maxMarker+1, -1)
+	return ok && (markerLine(l, '<', "SEARCH", shortMarker, minMarker-1) || markerLine(l, '-', "SEARCH", shortMarker, minMarker-1))
+}
+
+func (m markers) shortReplace(line string) bool {
+	l, ok := m.at(line)
+	return ok && (markerLine(l, '>', "REPLACE", shortMarker, minMarker-1) || markerLine(l, '+', "REPLACE", shortMarker, minMarker-1))
 }
 
 // markerLine reports whether line is a run of lo to hi (no limit if

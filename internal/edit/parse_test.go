@@ -323,47 +323,61 @@ func TestParseFileNameLine(t *testing.T) {
 	}
 }
 
-// TestParseMarkers: SEARCH/REPLACE markers of 5 to 9 characters are
-// markers; longer ones, and a second divider right before the REPLACE
-// marker, are malformed blocks reported with their block and line.
+// TestParseMarkers: SEARCH/REPLACE markers of 5 characters or more, of
+// any length, are markers; shorter ones where the reply meant a block,
+// and a second divider right before the REPLACE marker, are malformed
+// blocks reported with their block and line.
 func TestParseMarkers(t *testing.T) {
 	t.Parallel()
 	const block = "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+	ab := []edit.Block{{N: 1, Line: 1, Find: "a\n", Replace: "b\n"}}
 	tests := []struct {
 		name     string
 		reply    string
 		want     []edit.Block // nil: an error is wanted
-		sentinel error
+		sentinel error        // nil: any *ParseError
 		block    int
 		line     int
 		reasons  []string
 	}{
-		{name: "nine and five characters", reply: "<<<<<<<<< SEARCH\na\n=====\nb\n>>>>> REPLACE\n",
-			want: []edit.Block{{N: 1, Line: 1, Find: "a\n", Replace: "b\n"}}},
+		{name: "nine and five characters", reply: "<<<<<<<<< SEARCH\na\n=====\nb\n>>>>> REPLACE\n", want: ab},
+		{name: "eleven characters, as Cline writes them", reply: "<<<<<<<<<<< SEARCH\na\n===========\nb\n>>>>>>>>>>> REPLACE\n", want: ab},
+		{name: "markers of different lengths", reply: "<<<<<<<<<< SEARCH\na\n============\nb\n>>>>>>>>>>>>>> REPLACE\n", want: ab},
+		{name: "forty characters", reply: strings.Repeat("<", 40) + " SEARCH\na\n" + strings.Repeat("=", 40) + "\nb\n" + strings.Repeat(">", 40) + " REPLACE\n", want: ab},
+		{name: "long --- SEARCH and +++ REPLACE markers", reply: "----------- SEARCH\na\n=======\nb\n++++++++++ REPLACE\n", want: ab},
+		{name: "a long indented block", reply: "   <<<<<<<<<<<< SEARCH\n   a\n   ============\n   b\n   >>>>>>>>>>>> REPLACE\n", want: ab},
 		{name: "a long line of = in the replacement is content", reply: "<<<<<<< SEARCH\nOld\n=======\nNew\n============\n\nbody\n>>>>>>> REPLACE\n",
 			want: []edit.Block{{N: 1, Line: 1, Find: "Old\n", Replace: "New\n============\n\nbody\n"}}},
+		{name: "a heading underline in FIND: the divider is as long as the SEARCH marker",
+			reply: "<<<<<<<<<<< SEARCH\nTitle\n=======\n===========\nNew title\n>>>>>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: "Title\n=======\n", Replace: "New title\n"}}},
+		{name: "a long heading underline in FIND: a divider of a usual length wins",
+			reply: "<<<<<<<<<<< SEARCH\nTitle\n=============\n=======\nTitle\n==============\n>>>>>>>>>>> REPLACE\n",
+			want:  []edit.Block{{N: 1, Line: 1, Find: "Title\n=============\n", Replace: "Title\n==============\n"}}},
 		{name: "a long line of = in prose is prose", reply: "Summary\n==============\n" + block,
 			want: []edit.Block{{N: 1, Line: 3, Find: "a\n", Replace: "b\n"}}},
-		{name: "four characters are prose", reply: "<<<< SEARCH\n" + block,
+		{name: "four characters before a block are prose", reply: "<<<< SEARCH\n" + block,
 			want: []edit.Block{{N: 1, Line: 2, Find: "a\n", Replace: "b\n"}}},
 		{name: "second divider right before REPLACE", reply: "<<<<<<< SEARCH\na\n=======\nb\n=======\n>>>>>>> REPLACE\n",
 			sentinel: edit.ErrExtraDivider, block: 1, line: 5, reasons: []string{"second =======", "right before >>>>>>> REPLACE"}},
 		{name: "second divider, blank line, REPLACE, in the second block", reply: block + "<<<<<<< SEARCH\nc\n=======\nd\n========\n\n>>>>>>> REPLACE\n",
 			sentinel: edit.ErrExtraDivider, block: 2, line: 10},
-		{name: "ten < characters", reply: "<<<<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
-			sentinel: edit.ErrMarkerLength, block: 1, line: 1, reasons: []string{`"<<<<<<<<<< SEARCH"`, `10 "<" characters`, "write <<<<<<< SEARCH"}},
-		{name: "long REPLACE marker ending a block", reply: block + "<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>>>>>>>>> REPLACE\n",
-			sentinel: edit.ErrMarkerLength, block: 2, line: 10, reasons: []string{`">>>>>>>>>>>>>> REPLACE"`, "14"}},
-		{name: "long divider", reply: "<<<<<<< SEARCH\na\n============\nb\n>>>>>>> REPLACE\n",
-			sentinel: edit.ErrMarkerLength, block: 1, line: 3, reasons: []string{`"============"`, "write ======="}},
+		{name: "second long divider as long as the first", reply: "<<<<<<<<<<< SEARCH\na\n===========\nb\n===========\n>>>>>>>>>>> REPLACE\n",
+			sentinel: edit.ErrExtraDivider, block: 1, line: 5},
 		{name: "second divider in an indented block", reply: "  <<<<<<< SEARCH\n  a\n  =======\n  b\n  =======\n  >>>>>>> REPLACE\n",
 			sentinel: edit.ErrExtraDivider, block: 1, line: 5},
-		{name: "long indented SEARCH marker names it", reply: "   <<<<<<<<<<<< SEARCH\n   a\n   =======\n   b\n   >>>>>>> REPLACE\n",
-			sentinel: edit.ErrMarkerLength, block: 1, line: 1, reasons: []string{`"<<<<<<<<<<<< SEARCH"`, `12 "<" characters`}},
-		{name: "long +++ REPLACE marker", reply: "------- SEARCH\na\n=======\nb\n++++++++++ REPLACE\n",
-			sentinel: edit.ErrMarkerLength, block: 1, line: 5, reasons: []string{`"++++++++++ REPLACE"`, "write +++++++ REPLACE"}},
-		{name: "long REPLACE marker with no block", reply: "x\n>>>>>>>>>>> REPLACE\n",
+		{name: "a block of four-character markers", reply: "<<<< SEARCH\na\n====\nb\n>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 1, reasons: []string{`"<<<< SEARCH"`, `4 "<" characters`, "fewer than the 5", "write <<<<<<< SEARCH"}},
+		{name: "three-character --- SEARCH before a real REPLACE marker", reply: "x\n--- SEARCH\na\n=======\nb\n+++++++ REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 2, reasons: []string{"write ------- SEARCH"}},
+		{name: "a short SEARCH marker alone in the reply", reply: "Here:\n<<<< SEARCH\na\n",
 			sentinel: edit.ErrMarkerLength, block: 1, line: 2},
+		{name: "short divider", reply: "<<<<<<< SEARCH\na\n====\nb\n>>>>>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 1, line: 3, reasons: []string{`"===="`, "write ======="}},
+		{name: "short REPLACE marker", reply: block + "<<<<<<< SEARCH\nc\n=======\nd\n>>> REPLACE\n",
+			sentinel: edit.ErrMarkerLength, block: 2, line: 10, reasons: []string{`">>> REPLACE"`, "write >>>>>>> REPLACE"}},
+		{name: "long REPLACE marker with no block", reply: "x\n>>>>>>>>>>> REPLACE\n",
+			block: 1, line: 2, reasons: []string{"has no <<<<<<< SEARCH before it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -379,7 +393,7 @@ func TestParseMarkers(t *testing.T) {
 				return
 			}
 			var pe *edit.ParseError
-			if !errors.As(err, &pe) || !errors.Is(err, tt.sentinel) {
+			if !errors.As(err, &pe) || (tt.sentinel != nil && !errors.Is(err, tt.sentinel)) {
 				t.Fatalf("Parse = %+v, %v; want a *ParseError wrapping %v", got, err, tt.sentinel)
 			}
 			if pe.Block != tt.block || pe.Line != tt.line {

@@ -19,11 +19,15 @@ const (
 // content, mode or name differs between the two sides.
 type Change struct {
 	OldMode, NewMode uint32 // 0 for an absent side
-	OldID, NewID     string // object ids; all zeros for an absent side or an unhashed work-tree file
-	Status           byte   // 'A', 'C', 'D', 'M', 'R', 'T', 'U' or 'X'
-	Score            int    // similarity percentage of a rename or copy
-	OldPath          string // the source of a rename or copy, else ""
-	Path             string
+	// OldID and NewID are object ids, all zeros for an absent side or an
+	// unhashed work-tree file. A work-tree file's id may name an object
+	// git hashed but never stored (it hashes a file to pair it with the
+	// source of a rename): read a work-tree side from disk.
+	OldID, NewID string
+	Status       byte   // 'A', 'C', 'D', 'M', 'R', 'T', 'U' or 'X'
+	Score        int    // similarity percentage of a rename or copy
+	OldPath      string // the source of a rename or copy, else ""
+	Path         string
 }
 
 // NumStat is one record of `git diff --numstat -z` output.

@@ -377,7 +377,7 @@ func (a *analysis) run(ctx context.Context) error {
 			}
 			// A link's new target: from the index; the working tree's is
 			// read from disk.
-			if c.NewMode == gitx.ModeSymlink && !gitx.ZeroID(c.NewID) {
+			if c.NewMode == gitx.ModeSymlink && !a.newOnDisk(c) {
 				return request(c.NewID, true, false)
 			}
 			return nil
@@ -387,7 +387,7 @@ func (a *analysis) run(ctx context.Context) error {
 			a.stats[key] = s
 			// Converted line endings delete and add the same lines: the
 			// new text is measured too (the working tree's from disk).
-			if i, ok := a.byKey[key]; ok && eolCandidate(a.changes[i], s) && !gitx.ZeroID(a.changes[i].NewID) {
+			if i, ok := a.byKey[key]; ok && eolCandidate(a.changes[i], s) && !a.newOnDisk(a.changes[i]) {
 				return request(a.changes[i].NewID, false, false)
 			}
 			return nil
@@ -401,12 +401,16 @@ func (a *analysis) run(ctx context.Context) error {
 		var h maphash.Hash
 		h.SetSeed(a.seed)
 		return a.repo.CatFile(gctx, ids, func(obj gitx.Object, r io.Reader) error {
-			if obj.Missing {
-				return fmt.Errorf("object %s from HEAD is missing from the repository: run git fsck", obj.ID)
-			}
 			a.mu.Lock()
 			keep, counted := a.keep[obj.ID], a.counted[obj.ID]
 			a.mu.Unlock()
+			if obj.Missing {
+				from := "the index"
+				if counted {
+					from = "the commit compared with"
+				}
+				return fmt.Errorf("object %s from %s is missing from the repository: run git fsck", obj.ID, from)
+			}
 			var info blobInfo
 			if keep && obj.Size <= maxKept {
 				b, err := io.ReadAll(r)
@@ -441,6 +445,16 @@ func (a *analysis) run(ctx context.Context) error {
 		a.conflicts = a.unmerged
 	}
 	return nil
+}
+
+// newOnDisk reports whether the change's new side is read from the working
+// tree rather than asked of cat-file: always when the working tree is
+// compared, since the id git prints for a working-tree file may name an
+// object it hashed but never stored (it hashes a file to pair it with a
+// rename's source: `git mv a b`, then an edit of b), and for a file git
+// left unhashed.
+func (a *analysis) newOnDisk(c gitx.Change) bool {
+	return !a.staged || gitx.ZeroID(c.NewID)
 }
 
 // maxKept bounds the content kept of an object (a link target is a path).
@@ -717,7 +731,7 @@ func (a *analysis) explain(fa *FileAnalysis, c gitx.Change, st gitx.NumStat, old
 		}
 		switch {
 		case newKind != gitx.ModeSymlink:
-		case gitx.ZeroID(c.NewID):
+		case a.newOnDisk(c):
 			target, err := os.Readlink(filepath.Join(a.repo.Dir, filepath.FromSlash(c.Path)))
 			if err != nil {
 				return fmt.Errorf("read link %s: %w", displayPath(c.Path), err)
@@ -728,7 +742,7 @@ func (a *analysis) explain(fa *FileAnalysis, c gitx.Change, st gitx.NumStat, old
 		}
 	case fa.RequiresReview && eolCandidate(c, st):
 		var now eolSum
-		if gitx.ZeroID(c.NewID) {
+		if a.newOnDisk(c) {
 			if *buf == nil {
 				*buf = make([]byte, 64<<10)
 			}

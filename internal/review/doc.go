@@ -40,6 +40,10 @@
 //     conflicts); the diffs of flagged files come from one more `git diff`. Untracked
 //     files, and the working tree's side of flagged files whose line
 //     endings may be all that changed, are read from disk.
+//   - Comparing the working tree, its side of a change is never asked of
+//     git by id: git prints an id for a working-tree file it hashed to
+//     pair a rename (`git mv a b`, then an edit of b) without storing the
+//     object.
 //   - Fail closed: any error while analysing is an error, never a pass.
 //   - Unresolved merge conflicts in the index fail the analysis in every
 //     mode (ErrConflicts): until they are resolved and added, what a
@@ -55,6 +59,12 @@
 //   - Text from the repository (paths, diff lines) is shown with control
 //     and format characters made visible, so a file cannot hide lines from
 //     the reviewer with terminal escape sequences.
+//
+// Renames: a file moved with `git mv` (or moved and added) is one change,
+// the new path with its old path, counted against the old file's lines:
+// MODIFIED or, when most of it changed, REPLACED, as git pairs them (`git
+// diff -M`, half of the content similar). Rewritten beyond that, the old
+// path is DELETED (flagged) and the new one NEW.
 //
 // Known limit: a file moved without `git add` shows as DELETED plus an
 // untracked NEW file (git itself pairs the two only once both are staged).

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -157,6 +158,154 @@ func TestRenamedAndReplacedIsFlaggedWithItsDiff(t *testing.T) {
 	for _, w := range []string{"old name.py => \"new\\nname.py\"", "renamed from old name.py", "rename to \"new\\nname.py\"", "-s 40", "+added"} {
 		if !strings.Contains(report, w) {
 			t.Errorf("report lacks %q:\n%s", w, report)
+		}
+	}
+}
+
+// TestRenameWithAnEdit: `git mv a b`, then an edit of b, whether the edit
+// is staged or not, analysed staged and against the working tree, with
+// rename detection on or off in the repository's configuration (the gate
+// asks for it itself). Comparing the working tree, git hashes the edited b
+// to pair it with a, and prints that id although it never stores the
+// object: the analysis must read b from disk, not ask git for the object
+// (it failed with "object ... missing from the repository").
+func TestRenameWithAnEdit(t *testing.T) {
+	t.Parallel()
+	var long strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&long, "%s%d\n", strings.Repeat("keep this long line ", 50), i)
+	}
+	const old, moved = "module.py", "pkg/module.py"
+	pure := review.FileAnalysis{FilePath: moved, OldPath: old, OriginalLines: 120, ChangeType: review.Modified}
+	tests := []struct {
+		name           string
+		before, after  string
+		want           []review.FileAnalysis
+		flaggedInPatch []string // in the gate's report when the edit is in the working tree
+	}{
+		{
+			// Twelve lines replaced one for one: as many deleted as added,
+			// so the new side was asked of git to compare line endings.
+			name:   "most lines kept",
+			before: numbered("line", 120),
+			after:  strings.Replace(numbered("line", 120), numbered("line", 12), numbered("edited", 12), 1),
+			want: []review.FileAnalysis{{FilePath: moved, OldPath: old, LinesAdded: 12, LinesDeleted: 12, OriginalLines: 120,
+				ChangeRatio: review.ChangeRatio(120, 12, 12), ChangeType: review.Modified}},
+		},
+		{
+			// Eighty of the 120 lines replaced, but the long lines kept:
+			// git still pairs the two names, and the file is REPLACED.
+			name:   "most lines replaced",
+			before: long.String() + numbered("s", 110),
+			after:  long.String() + numbered("new", 80) + strings.TrimPrefix(numbered("s", 110), numbered("s", 80)),
+			want: []review.FileAnalysis{{FilePath: moved, OldPath: old, LinesAdded: 80, LinesDeleted: 80, OriginalLines: 120,
+				ChangeRatio: review.ChangeRatio(120, 80, 80), ChangeType: review.Replaced, RequiresReview: true}},
+			flaggedInPatch: []string{"rename from module.py", "rename to pkg/module.py", "-s 1", "+new 80"},
+		},
+		{
+			// Rewritten beyond git's similarity threshold, the two names
+			// are not paired: the old one is deleted (flagged), the new one
+			// is new.
+			name:   "rewritten beyond recognition",
+			before: numbered("line", 120),
+			after:  numbered("other", 120),
+			want: []review.FileAnalysis{
+				{FilePath: old, LinesDeleted: 120, OriginalLines: 120, ChangeRatio: 1, ChangeType: review.Deleted, RequiresReview: true},
+				{FilePath: moved, LinesAdded: 120, ChangeRatio: 1, ChangeType: review.New},
+			},
+			flaggedInPatch: []string{"deleted file mode", "-line 120"},
+		},
+	}
+	for _, tt := range tests {
+		for _, renames := range []string{"true", "false"} {
+			for _, stageEdit := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/diff.renames=%s/edit staged=%v", tt.name, renames, stageEdit), func(t *testing.T) {
+					t.Parallel()
+					repo := testenv.NewRepo(t, map[string]string{old: tt.before, "other.py": "x = 1\n"})
+					testenv.Git(t, repo, "config", "diff.renames", renames)
+					if err := os.Mkdir(filepath.Join(repo, "pkg"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					testenv.Git(t, repo, "mv", old, moved)
+					write(t, repo, moved, tt.after)
+					if stageEdit {
+						testenv.Git(t, repo, "add", moved)
+					}
+					for _, staged := range []bool{false, true} {
+						files, err := review.Analyze(t.Context(), repo, review.AnalyzeOptions{Staged: staged})
+						if err != nil {
+							t.Fatalf("staged=%v: %v", staged, err)
+						}
+						for i := range files {
+							files[i].AfterLines = 0
+						}
+						want := tt.want
+						if staged && !stageEdit {
+							want = []review.FileAnalysis{pure} // the index holds the move, not the edit
+						}
+						if !reflect.DeepEqual(files, want) {
+							t.Errorf("staged=%v:\n got %+v\nwant %+v", staged, files, want)
+						}
+					}
+					// The gate compares the working tree: the edit is in it
+					// either way.
+					g, errOut, _ := pipedGate()
+					out, err := g.Run(t.Context(), review.GateOptions{Repo: repo})
+					flagged := review.Flagged(tt.want)
+					wantDecision := review.NotRequired
+					if len(flagged) > 0 {
+						wantDecision = review.AbortedNonInteractive
+					}
+					if out.Decision != wantDecision || (err != nil) != (len(flagged) > 0) || (err != nil && !human.Needed(err)) {
+						t.Fatalf("gate = %v, %v; want %v\n%s", out.Decision, err, wantDecision, errOut)
+					}
+					if !slices.Equal(out.Flagged, flagged) {
+						t.Errorf("flagged %q, want %q", out.Flagged, flagged)
+					}
+					report := errOut.String()
+					if len(tt.want) == 1 && !strings.Contains(report, "module.py => pkg/module.py") {
+						t.Errorf("the report does not show the rename:\n%s", report)
+					}
+					for _, w := range tt.flaggedInPatch {
+						if !strings.Contains(report, w) {
+							t.Errorf("report lacks %q:\n%s", w, report)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestRenamedLinkRetargeted: a link moved with git mv and pointed
+// elsewhere. Git does not pair links whose targets differ, and it hashes
+// the new link's target, comparing the working tree, without storing it.
+func TestRenamedLinkRetargeted(t *testing.T) {
+	t.Parallel()
+	repo := testenv.NewRepo(t, nil)
+	const target = "very/long/path/to/some/target/file-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.txt"
+	if err := os.Symlink(target, filepath.Join(repo, "l1")); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, repo, "add", "l1")
+	testenv.Git(t, repo, "commit", "-q", "-m", "link")
+	testenv.Git(t, repo, "mv", "l1", "l2")
+	if err := os.Remove(filepath.Join(repo, "l2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target+".bak", filepath.Join(repo, "l2")); err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []bool{false, true} {
+		if stage {
+			testenv.Git(t, repo, "add", "l2")
+		}
+		got := byPath(analyze(t, repo, stage))
+		if l1 := got["l1"]; l1.ChangeType != review.Deleted || l1.Kind != review.Symlink || l1.Before != target {
+			t.Errorf("staged=%v l1: %+v", stage, l1)
+		}
+		if l2 := got["l2"]; l2.ChangeType != review.New || l2.Kind != review.Symlink || l2.After != target+".bak" {
+			t.Errorf("staged=%v l2: %+v", stage, l2)
 		}
 	}
 }

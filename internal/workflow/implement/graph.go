@@ -405,7 +405,7 @@ func currentFiles(s *State, except string) []CurrentFile {
 		}
 		cf := CurrentFile{Path: f.Path, Content: string(content), Bytes: len(content), Lines: strings.Count(string(content), "\n")}
 		if edit.IsLarge(content) {
-			cf.Content, cf.Outline = outline(string(content)), true
+			cf.Content, cf.Outline = edit.Outline(f.Path, string(content)), true
 		}
 		out = append(out, cf)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/azero-dev/azero/internal/lazyre"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/testrun"
 )
@@ -151,36 +150,6 @@ func currentSection(files []CurrentFile) string {
 			continue
 		}
 		fmt.Fprintf(&b, "\n### %s\n%s\n", f.Path, fence(f.Content))
-	}
-	return b.String()
-}
-
-// declaration matches the lines that declare something a caller needs:
-// Go, Python, JavaScript/TypeScript and Rust top-level and member
-// declarations.
-var declaration = lazyre.New(`^(\s*)(func |type |var |const |package |import |def |async def |class |@|export |function |interface |enum |pub |fn |struct |impl |trait |mod |use )`)
-
-// outline keeps a large file's declarations (and the lines that open
-// them), with "..." where lines were left out, so a model sees the API
-// without the whole file.
-func outline(content string) string {
-	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
-	var b strings.Builder
-	skipped := false
-	for _, l := range lines {
-		if declaration().MatchString(l) {
-			if skipped {
-				b.WriteString("...\n")
-				skipped = false
-			}
-			b.WriteString(strings.TrimRight(l, "\r"))
-			b.WriteByte('\n')
-			continue
-		}
-		skipped = true
-	}
-	if skipped {
-		b.WriteString("...\n")
 	}
 	return b.String()
 }
