@@ -78,6 +78,22 @@ func (term *Terminal) Start(t testing.TB, cmd *exec.Cmd) {
 	term.tty.Close()
 }
 
+// StartControlling starts cmd with the terminal as its controlling
+// terminal only: its standard streams stay what cmd sets (pipes, as a git
+// hook framework gives a hook it runs from a terminal). The process
+// reaches the terminal by opening /dev/tty, as git's own prompts do.
+func (term *Terminal) StartControlling(t testing.TB, cmd *exec.Cmd) {
+	t.Helper()
+	// The terminal is passed as an extra descriptor, the one Setctty
+	// needs in the child: it is none of the standard streams.
+	cmd.ExtraFiles = append(cmd.ExtraFiles, term.tty)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 2 + len(cmd.ExtraFiles)}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	term.tty.Close()
+}
+
 // Drained is closed once the process started with Start has exited and
 // everything it wrote has been read.
 func (term *Terminal) Drained() <-chan struct{} { return term.closed }
