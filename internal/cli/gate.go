@@ -72,15 +72,18 @@ func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
   not a terminal but the process has one (a hook framework such as pre-commit,
   lefthook or husky pipes the hook's streams), azero asks through it, as git's
   own prompts do: the report and the question go to /dev/tty, the decision's
-  line to stderr, and the same rules hold. Without any terminal nothing
-  flagged passes (decision NOT_REQUIRED) and anything flagged fails at once
-  with exit 3 (decision ABORTED_NON_INTERACTIVE): it never waits for input.
+  line to stderr, and the same rules hold. Without a terminal to ask on (none,
+  one held in raw mode by a full-screen program such as an agent's interface,
+  or azero in its background) nothing flagged passes (decision NOT_REQUIRED)
+  and anything flagged fails at once with exit 3 (decision
+  ABORTED_NON_INTERACTIVE): it never waits for input.
+
   No flag and no environment variable skips the review. Every decision is
   recorded in the audit log ($AZERO_STATE_DIR/audit.jsonl).
 
   --json prints {"files": [...], "flagged_files": [...], "decision": ...,
   "repository": ...} on stdout, also when exiting 3 or 4; the report and the
-  question go to stderr.
+  question go to stderr (or to /dev/tty, as above).
 
   --quiet shows only the flagged files, each with its banner and diff, and
   the question; a change with nothing flagged passes silently. It skips no

@@ -636,6 +636,27 @@ func TestGateAsksThroughTheControllingTerminal(t *testing.T) {
 			t.Errorf("decision %s", doc.Decision)
 		}
 	})
+	t.Run("a terminal a full-screen program holds", func(t *testing.T) {
+		t.Parallel()
+		// An agent's interface (Claude Code's, in raw mode) ran the
+		// command: the keys typed there are its own, not answers.
+		state := t.TempDir()
+		s := newSession(t)
+		s.MakeRaw(t)
+		s.runBehindPipes(t, replacedRepo(t), azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate", "--json")
+		if code := s.exit(t); code != ExitNeedsHuman {
+			t.Fatalf("exit %d, want 3\n%s\n%s", code, s.Text(), s.stderr.String())
+		}
+		if strings.Contains(s.Text(), "WARNING") {
+			t.Errorf("the report was written on a terminal nobody can answer on:\n%s", s.Text())
+		}
+		if !strings.Contains(s.stderr.String(), "raw mode") {
+			t.Errorf("stderr does not say why nobody was asked:\n%s", s.stderr.String())
+		}
+		if doc := decode(t, s.stdout.String()); doc.Decision != "ABORTED_NON_INTERACTIVE" {
+			t.Errorf("decision %s", doc.Decision)
+		}
+	})
 	t.Run("hang-up is no consent", func(t *testing.T) {
 		t.Parallel()
 		state := t.TempDir()

@@ -11,13 +11,22 @@ import (
 // runner, a GUI's git client, or any program that detached it (setsid).
 var ErrNoControllingTerminal = errors.New("the process has no controlling terminal")
 
+// ErrTerminalInUse is matched by the error of OpenTerminal when the
+// process has a controlling terminal but cannot ask on it: another
+// program reads it (it is in raw mode), or this process runs in its
+// background.
+var ErrTerminalInUse = errors.New("the controlling terminal cannot be asked on")
+
 // OpenTerminal opens the process's controlling terminal, the way git's own
 // prompts reach the human when the standard streams are pipes (a git hook
 // framework such as pre-commit pipes the hook's output to show it later).
 // The streams it returns read the terminal (In) and write human text and
 // questions to it (ErrOut); Out stays s.Out, so data such as --json still
-// goes where stdout goes. Only a real terminal is opened: without one the
-// error matches ErrNoControllingTerminal, and nobody can be asked.
+// goes where stdout goes. Only a real terminal is opened, and only one a
+// human can answer on: without one the error matches
+// ErrNoControllingTerminal; one held in raw mode by a full-screen program
+// (an agent's interface running the command) or with this process in its
+// background matches ErrTerminalInUse. Either way nobody can be asked.
 //
 // The terminal's CanPrompt is true; everything the questions guarantee
 // holds on it (FlushInput discards what was typed ahead, a hang-up is the

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/term"
 )
 
 // terminalHelperEnv makes the test binary act as a program whose standard
@@ -18,10 +20,32 @@ import (
 const terminalHelperEnv = "IOSTREAMS_TERMINAL_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(terminalHelperEnv) == "1" {
+	switch os.Getenv(terminalHelperEnv) {
+	case "1":
 		os.Exit(terminalHelper())
+	case "background":
+		os.Exit(backgroundHelper())
 	}
 	os.Exit(m.Run())
+}
+
+// backgroundHelper runs terminalHelper in a process group of its own: in
+// the background of the terminal it shares.
+func backgroundHelper() int {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), terminalHelperEnv+"=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	return 0
 }
 
 // terminalHelper opens the controlling terminal, says "ready" on it, waits
@@ -35,7 +59,7 @@ func terminalHelper() int {
 	}
 	tty, err := s.OpenTerminal()
 	if err != nil {
-		fmt.Printf("no terminal: %v; ErrNoControllingTerminal=%v\n", err, errors.Is(err, ErrNoControllingTerminal))
+		fmt.Printf("no terminal: %v; ErrNoControllingTerminal=%v; ErrTerminalInUse=%v\n", err, errors.Is(err, ErrNoControllingTerminal), errors.Is(err, ErrTerminalInUse))
 		return 3
 	}
 	defer tty.Close()
@@ -69,6 +93,13 @@ func terminalHelper() int {
 // it runs in a session of its own without one.
 func startHelper(t *testing.T, p *ptyPair, ctty bool) (cmd *exec.Cmd, goAhead *os.File, stdout, stderr *bytes.Buffer) {
 	t.Helper()
+	return startHelperAs(t, p, ctty, "1")
+}
+
+// startHelperAs is startHelper with the helper's mode: "1" asks,
+// "background" asks from a process group in the terminal's background.
+func startHelperAs(t *testing.T, p *ptyPair, ctty bool, mode string) (cmd *exec.Cmd, goAhead *os.File, stdout, stderr *bytes.Buffer) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +107,7 @@ func startHelper(t *testing.T, p *ptyPair, ctty bool) (cmd *exec.Cmd, goAhead *o
 	t.Cleanup(func() { w.Close() })
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
 	cmd = exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), terminalHelperEnv+"=1")
+	cmd.Env = append(os.Environ(), terminalHelperEnv+"="+mode)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if ctty {
@@ -132,17 +163,44 @@ func TestOpenTerminalAsksThroughTheControllingTerminal(t *testing.T) {
 	}
 }
 
-func TestOpenTerminalWithoutOne(t *testing.T) {
+// TestOpenTerminalRefuses: nobody can be asked without a controlling
+// terminal, on one a full-screen program holds in raw mode (an agent's
+// interface that ran the command), or from the terminal's background.
+func TestOpenTerminalRefuses(t *testing.T) {
 	t.Parallel()
-	p := openPTY(t)
-	cmd, _, stdout, _ := startHelper(t, p, false)
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-		t.Fatalf("helper without a controlling terminal: %v, want exit 3\n%s", err, stdout)
+	tests := []struct {
+		name  string
+		ctty  bool
+		raw   bool
+		mode  string
+		match string
+	}{
+		{"no controlling terminal", false, false, "1", "ErrNoControllingTerminal=true"},
+		{"raw mode", true, true, "1", "ErrTerminalInUse=true"},
+		{"background process group", true, false, "background", "ErrTerminalInUse=true"},
 	}
-	if !strings.Contains(stdout.String(), "ErrNoControllingTerminal=true") {
-		t.Errorf("the error does not match ErrNoControllingTerminal: %s", stdout)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := openPTY(t)
+			if tt.raw {
+				if _, err := term.MakeRaw(int(p.tty.Fd())); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd, goAhead, stdout, _ := startHelperAs(t, p, tt.ctty, tt.mode)
+			// A helper that got a terminal fails at once instead of
+			// waiting for the go-ahead.
+			goAhead.Close()
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+				t.Fatalf("helper: %v, want exit 3 (no terminal to ask on)\n%s", err, stdout)
+			}
+			if !strings.Contains(stdout.String(), tt.match) {
+				t.Errorf("the error does not match: want %s in %s", tt.match, stdout)
+			}
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	xterm "golang.org/x/term"
 
 	"github.com/azero-dev/azero/internal/iostreams"
 )
@@ -92,6 +93,15 @@ func (term *Terminal) StartControlling(t testing.TB, cmd *exec.Cmd) {
 		t.Fatal(err)
 	}
 	term.tty.Close()
+}
+
+// MakeRaw puts the terminal in raw mode, as a full-screen program reading
+// it (an editor, an agent's interface) does.
+func (term *Terminal) MakeRaw(t testing.TB) {
+	t.Helper()
+	if _, err := xterm.MakeRaw(int(term.tty.Fd())); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Drained is closed once the process started with Start has exited and
