@@ -12,14 +12,20 @@
 //   - Write, Edit, MultiEdit, NotebookEdit: with cwd in no git work tree
 //     (or inside .git) there is no root, and the call is denied. A path
 //     outside the root, through a symlink out of it, or inside .git is
-//     denied (safewrite's confinement). A Write replacing an existing file of more than 100
-//     lines asks, with the line counts and the lines it would delete. An
-//     Edit or MultiEdit that deletes more than half of such a file asks
-//     (agentpolicy.Guts). An edit azero cannot reproduce (old_string not
-//     in the file, or not unique without replace_all) is denied with what
-//     to do: azero cannot review what it cannot compute. A change to a
-//     Claude Code settings file (.claude/settings*.json) asks: it holds the
-//     hooks. Anything else is allowed.
+//     denied (safewrite's confinement). A Write replacing an existing file
+//     of more than 100 lines asks, with the line counts and the lines it
+//     would delete (the first 20). An Edit or MultiEdit that deletes more
+//     than half of such a file asks (agentpolicy.Guts), with the lines too.
+//     A NotebookEdit is judged on the notebook's cell source the same way:
+//     deleting a cell deletes its lines, replacing a cell's source deletes
+//     the lines the new source does not keep, and deleting more than half
+//     of the cell source of a notebook over 100 lines of it asks. An edit
+//     azero cannot reproduce (old_string not in the file, or not unique
+//     without replace_all; a notebook that does not exist or is not valid
+//     notebook JSON, a cell_id it does not have) is denied with what to
+//     do: azero cannot review what it cannot compute. A change to a Claude
+//     Code settings file (.claude/settings*.json) asks: it holds the hooks.
+//     Anything else is allowed.
 //   - Bash: every `git commit` the command would run (found by parsing the
 //     shell command: && and ; chains, subshells, $(...), sh -c, eval, env
 //     and sudo wrappers, cd and git -C, aliases) is analysed with the diff

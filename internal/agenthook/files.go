@@ -74,7 +74,8 @@ func (h *Hook) decideWrite(ctx context.Context, p Payload) (Response, []slog.Att
 	case prop.Exists && bytes.Equal(prop.Existing, prop.Result):
 		return Response{Decision: Allow, Reason: fmt.Sprintf("azero: %s already holds this content", prop.Rel)}, attrs
 	case prop.RequiresApproval:
-		return Response{Decision: Ask, Reason: "azero: " + agentpolicy.ReplaceReason(prop) + ". Allow it only after checking that nothing was dropped; for a targeted change Claude should use Edit."}, attrs
+		return Response{Decision: Ask, Reason: "azero: " + agentpolicy.ReplaceReason(prop) + ". Allow it only after checking that nothing was dropped; for a targeted change Claude should use Edit." +
+			quoteDeleted(diffDeletions(prop.Diff), prop.Deleted)}, attrs
 	case !prop.Exists:
 		return Response{Decision: Allow, Reason: fmt.Sprintf("azero: new file %s (%d lines)", prop.Rel, prop.NewLines)}, attrs
 	}
@@ -108,7 +109,8 @@ func (h *Hook) decideEdit(ctx context.Context, p Payload) (Response, []slog.Attr
 	case claudeSettings(prop.Rel):
 		return Response{Decision: Ask, Reason: settingsReason(prop)}, attrs
 	case agentpolicy.ProposalGuts(prop):
-		return Response{Decision: Ask, Reason: "azero: " + agentpolicy.GutReason(prop) + ". Allow it only if removing that code is intended."}, attrs
+		return Response{Decision: Ask, Reason: "azero: " + agentpolicy.GutReason(prop) + ". Allow it only if removing that code is intended." +
+			quoteDeleted(diffDeletions(prop.Diff), prop.Deleted)}, attrs
 	case !prop.Exists:
 		return Response{Decision: Allow, Reason: fmt.Sprintf("azero: new file %s (%d lines)", prop.Rel, prop.NewLines)}, attrs
 	}
@@ -148,8 +150,12 @@ func editsOf(p Payload) (string, []StringEdit, error) {
 	return in.FilePath, edits, nil
 }
 
-// decideNotebook confines NotebookEdit like any write; azero has no
-// opinion on a notebook's cells.
+// decideNotebook judges a NotebookEdit like an Edit of the notebook's
+// cell source: confined like any write, denied when azero cannot tell what
+// it would do (no such notebook, not a notebook, no such cell), asked when
+// it deletes more than half of the lines of cell source of a notebook over
+// the approval threshold (a deleted cell's lines all go, a replaced cell
+// loses the lines its new source does not keep), allowed otherwise.
 func (h *Hook) decideNotebook(ctx context.Context, p Payload) (Response, []slog.Attr) {
 	var in NotebookEditInput
 	if err := p.toolInput(&in); err != nil {
@@ -160,10 +166,61 @@ func (h *Hook) decideNotebook(ctx context.Context, p Payload) (Response, []slog.
 	if err != nil {
 		return refusal(t, err), attrs
 	}
-	if _, _, err := safewrite.Read(t.root, t.path); err != nil {
+	doc, snap, err := safewrite.Read(t.root, t.path)
+	if err != nil {
 		return refusal(t, err), attrs
 	}
-	return Response{}, attrs
+	// The notebook's path in the project, as every other answer names it.
+	prop, err := safewrite.Propose(safewrite.Request{Root: t.root, Path: t.path, Content: doc, Strategy: safewrite.Replace})
+	if err != nil {
+		return refusal(t, err), attrs
+	}
+	attrs = []slog.Attr{slog.String("path", prop.Rel), slog.String("cell_id", in.CellID), slog.String("edit_mode", in.EditMode)}
+	cannot := func(why string) (Response, []slog.Attr) {
+		return Response{Decision: Deny, Reason: fmt.Sprintf("azero cannot check this NotebookEdit of %s, so it is denied: %s", prop.Rel, why)}, attrs
+	}
+	switch {
+	case !snap.Exists:
+		return cannot("the notebook does not exist, and NotebookEdit changes an existing one: create it with Write")
+	case in.NewSource == nil && in.EditMode != NotebookDelete:
+		return cannot("the tool_input has no new_source")
+	}
+	edit := NotebookEdit{CellID: in.CellID, Mode: in.EditMode}
+	if in.NewSource != nil {
+		edit.NewSource = *in.NewSource
+	}
+	ch, err := ApplyNotebookEdit(doc, edit)
+	if err != nil {
+		return cannot(err.Error())
+	}
+	deleted := len(ch.DeletedLines)
+	attrs = append(attrs, slog.Int("cell_lines", ch.Lines), slog.Int("added_lines", ch.Added), slog.Int("deleted_lines", deleted))
+	what := notebookWhat(edit.Mode, ch)
+	if agentpolicy.Guts(ch.Lines, deleted) {
+		adding := ""
+		if ch.Added > 0 {
+			adding = fmt.Sprintf(" (adding %d)", ch.Added)
+		}
+		return Response{Decision: Ask, Reason: fmt.Sprintf("azero: this NotebookEdit (%s) deletes %d of the %d lines of cell source of %s%s: "+
+			"an edit removing more than half of a notebook over %d lines of cell source needs a human's approval. Allow it only if removing that code is intended.",
+			what, deleted, ch.Lines, prop.Rel, adding, safewrite.ApprovalLines) + quoteDeleted(ch.DeletedLines, deleted)}, attrs
+	}
+	return Response{Decision: Allow, Reason: fmt.Sprintf("azero: %s, %s: -%d +%d of %d lines of cell source", prop.Rel, what, deleted, ch.Added, ch.Lines)}, attrs
+}
+
+// notebookWhat says what a NotebookEdit does, for its reason.
+func notebookWhat(mode string, ch NotebookChange) string {
+	switch {
+	case mode == NotebookDelete:
+		return fmt.Sprintf("deleting cell %s", ch.Cell)
+	case mode == NotebookInsert && ch.Cell == "":
+		return "inserting a cell first"
+	case mode == NotebookInsert:
+		return fmt.Sprintf("inserting a cell after %s", ch.Cell)
+	case ch.Index == ch.Cells:
+		return "adding a cell at the end"
+	}
+	return fmt.Sprintf("replacing cell %s", ch.Cell)
 }
 
 func proposalAttrs(p safewrite.Proposal) []slog.Attr {

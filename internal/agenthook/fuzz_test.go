@@ -3,6 +3,8 @@ package agenthook
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -206,6 +208,68 @@ func FuzzMergeSettings(f *testing.F) {
 		}
 		if n != 1 {
 			t.Fatalf("%d azero hooks:\n%s", n, out)
+		}
+	})
+}
+
+func FuzzApplyNotebookEdit(f *testing.F) {
+	for _, name := range []string{"analysis.ipynb", "legacy.ipynb"} {
+		doc, err := os.ReadFile(filepath.Join("hooktest", "testdata", "notebooks", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(doc, "cell-1", "x\ny\n", "delete")
+		f.Add(doc, "load", "rows = 1", "replace")
+		f.Add(doc, "", "import os", "insert")
+	}
+	f.Add([]byte(`{"cells": [{"id": "a", "source": "x\r\ny"}, {"source": ["a\n", "b"]}]}`), "cell-1", "", "")
+	f.Add([]byte(`{"cells": null}`), "a", "", "replace")
+	f.Add([]byte(`{"cells": [{"id": "a", "source": {}}]}`), "a", "", "replace")
+	f.Fuzz(func(t *testing.T, doc []byte, cellID, newSource, mode string) {
+		ch, err := ApplyNotebookEdit(doc, NotebookEdit{CellID: cellID, NewSource: newSource, Mode: mode})
+		if err != nil {
+			var ne *NotebookError
+			if !errors.As(err, &ne) || ne.Reason == "" {
+				t.Fatalf("error %v is not a *NotebookError with a reason", err)
+			}
+			return
+		}
+		// An edit deletes only lines the notebook has, and adds at most
+		// the new source's lines.
+		if len(ch.DeletedLines) > ch.Lines || ch.Added > len(sourceLines(newSource)) || ch.Index < 0 || ch.Index > ch.Cells {
+			t.Fatalf("change %+v for a notebook of %d lines and a new source of %d lines", ch, ch.Lines, len(sourceLines(newSource)))
+		}
+		if mode == NotebookInsert && len(ch.DeletedLines) != 0 {
+			t.Fatalf("an insert deleted %q", ch.DeletedLines)
+		}
+		for _, l := range ch.DeletedLines {
+			if strings.ContainsAny(l, "\n") {
+				t.Fatalf("a deleted line holds a newline: %q", l)
+			}
+		}
+	})
+}
+
+func FuzzQuoteDeletedDiff(f *testing.F) {
+	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n-a\n b\n", 1)
+	f.Add("@@ -1 +1 @@\n-\x1b[31mred\r\n+x\n", 3)
+	f.Add("", 0)
+	f.Fuzz(func(t *testing.T, diff string, total int) {
+		lines := diffDeletions(diff)
+		if len(lines) > strings.Count(diff, "\n")+1 {
+			t.Fatalf("%d deletions from %d lines", len(lines), strings.Count(diff, "\n")+1)
+		}
+		q := quoteDeleted(lines, total)
+		if total <= 0 && q != "" {
+			t.Fatalf("quoted %q for %d deleted lines", q, total)
+		}
+		if n := strings.Count(q, "\n-"); n > quotedLines {
+			t.Fatalf("%d lines quoted", n)
+		}
+		for _, r := range q {
+			if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f) {
+				t.Fatalf("control character %q in the quote %q", r, q)
+			}
 		}
 	})
 }

@@ -48,9 +48,13 @@ type MultiEditInput struct {
 	Edits    []EditInput `json:"edits"`
 }
 
-// NotebookEditInput is tool_input of NotebookEdit (only its path matters).
+// NotebookEditInput is tool_input of NotebookEdit.
 type NotebookEditInput struct {
-	NotebookPath string `json:"notebook_path"`
+	NotebookPath string  `json:"notebook_path"`
+	CellID       string  `json:"cell_id"`
+	NewSource    *string `json:"new_source"`
+	CellType     string  `json:"cell_type"`
+	EditMode     string  `json:"edit_mode"` // replace (also when empty), insert or delete
 }
 
 // BashInput is tool_input of Bash.

@@ -66,7 +66,7 @@ func TestAGateDecisionTheAuditLogCannotTakeIsNotActedOn(t *testing.T) {
 		testenv.WriteFiles(t, repo, map[string]string{"b.txt": "b\n"})
 		testenv.Git(t, repo, "add", "b.txt")
 		fullDisk(t, state)
-		commit := exec.Command("git", "commit", "-m", "b")
+		commit := withoutTerminal(exec.Command("git", "commit", "-m", "b"))
 		commit.Dir, commit.Env = repo, azeroEnv(state)
 		out, err := commit.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), why) {

@@ -15,6 +15,7 @@ import (
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/prompt"
+	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -188,4 +189,14 @@ func trimLines(s string) string {
 		lines[i] = strings.TrimPrefix(l, "  ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// controllingTerminal opens the process's controlling terminal and a
+// prompter on it, for a question whose standard streams cannot ask.
+func (f *Factory) controllingTerminal() (*iostreams.IOStreams, review.Approver, error) {
+	tty, err := f.IO.OpenTerminal()
+	if err != nil {
+		return nil, nil, err
+	}
+	return tty, prompt.New(tty, f.Getenv, f.LookPath), nil
 }

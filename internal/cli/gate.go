@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,8 +25,12 @@ import (
 
 // GateOptions are the inputs of `azero gate`.
 type GateOptions struct {
-	IO         *iostreams.IOStreams
-	Prompter   review.Approver
+	IO       *iostreams.IOStreams
+	Prompter review.Approver
+	// Terminal opens the controlling terminal, and a prompter on it, for a
+	// review whose standard streams cannot ask (a git hook framework pipes
+	// them); nil never opens one.
+	Terminal   func() (*iostreams.IOStreams, review.Approver, error)
 	Audit      func() (*audit.Logger, error)
 	Now        func() time.Time
 	WorkDir    string
@@ -40,7 +45,7 @@ type GateOptions struct {
 }
 
 func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
-	opts := &GateOptions{IO: f.IO, Prompter: f.Prompter(), Audit: f.Audit, Now: f.Now, WorkDir: f.WorkDir, Executable: os.Executable}
+	opts := &GateOptions{IO: f.IO, Prompter: f.Prompter(), Terminal: f.controllingTerminal, Audit: f.Audit, Now: f.Now, WorkDir: f.WorkDir, Executable: os.Executable}
 	cmd := &cobra.Command{
 		Use:   "gate",
 		Short: "Review the diff a commit would take and demand a typed approve",
@@ -63,15 +68,22 @@ func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
   them and 'git add' the files first.
 
   In a terminal the report is always shown and only typing 'approve' passes;
-  'reject' stops (exit 4); anything else asks again. Without a terminal nothing
-  flagged passes (decision NOT_REQUIRED) and anything flagged fails at once
-  with exit 3 (decision ABORTED_NON_INTERACTIVE): it never waits for input.
+  'reject' stops (exit 4); anything else asks again. When stdin or stderr is
+  not a terminal but the process has one (a hook framework such as pre-commit,
+  lefthook or husky pipes the hook's streams), azero asks through it, as git's
+  own prompts do: the report and the question go to /dev/tty, the decision's
+  line to stderr, and the same rules hold. Without a terminal to ask on (none,
+  one held in raw mode by a full-screen program such as an agent's interface,
+  or azero in its background) nothing flagged passes (decision NOT_REQUIRED)
+  and anything flagged fails at once with exit 3 (decision
+  ABORTED_NON_INTERACTIVE): it never waits for input.
+
   No flag and no environment variable skips the review. Every decision is
   recorded in the audit log ($AZERO_STATE_DIR/audit.jsonl).
 
   --json prints {"files": [...], "flagged_files": [...], "decision": ...,
   "repository": ...} on stdout, also when exiting 3 or 4; the report and the
-  question go to stderr.
+  question go to stderr (or to /dev/tty, as above).
 
   --quiet shows only the flagged files, each with its banner and diff, and
   the question; a change with nothing flagged passes silently. It skips no
@@ -137,8 +149,30 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 		// Every decision must be recorded; without the log there is none.
 		return fmt.Errorf("open the audit log: %w", err)
 	}
-	g := &review.Gate{IO: opts.IO, Prompter: opts.Prompter, Audit: logger, Now: opts.Now}
+	streams, prompter := opts.IO, opts.Prompter
+	var viaTerminal bool
+	var noTerminal error // why nobody can be asked, when the streams cannot ask
+	if !streams.CanPrompt() && opts.Terminal != nil {
+		tty, p, err := opts.Terminal()
+		if err != nil {
+			noTerminal = err
+		} else {
+			defer tty.Close()
+			streams, prompter, viaTerminal = tty, p, true
+			tty.ErrOut = &newLineFirst{w: tty.ErrOut}
+		}
+	}
+	g := &review.Gate{IO: streams, Prompter: prompter, Audit: logger, Now: opts.Now}
 	out, err := g.Run(ctx, review.GateOptions{Repo: opts.repoDir(), Staged: opts.Staged, Quiet: opts.Quiet})
+	switch {
+	case viaTerminal && err == nil && out.Decision != "" && !(opts.Quiet && out.Decision == review.NotRequired):
+		// The report was on the terminal; the hook's own output (what
+		// the framework shows) says how it ended. A failure says so in
+		// its error.
+		fmt.Fprintln(opts.IO.ErrOut, gateOutcome(out.Decision))
+	case noTerminal != nil:
+		err = explainNoTerminal(err, noTerminal, opts.Staged)
+	}
 	if opts.JSON && out.Decision != "" {
 		doc := gateDoc{Outcome: out}
 		if err != nil {
@@ -149,6 +183,52 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 		if werr := writeJSON(opts.IO.Out, doc); werr != nil {
 			return errors.Join(err, werr)
 		}
+	}
+	return err
+}
+
+// newLineFirst starts what is written through it on a new line: a hook
+// framework may have left the cursor after its own text ("azero
+// gate......") on the terminal the review then writes to. Nothing written,
+// nothing added.
+type newLineFirst struct {
+	w       io.Writer
+	started bool
+}
+
+func (n *newLineFirst) Write(p []byte) (int, error) {
+	if !n.started && len(p) > 0 {
+		n.started = true
+		if _, err := n.w.Write([]byte("\n")); err != nil {
+			return 0, err
+		}
+	}
+	return n.w.Write(p)
+}
+
+// gateOutcome is the line a hook's stderr gets when the review was asked
+// on the terminal: the report was there, the framework shows this.
+func gateOutcome(d review.Decision) string {
+	if d == review.Approved {
+		return "Diff review: APPROVED by the human at the terminal (asked through /dev/tty)."
+	}
+	return fmt.Sprintf("Diff review: %s (nothing to approve).", d)
+}
+
+// explainNoTerminal says why nobody could be asked when neither the
+// standard streams nor a controlling terminal can ask, and, for a hook's
+// review, what lets the commit through: an approval is not remembered, so
+// running the review elsewhere does not help the hook.
+func explainNoTerminal(err, noTerminal error, staged bool) error {
+	var nr *review.NeedsReviewError
+	if !errors.As(err, &nr) {
+		return err
+	}
+	if nr.Cause == nil {
+		nr.Cause = fmt.Errorf("stdin or stderr is not a terminal, and %w", noTerminal)
+	}
+	if staged {
+		return fmt.Errorf("%w. In a git hook an approval given elsewhere is not remembered: run git commit itself from a terminal, where the review asks even when a hook framework pipes the hook's output", err)
 	}
 	return err
 }

@@ -361,7 +361,7 @@ func TestGateInstallHook(t *testing.T) {
 	// The hook at work: a flagged commit without a terminal is refused...
 	testenv.WriteFiles(t, repo, map[string]string{"state.py": numberedLines("rewritten", 56)})
 	testenv.Git(t, repo, "add", "state.py")
-	commit := exec.Command("git", "commit", "-m", "replace state")
+	commit := withoutTerminal(exec.Command("git", "commit", "-m", "replace state"))
 	commit.Dir = repo
 	commit.Env = azeroEnv(state)
 	commit.Stdin = nil
@@ -390,7 +390,7 @@ func TestGateInstallHook(t *testing.T) {
 	// An unflagged commit passes without a terminal.
 	testenv.WriteFiles(t, repo, map[string]string{"notes.md": "n\nmore\n"})
 	testenv.Git(t, repo, "add", "notes.md")
-	commit = exec.Command("git", "commit", "-m", "notes")
+	commit = withoutTerminal(exec.Command("git", "commit", "-m", "notes"))
 	commit.Dir = repo
 	commit.Env = azeroEnv(state)
 	if out, err := commit.CombinedOutput(); err != nil {
@@ -427,7 +427,7 @@ func TestGateHookReviewsTheFirstCommit(t *testing.T) {
 		t.Parallel()
 		state := t.TempDir()
 		repo := newRepo(t, state)
-		commit := exec.Command("git", "commit", "-m", "first")
+		commit := withoutTerminal(exec.Command("git", "commit", "-m", "first"))
 		commit.Dir, commit.Env = repo, azeroEnv(state)
 		out, err := commit.CombinedOutput()
 		if err != nil {
@@ -555,6 +555,119 @@ func TestGateQuiet(t *testing.T) {
 		hook, err := os.ReadFile(filepath.Join(repo, ".git", "hooks", "pre-commit"))
 		if err != nil || !strings.Contains(string(hook), "gate --staged --quiet") {
 			t.Errorf("hook = %s (%v)", hook, err)
+		}
+	})
+}
+
+// TestGateAsksThroughTheControllingTerminal: a hook framework (pre-commit,
+// lefthook, husky) runs the gate with its standard streams on pipes from a
+// shell on a terminal. azero asks through that terminal (/dev/tty), as
+// git's prompts do: the report and the question on the terminal, the
+// decision's line on stderr, only a typed approve passing, input typed
+// before the question flushed.
+func TestGateAsksThroughTheControllingTerminal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		ahead    []string // typed before azero starts
+		answer   string
+		code     int
+		decision string
+		stderr   string
+	}{
+		{"approve", nil, "approve", ExitOK, "APPROVED", "Diff review: APPROVED by the human at the terminal (asked through /dev/tty)."},
+		{"reject", nil, "reject", ExitRejected, "REJECTED", "changes rejected at the diff review"},
+		{"approve typed ahead is flushed", []string{"approve", "approve"}, "reject", ExitRejected, "REJECTED", "changes rejected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			state := t.TempDir()
+			s := newSession(t)
+			for _, line := range tt.ahead {
+				s.Type(t, line)
+			}
+			if len(tt.ahead) > 0 {
+				s.WaitFor(t, tt.ahead[len(tt.ahead)-1]+"\r\n", 1)
+			}
+			s.runBehindPipes(t, replacedRepo(t), azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate", "--json")
+			s.WaitFor(t, "Type 'approve' to proceed", 1)
+			s.Type(t, tt.answer)
+			if code := s.exit(t); code != tt.code {
+				t.Fatalf("exit %d, want %d\nterminal:\n%s\nstderr:\n%s", code, tt.code, s.Text(), s.stderr.String())
+			}
+			text := s.Text()
+			if w, q := strings.Index(text, "WARNING: REPLACED: src/state.py"), strings.Index(text, "Type 'approve'"); w < 0 || w > q {
+				t.Errorf("the report is not on the terminal before the question:\n%s", text)
+			}
+			if strings.Contains(text, `"decision"`) {
+				t.Errorf("the JSON document went to the terminal, not to stdout:\n%s", text)
+			}
+			stderr := s.stderr.String()
+			if !strings.Contains(stderr, tt.stderr) || strings.Contains(stderr, "WARNING") || strings.Contains(stderr, "Type 'approve'") {
+				t.Errorf("stderr = %q: want the outcome %q and neither the report nor the question", stderr, tt.stderr)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
+				t.Errorf("stderr has %d lines, want the one-line outcome: %q", n+1, stderr)
+			}
+			if doc := decode(t, s.stdout.String()); doc.Decision != tt.decision {
+				t.Errorf("decision %s, want %s", doc.Decision, tt.decision)
+			}
+			if recs := gateDecisions(t, state); len(recs) != 1 || recs[0]["decision"] != tt.decision || recs[0]["channel"] != "terminal" {
+				t.Errorf("audit = %v", recs)
+			}
+		})
+	}
+	t.Run("no controlling terminal", func(t *testing.T) {
+		t.Parallel()
+		state, repo := t.TempDir(), replacedRepo(t)
+		testenv.Git(t, repo, "add", "src/state.py")
+		// runAzeroIn starts azero in a session of its own: no terminal.
+		res := runAzeroIn(t, state, repo, nil, "gate", "--staged", "--json")
+		if res.code != ExitNeedsHuman {
+			t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
+		}
+		for _, want := range []string{"no controlling terminal", "run git commit itself from a terminal", "not remembered"} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+			}
+		}
+		if doc := decode(t, res.stdout); doc.Decision != "ABORTED_NON_INTERACTIVE" {
+			t.Errorf("decision %s", doc.Decision)
+		}
+	})
+	t.Run("a terminal a full-screen program holds", func(t *testing.T) {
+		t.Parallel()
+		// An agent's interface (Claude Code's, in raw mode) ran the
+		// command: the keys typed there are its own, not answers.
+		state := t.TempDir()
+		s := newSession(t)
+		s.MakeRaw(t)
+		s.runBehindPipes(t, replacedRepo(t), azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate", "--json")
+		if code := s.exit(t); code != ExitNeedsHuman {
+			t.Fatalf("exit %d, want 3\n%s\n%s", code, s.Text(), s.stderr.String())
+		}
+		if strings.Contains(s.Text(), "WARNING") {
+			t.Errorf("the report was written on a terminal nobody can answer on:\n%s", s.Text())
+		}
+		if !strings.Contains(s.stderr.String(), "raw mode") {
+			t.Errorf("stderr does not say why nobody was asked:\n%s", s.stderr.String())
+		}
+		if doc := decode(t, s.stdout.String()); doc.Decision != "ABORTED_NON_INTERACTIVE" {
+			t.Errorf("decision %s", doc.Decision)
+		}
+	})
+	t.Run("hang-up is no consent", func(t *testing.T) {
+		t.Parallel()
+		state := t.TempDir()
+		s := newSession(t).runBehindPipes(t, replacedRepo(t), azeroEnv(state, "NO_COLOR=1"), os.Args[0], "gate")
+		s.WaitFor(t, "Type 'approve' to proceed", 1)
+		s.Type(t, "\x04") // Ctrl-D: the end of input
+		if code := s.exit(t); code != ExitNeedsHuman {
+			t.Fatalf("exit %d, want 3\n%s\n%s", code, s.Text(), s.stderr.String())
+		}
+		if recs := gateDecisions(t, state); len(recs) != 1 || recs[0]["decision"] != "ABORTED_NON_INTERACTIVE" {
+			t.Errorf("audit = %v", recs)
 		}
 	})
 }

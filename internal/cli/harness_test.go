@@ -84,6 +84,7 @@ func runAzeroInput(t *testing.T, state, dir string, env []string, stdin *string,
 	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	withoutTerminal(cmd)
 	err := cmd.Run()
 	res := runResult{stdout: out.String(), stderr: errOut.String()}
 	var ee *exec.ExitError
@@ -96,12 +97,21 @@ func runAzeroInput(t *testing.T, state, dir string, env []string, stdin *string,
 	return res
 }
 
+// withoutTerminal starts cmd in a session of its own, without a
+// controlling terminal: nobody can be asked, even when the tests run from
+// a terminal (azero gate would ask through /dev/tty, as git does).
+func withoutTerminal(cmd *exec.Cmd) *exec.Cmd {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd
+}
+
 // session is a process running on a real pseudo-terminal: stdin and
 // stderr are the terminal, stdout a buffer (as when --json is piped).
 type session struct {
 	*testenv.Terminal
 	cmd    *exec.Cmd
 	stdout bytes.Buffer
+	stderr bytes.Buffer // when the process's stderr is not the terminal (runBehindPipes)
 	done   chan struct{}
 	code   int
 }
@@ -125,6 +135,31 @@ func (s *session) run(t *testing.T, dir string, env []string, name string, args 
 	s.cmd = exec.Command(name, args...)
 	s.cmd.Dir, s.cmd.Env, s.cmd.Stdout = dir, env, &s.stdout
 	s.Start(t, s.cmd)
+	return s.watch(t)
+}
+
+// runBehindPipes starts name with args in dir with its stdin a silent pipe
+// that stays open, stdout and stderr to the session's buffers, and the
+// session's terminal as its controlling terminal only: a hook run by a
+// framework that pipes it, from a shell on that terminal.
+func (s *session) runBehindPipes(t *testing.T, dir string, env []string, name string, args ...string) *session {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	s.cmd = exec.Command(name, args...)
+	s.cmd.Dir, s.cmd.Env, s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = dir, env, r, &s.stdout, &s.stderr
+	s.StartControlling(t, s.cmd)
+	r.Close()
+	return s.watch(t)
+}
+
+// watch waits for the process in the background; it is killed if it is
+// still running when the test ends.
+func (s *session) watch(t *testing.T) *session {
+	t.Helper()
 	go func() {
 		s.code = exitCode(s.cmd.Wait())
 		close(s.done)

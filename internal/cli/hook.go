@@ -64,12 +64,18 @@ func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.
     deny   a path outside the project root, through a symlink leading out of
            it, or inside .git; any path when the cwd is in no git work tree
            (there is no project root); an edit azero cannot reproduce
-           (old_string not in the file, or not unique without replace_all)
-    ask    a Write replacing an existing file of more than 100 lines (the
-           reason gives the line counts and the lines it deletes); an Edit or
-           MultiEdit deleting more than half of such a file; any change to a
+           (old_string not in the file, or not unique without replace_all; a
+           notebook that does not exist or is not valid notebook JSON, a
+           cell_id it does not have)
+    ask    a Write replacing an existing file of more than 100 lines; an Edit
+           or MultiEdit deleting more than half of such a file; a NotebookEdit
+           deleting more than half of the cell source of a notebook over 100
+           lines of it (deleting a cell deletes its lines, replacing a cell's
+           source the lines the new source does not keep); the reason gives
+           the line counts and the first 20 lines it deletes. Any change to a
            .claude/settings*.json file (it holds the hooks)
-    allow  anything else (new files, small files, targeted edits)
+    allow  anything else (new files, small files, targeted edits, small
+           notebook edits)
   Bash:
     Every 'git commit' the command would run (in && chains, subshells, $(...),
     sh -c, with git -C, cd, -a, --amend, aliases) is analysed by the diff gate:

@@ -3,6 +3,9 @@
 // Data goes to Out (stdout); human text, progress and prompts go to ErrOut
 // (stderr). CanPrompt is true only when both stdin and stderr are terminals:
 // a command that cannot ask a human must refuse, never assume consent.
+// When they are pipes but the process has a controlling terminal (a git
+// hook framework captures the hook's output), OpenTerminal gives streams
+// over that terminal, as git's own prompts use it.
 package iostreams
 
 import (
@@ -31,6 +34,8 @@ type IOStreams struct {
 	pager     string        // the pager command for long output on a terminal ("" for none)
 	pagerEnv  []string      // its environment
 	pagerFrom func() string // chooses pager on first use (SetPagerFrom)
+
+	closer io.Closer // the terminal OpenTerminal opened; nil for the process's stdio
 
 	lineMu  sync.Mutex
 	typed   []byte        // read from In, not yet returned as lines

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	xterm "golang.org/x/term"
 
 	"github.com/azero-dev/azero/internal/iostreams"
 )
@@ -76,6 +77,31 @@ func (term *Terminal) Start(t testing.TB, cmd *exec.Cmd) {
 	// Only the process holds the tty now: when it exits, reading the
 	// master ends, and Drained knows all output has arrived.
 	term.tty.Close()
+}
+
+// StartControlling starts cmd with the terminal as its controlling
+// terminal only: its standard streams stay what cmd sets (pipes, as a git
+// hook framework gives a hook it runs from a terminal). The process
+// reaches the terminal by opening /dev/tty, as git's own prompts do.
+func (term *Terminal) StartControlling(t testing.TB, cmd *exec.Cmd) {
+	t.Helper()
+	// The terminal is passed as an extra descriptor, the one Setctty
+	// needs in the child: it is none of the standard streams.
+	cmd.ExtraFiles = append(cmd.ExtraFiles, term.tty)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 2 + len(cmd.ExtraFiles)}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	term.tty.Close()
+}
+
+// MakeRaw puts the terminal in raw mode, as a full-screen program reading
+// it (an editor, an agent's interface) does.
+func (term *Terminal) MakeRaw(t testing.TB) {
+	t.Helper()
+	if _, err := xterm.MakeRaw(int(term.tty.Fd())); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Drained is closed once the process started with Start has exited and

@@ -21,7 +21,7 @@ func RequireTool(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	msg := name + " is not installed (apt-get install " + debianPackage(name) + ")"
+	msg := name + " is not installed (" + installHint(name) + ")"
 	if os.Getenv("AZERO_REQUIRE_TOOLS") != "" {
 		t.Fatal(msg)
 	}
@@ -29,14 +29,18 @@ func RequireTool(t testing.TB, name string) string {
 	return ""
 }
 
-func debianPackage(name string) string {
+// installHint says how to install the tool name: Debian's package, or
+// npm's for the tools Debian does not package.
+func installHint(name string) string {
 	switch name {
 	case "pytest":
-		return "python3-pytest"
+		return "apt-get install python3-pytest"
 	case "pyflakes", "pyflakes3":
-		return "python3-pyflakes"
+		return "apt-get install python3-pyflakes"
+	case "lefthook", "husky":
+		return "npm install -g " + name
 	}
-	return name
+	return "apt-get install " + name
 }
 
 // GitEnv returns an environment for git that ignores the user's and the

@@ -23,6 +23,15 @@ import (
 //go:embed testdata/payloads
 var payloads embed.FS
 
+// notebooks are real Jupyter notebooks written by nbformat 5.5 (Debian's
+// python3-nbformat): analysis.ipynb (nbformat 4.5, cells with ids: intro
+// 3 lines, load 90, clean 20, plot 37: 150 lines of cell source) and
+// legacy.ipynb (nbformat 4.4, no ids: 1, 100 and 19 lines, the last
+// cell's source one string rather than a list).
+//
+//go:embed testdata/notebooks
+var notebooks embed.FS
+
 // ExitBlock is the Decision of a case the hook must answer with exit
 // status 2 (a payload of another hook event).
 const ExitBlock = "exit 2"
@@ -47,7 +56,8 @@ func Cases() []Case {
 	return []Case{
 		{Fixture: "write_new_file.json", Decision: "allow", Reason: []string{"new file src/new_module.py"}},
 		{Fixture: "write_small_file.json", Decision: "allow", Reason: []string{"small.py has 10 lines"}},
-		{Fixture: "write_replace_large.json", Decision: "ask", Reason: []string{"src/state.py (270 lines) with 56 lines", "270 lines would be deleted", "more than 100 lines"}},
+		{Fixture: "write_replace_large.json", Decision: "ask", Reason: []string{"src/state.py (270 lines) with 56 lines", "270 lines would be deleted", "more than 100 lines",
+			"The lines it would delete (the first 20 of 270):\n-state_1 = 1\n-state_2 = 2\n", "\n-state_20 = 20\n… and 250 more"}},
 		{Fixture: "write_outside_root.json", Decision: "deny", Reason: []string{"outside the project root"}},
 		{Fixture: "write_through_symlink.json", Decision: "deny", Reason: []string{"through a symlink", "outside the project root"}},
 		{Fixture: "write_into_git.json", Decision: "deny", Reason: []string{".git"}},
@@ -57,12 +67,29 @@ func Cases() []Case {
 		{Fixture: "edit_small_change.json", Decision: "allow", Reason: []string{"big.py -1 +1 of 200 lines"}},
 		{Fixture: "edit_old_string_missing.json", Decision: "deny", Reason: []string{"old_string does not occur", "read the file again"}},
 		{Fixture: "edit_ambiguous.json", Decision: "deny", Reason: []string{"occurs 200 times", "replace_all"}},
-		{Fixture: "edit_guts_large.json", Decision: "ask", Reason: []string{"deletes 150 of the 200 lines of big.py", "more than half"}},
+		{Fixture: "edit_guts_large.json", Decision: "ask", Reason: []string{"deletes 150 of the 200 lines of big.py", "more than half",
+			"The lines it would delete (the first 20 of 150):\n-value_1 = 1\n", "\n-value_20 = 20\n… and 130 more"}},
 		{Fixture: "edit_settings.json", Decision: "ask", Reason: []string{".claude/settings.json configures Claude Code's hooks"}},
 		{Fixture: "multiedit_ok.json", Decision: "allow", Reason: []string{"big.py -2 +3 of 200 lines"}},
-		{Fixture: "multiedit_guts.json", Decision: "ask", Reason: []string{"deletes 120 of the 200 lines of big.py"}},
+		{Fixture: "multiedit_guts.json", Decision: "ask", Reason: []string{"deletes 120 of the 200 lines of big.py", "The lines it would delete (the first 20 of 120):", "… and 100 more"}},
 		{Fixture: "multiedit_second_missing.json", Decision: "deny", Reason: []string{"edit 2 of 2", "does not occur"}},
 		{Fixture: "notebook_outside.json", Decision: "deny", Reason: []string{"outside the project root"}},
+		{Fixture: "notebook_into_git.json", Setup: AddNotebooks, Decision: "deny", Reason: []string{".git"}},
+		{Fixture: "notebook_through_symlink.json", Setup: AddNotebooks, Decision: "deny", Reason: []string{"through a symlink", "outside the project root"}},
+		{Fixture: "notebook_delete_large_cell.json", Setup: AddNotebooks, Decision: "ask", Reason: []string{
+			"deleting cell load", "deletes 90 of the 150 lines of cell source of analysis.ipynb", "more than half",
+			"The lines it would delete (the first 20 of 90):\n-rows_1 = load(1)\n", "-rows_20 = load(20)\n… and 70 more"}},
+		{Fixture: "notebook_replace_large_cell.json", Setup: AddNotebooks, Decision: "ask", Reason: []string{
+			"replacing cell load", "deletes 90 of the 150 lines", "(adding 1)", "-rows_1 = load(1)"}},
+		{Fixture: "notebook_replace_small_change.json", Setup: AddNotebooks, Decision: "allow", Reason: []string{"analysis.ipynb, replacing cell clean: -1 +1 of 150 lines of cell source"}},
+		{Fixture: "notebook_delete_small_cell.json", Setup: AddNotebooks, Decision: "allow", Reason: []string{"deleting cell plot: -37 +0 of 150 lines"}},
+		{Fixture: "notebook_insert.json", Setup: AddNotebooks, Decision: "allow", Reason: []string{"inserting a cell after intro: -0 +2 of 150 lines"}},
+		{Fixture: "notebook_unknown_cell.json", Setup: AddNotebooks, Decision: "deny", Reason: []string{
+			`no cell with the id "summary"`, `its cells are "intro", "load", "clean", "plot"`, "read the notebook again"}},
+		{Fixture: "notebook_legacy_delete.json", Setup: AddNotebooks, Decision: "ask", Reason: []string{"deleting cell cell-1", "deletes 100 of the 120 lines of cell source of legacy.ipynb", "-legacy_1 = 1"}},
+		{Fixture: "notebook_legacy_unknown_cell.json", Setup: AddNotebooks, Decision: "deny", Reason: []string{`no cell with the id "cell-7"`, `"cell-0", "cell-1", "cell-2"`}},
+		{Fixture: "notebook_malformed.json", Setup: AddNotebooks, Decision: "deny", Reason: []string{"broken.ipynb", "not valid notebook JSON", "repair it with Write"}},
+		{Fixture: "notebook_missing.json", Setup: AddNotebooks, Decision: "deny", Reason: []string{"missing.ipynb", "does not exist", "create it with Write"}},
 		{Fixture: "bash_ls.json", Decision: ""},
 		{Fixture: "bash_ls_outside_repository.json", Decision: ""},
 		{Fixture: "bash_commit_clean.json", Setup: StageSmallChange, Decision: ""},
@@ -186,6 +213,34 @@ func DeleteBigUnstaged(t testing.TB, repo string) {
 func CommitGutState(t testing.TB, repo string) {
 	StageGutState(t, repo)
 	testenv.Git(t, repo, "commit", "-q", "-m", "shrink state")
+}
+
+// AddNotebooks commits the notebooks (analysis.ipynb, legacy.ipynb) and
+// broken.ipynb, analysis.ipynb cut short as by an interrupted save.
+func AddNotebooks(t testing.TB, repo string) {
+	t.Helper()
+	for _, name := range []string{"analysis.ipynb", "legacy.ipynb"} {
+		data, err := notebooks.ReadFile("testdata/notebooks/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, repo, name, string(data))
+		if name == "analysis.ipynb" {
+			write(t, repo, "broken.ipynb", string(data[:len(data)/2]))
+		}
+	}
+	testenv.Git(t, repo, "add", "analysis.ipynb", "legacy.ipynb", "broken.ipynb")
+	testenv.Git(t, repo, "commit", "-q", "-m", "notebooks")
+}
+
+// Notebook returns one of the notebooks AddNotebooks commits.
+func Notebook(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := notebooks.ReadFile("testdata/notebooks/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // Answer is the decision printed by the hook.

@@ -1,0 +1,6 @@
+package iostreams
+
+import "golang.org/x/sys/unix"
+
+// ioctlReadTermios reads a terminal's mode (tcgetattr).
+const ioctlReadTermios = unix.TCGETS
