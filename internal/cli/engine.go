@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/temporal"
@@ -98,7 +99,10 @@ func (f *Factory) handOffEngine(config.Config) error { return nil }
 
 // temporalSource is what the page of azero serve shows for the runs on
 // Temporal: the runs, how often to look again, and whose runs they are.
-func temporalSource(te *temporalEngine) (web.Source, time.Duration, string) {
+// The answers it sends are sealed with key, which proves their channel to
+// the workers that share it.
+func temporalSource(te *temporalEngine, key *answerkey.Key) (web.Source, time.Duration, string) {
+	te.client.Key = key
 	return &temporal.Runs{Client: te.client}, time.Second,
 		fmt.Sprintf("the runs on Temporal at %s (namespace %s, task queue %s)", te.conn.Address, nsOrDefault(te.conn.Namespace), te.client.TaskQueue)
 }

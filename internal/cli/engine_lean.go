@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/web"
 	"github.com/azero-dev/azero/internal/workflow/implement"
@@ -76,7 +77,9 @@ func workerRun(_ context.Context, f *Factory, _ *WorkerOptions) error {
 	return f.handOff()
 }
 
-func temporalSource(*temporalEngine) (web.Source, time.Duration, string) { return nil, 0, "" }
+func temporalSource(*temporalEngine, *answerkey.Key) (web.Source, time.Duration, string) {
+	return nil, 0, ""
+}
 
 func implementTemporal(context.Context, *Factory, *temporalEngine, string, *implement.State, bool) error {
 	return errNoEngine

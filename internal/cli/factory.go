@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/iostreams"
@@ -42,6 +43,7 @@ type Factory struct {
 	store  *store.Store
 	audit  *audit.Logger
 	prompt *prompt.Prompter
+	key    *answerkey.Key
 	notify notifications // the user's [notify] (notify.go)
 }
 
@@ -107,6 +109,28 @@ func (f *Factory) Store(ctx context.Context) (*store.Store, error) {
 	}
 	f.store = st
 	return st, nil
+}
+
+// AnswerKey reads the key that seals answers (the state directory's
+// answer.key, made if missing) on first use: the store seals and checks
+// local answers with the same file; answers sent to Temporal runs are
+// sealed with it.
+func (f *Factory) AnswerKey() (*answerkey.Key, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.key != nil {
+		return f.key, nil
+	}
+	dir, err := f.StateDir()
+	if err != nil {
+		return nil, err
+	}
+	k, err := answerkey.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	f.key = k
+	return k, nil
 }
 
 // Audit opens the audit log on first use.

@@ -156,7 +156,11 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		// The runs on Temporal: an answer goes to the run as an Update,
 		// and its workers continue it.
 		defer te.Close()
-		src, poll, whose = temporalSource(te)
+		key, err := f.AnswerKey()
+		if err != nil {
+			return err
+		}
+		src, poll, whose = temporalSource(te, key)
 	} else {
 		st, err := f.Store(ctx)
 		if err != nil {

@@ -116,6 +116,14 @@ func countNotOK(h []temporal.Step) int {
 // as an Update. A refused answer (the workflow's validator, or an audit
 // log that could not record it) is shown and the question asked again.
 func (f *Factory) answerTemporal(ctx context.Context, te *temporalEngine, runID string, q human.Question) error {
+	// Sealed with the answer key, the answer proves it was typed at
+	// azero's terminal to the workers sharing that key; to the others it
+	// came through Temporal.
+	key, err := f.AnswerKey()
+	if err != nil {
+		return err
+	}
+	te.client.Key = key
 	cs := f.IO.ColorScheme()
 	fmt.Fprint(f.IO.ErrOut, renderQuestion(q, cs))
 	local, cleanup, err := localFiles(q)
@@ -159,7 +167,7 @@ func (f *Factory) answerTemporal(ctx context.Context, te *temporalEngine, runID 
 	}
 	cancel()
 	a.Gate, a.QuestionID = q.Gate, q.ID
-	a.Channel = human.ChannelTemporal
+	a.Channel = human.ChannelTerminal
 	a.By = answerer()
 	a.At = f.Now().UTC()
 	if _, err := human.Validate(q, a); err != nil {

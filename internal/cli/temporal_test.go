@@ -28,6 +28,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/server/temporaltest"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/store"
@@ -42,6 +43,37 @@ type cluster struct {
 	addr    string
 	client  *temporal.Client
 	workers map[string]*testWorker
+	// key, when set, is the answer key every worker started from now on
+	// gets in its state directory (the team copied one key to each
+	// machine); otherwise each worker makes its own.
+	key string
+}
+
+// shareKey gives the workers started from now on the answer key of the
+// state directory state (made if missing): the answers azero sends from
+// there prove their channel to them.
+func (c *cluster) shareKey(t *testing.T, state string) {
+	t.Helper()
+	k, err := answerkey.Load(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.key = k.Path()
+}
+
+// giveKey copies the shared answer key, if any, into state.
+func (c *cluster) giveKey(t *testing.T, state string) {
+	t.Helper()
+	if c.key == "" {
+		return
+	}
+	b, err := os.ReadFile(c.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, answerkey.FileName), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type testWorker struct {
@@ -89,6 +121,7 @@ func (c *cluster) configQueue(t *testing.T, state, queue string) {
 func (c *cluster) startWorker(t *testing.T, name string, extra ...string) *testWorker {
 	t.Helper()
 	state := t.TempDir()
+	c.giveKey(t, state)
 	io, _, _, errOut := iostreams.Test()
 	env := map[string]string{"AZERO_STATE_DIR": state, "XDG_CONFIG_HOME": filepath.Join(state, "config"), "HOME": state}
 	for _, kv := range extra {
@@ -190,10 +223,13 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	testenv.RequireTool(t, "git")
 	testenv.RequireTool(t, "go")
 	c := newCluster(t)
+	// The workers share the answer key of the state directory azero is
+	// run from: the approval typed at its terminal keeps its channel.
+	state := t.TempDir()
+	c.shareKey(t, state)
 	a := c.startWorker(t, "worker-a")
 	b := c.startWorker(t, "worker-b")
 
-	state := t.TempDir()
 	c.config(t, state)
 	demoDir := t.TempDir()
 
@@ -339,9 +375,9 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	if len(recs) != 1 {
 		t.Fatalf("want 1 gate decision in %s's audit log, got %v", other.w.Identity(), recs)
 	}
-	if r := recs[0]; r["gate"] != "human_review" || r["decision"] == nil || r["channel"] != human.ChannelTemporal ||
-		r["worker"] != other.w.Identity() || r["run_id"] != runID || !strings.HasPrefix(fmt.Sprint(r["by"]), "terminal of ") {
-		t.Errorf("the approval's record = %v", r)
+	if r := recs[0]; r["gate"] != "human_review" || r["decision"] == nil || r["channel"] != human.ChannelTerminal || r["claimed_channel"] != nil ||
+		r["worker"] != other.w.Identity() || r["run_id"] != runID || !strings.HasPrefix(fmt.Sprint(r["by"]), "terminal of ") || r["client_identity"] == nil {
+		t.Errorf("the approval's record = %v: want the terminal's channel, proven by its seal, and the Temporal client's identity", r)
 	}
 	if r := auditOf(t, holder.state, "node"); len(r) == 0 {
 		t.Error("the first worker's audit log should record the nodes it ran")
@@ -400,8 +436,9 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	testenv.RequireTool(t, "git")
 	testenv.RequireTool(t, "go")
 	c := newCluster(t)
-	w := c.startWorker(t, "worker-a")
 	state := t.TempDir()
+	c.shareKey(t, state)
+	w := c.startWorker(t, "worker-a")
 	c.config(t, state)
 	demoDir := t.TempDir()
 	res := runAzeroIn(t, state, demoDir, nil, "demo", "--dir", demoDir, "--json")
@@ -493,7 +530,8 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 			web = append(web, r)
 		}
 	}
-	if len(web) != 1 || web[0]["gate"] != "human_review" || web[0]["worker"] != w.w.Identity() || !strings.Contains(fmt.Sprint(web[0]["by"]), "serve-test-script") {
+	if len(web) != 1 || web[0]["gate"] != "human_review" || web[0]["worker"] != w.w.Identity() || !strings.Contains(fmt.Sprint(web[0]["by"]), "serve-test-script") ||
+		web[0]["user_agent"] != "serve-test-script" || web[0]["client_identity"] == nil {
 		t.Errorf("the worker should record the approval from the web with its channel, worker and client: %v", recs)
 	}
 	if len(auditOf(t, state, "web_answer")) != 1 || len(auditOf(t, state, "web_answer_refused")) != 3 {
@@ -555,10 +593,12 @@ func TestIssueOnTemporal(t *testing.T) {
 		t.Errorf("want the issue filed once, got %v", issues)
 	}
 	var seen []string
+	// The worker does not share the answer key of the terminal's state
+	// directory: what the terminal says of itself is a claim.
 	for _, r := range auditOf(t, wk.state, "gate_decision") {
-		seen = append(seen, fmt.Sprintf("%v:%v:%v:%v", r["gate"], r["decision"], r["channel"], r["worker"]))
+		seen = append(seen, fmt.Sprintf("%v:%v:%v:%v:%v", r["gate"], r["decision"], r["channel"], r["claimed_channel"], r["worker"]))
 	}
-	if want := []string{"edit_draft:send:temporal:worker-a", "edit_verdict:approve:temporal:worker-a"}; strings.Join(seen, " ") != strings.Join(want, " ") {
+	if want := []string{"edit_draft:send:temporal:terminal:worker-a", "edit_verdict:approve:temporal:terminal:worker-a"}; strings.Join(seen, " ") != strings.Join(want, " ") {
 		t.Errorf("the worker's gate decisions = %v, want %v", seen, want)
 	}
 	if st := c.status(t, o.RunID); !st.Ended || st.Status != store.StatusDone || st.Workflow != "issue" {
@@ -645,6 +685,7 @@ func (s *syncBuffer) String() string {
 func (c *cluster) startWorkerProcess(t *testing.T, name string, flags ...string) *workerProcess {
 	t.Helper()
 	state := t.TempDir()
+	c.giveKey(t, state)
 	if len(flags) == 0 {
 		c.config(t, state)
 	}
@@ -751,7 +792,10 @@ func TestDemoOnTemporalSurvivesAKilledWorkerProcess(t *testing.T) {
 	}
 	other := workers[otherName]
 	recs := auditOf(t, other.state, "gate_decision")
-	if len(recs) != 1 || recs[0]["gate"] != "human_review" || recs[0]["worker"] != otherName || recs[0]["by"] != "a test" {
+	// Sent by a plain Temporal client: by the client's identity, not by
+	// the name the answer gave itself.
+	if len(recs) != 1 || recs[0]["gate"] != "human_review" || recs[0]["worker"] != otherName || recs[0]["channel"] != human.ChannelTemporal ||
+		recs[0]["client_identity"] == nil || recs[0]["by"] != "Temporal client "+fmt.Sprint(recs[0]["client_identity"]) {
 		t.Errorf("the surviving worker should record the approval it acted on, got %v", recs)
 	}
 	// A worker told to stop lets its work finish and exits 0.

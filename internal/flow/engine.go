@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/human"
@@ -291,6 +292,7 @@ type driver[S any] struct {
 	steps    int
 	visits   map[string]int
 	question json.RawMessage // the question the current gate asks, kept while the run waits
+	forged   map[string]bool // forged answers refused (and audited) by this drive
 }
 
 // emit sends an engine event about the run.
@@ -403,6 +405,7 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 		return "", err
 	}
 	q.ID = human.Fingerprint(q)
+	q.Nonce = d.nonce(q.ID)
 	raw, err := json.Marshal(q)
 	if err != nil {
 		return "", fmt.Errorf("encode the question of %s: %w", nd.name, err)
@@ -450,13 +453,27 @@ func clone[S any](s *S) (*S, error) {
 	return c, nil
 }
 
+// nonce returns the nonce for asking the question with id: the one it
+// was stored with when the run stands at that very question (a run
+// resumed at its gate asks it again, and an answer posted meanwhile was
+// sealed for that nonce), else a new one.
+func (d *driver[S]) nonce(id string) string {
+	if r, err := d.e.Store.GetRun(d.bg, d.runID); err == nil && len(r.Question) > 0 {
+		var stored human.Question
+		if json.Unmarshal(r.Question, &stored) == nil && stored.ID == id && stored.Nonce != "" {
+			return stored.Nonce
+		}
+	}
+	return answerkey.Nonce()
+}
+
 // answer gets the first answer to q: one posted by another channel (the
 // web page) for this very question while the run waited or while it asks,
 // or the engine's Answerer's (the terminal's), which is then claimed in
 // the store so that a later answer from elsewhere is refused.
 func (d *driver[S]) answer(ctx context.Context, q human.Question) (human.Answer, error) {
-	if a, ok := d.posted(q); ok {
-		return a, nil
+	if a, ok, err := d.posted(q); ok || err != nil {
+		return a, err
 	}
 	if d.e.Answerer == nil {
 		return human.Answer{}, &human.NobodyError{Reason: "no channel can answer here"}
@@ -484,44 +501,82 @@ func (d *driver[S]) answer(ctx context.Context, q human.Question) (human.Answer,
 			if r.err != nil {
 				return r.a, r.err
 			}
-			// First answer wins: claim the question for this one.
+			// First answer wins: claim the question for this one (the
+			// store seals it for the question's nonce).
 			r.a.QuestionID = q.ID
+			if r.a.At.IsZero() {
+				r.a.At = d.e.now().UTC()
+			}
 			raw, err := json.Marshal(r.a)
 			if err != nil {
 				return r.a, err
 			}
 			switch err := d.e.Store.PostAnswer(d.bg, d.runID, q.ID, raw); {
 			case errors.Is(err, store.ErrAnswered):
-				if a, ok := d.posted(q); ok {
+				a, ok, perr := d.posted(q)
+				if ok {
 					d.emit(event.Warning, q.Gate, event.Warn, "the question was answered on the "+a.Channel+" channel first; your answer was not used", nil)
 					return a, nil
 				}
-				return r.a, err
+				return r.a, errors.Join(err, perr)
 			case err != nil:
 				return r.a, err
 			}
 			return r.a, nil
 		case <-tick.C:
-			if a, ok := d.posted(q); ok {
+			if a, ok, err := d.posted(q); ok || err != nil {
 				cancel()
 				<-local
-				return a, nil
+				return a, err
 			}
 		}
 	}
 }
 
-// posted returns an answer another channel posted for q, if any.
-func (d *driver[S]) posted(q human.Question) (human.Answer, bool) {
+// posted returns an answer another channel posted for q, if any. Only an
+// answer azero made for this asking of q counts (its seal verifies for
+// the run, q's id and q's nonce); anything else in the store's answer
+// column is refused: not acted on, recorded as answer_forged and removed,
+// while the run goes on waiting for a real answer. An answer key that
+// cannot be read is an error: nothing is taken without it.
+func (d *driver[S]) posted(q human.Question) (human.Answer, bool, error) {
 	r, err := d.e.Store.GetRun(d.bg, d.runID)
 	if err != nil || len(r.Answer) == 0 {
-		return human.Answer{}, false
+		return human.Answer{}, false, nil
 	}
-	var a human.Answer
-	if json.Unmarshal(r.Answer, &a) != nil || a.QuestionID != q.ID || a.Channel == "" {
-		return human.Answer{}, false
+	a, err := d.e.Store.CheckAnswer(d.runID, q, r.Answer)
+	var forged *store.ForgedError
+	switch {
+	case errors.As(err, &forged):
+		d.refuse(q, r.Answer, forged)
+		return human.Answer{}, false, nil
+	case err != nil:
+		return human.Answer{}, false, fmt.Errorf("gate %s: %w", q.Gate, err)
 	}
-	return a, true
+	return a, true, nil
+}
+
+// refuse records a forged answer once (audit and a warning event) and
+// removes it, so that a real answer can still be posted.
+func (d *driver[S]) refuse(q human.Question, raw json.RawMessage, f *store.ForgedError) {
+	if !d.forged[string(raw)] {
+		if d.forged == nil {
+			d.forged = map[string]bool{}
+		}
+		d.forged[string(raw)] = true
+		claimed := f.Claimed.Channel
+		attrs := []slog.Attr{slog.String("gate", q.Gate), slog.String("claimed_channel", claimed), slog.String("reason", f.Err.Error())}
+		if f.Claimed.By != "" {
+			attrs = append(attrs, slog.String("claimed_by", f.Claimed.By))
+		}
+		_ = d.e.Audit.Event(d.bg, "answer_forged", d.runID, attrs...)
+		if claimed == "" {
+			claimed = "no"
+		}
+		d.emit(event.Warning, q.Gate, event.Warn, fmt.Sprintf("an answer in the store claiming the %s channel was not made by azero: it was refused and recorded as answer_forged; %s still waits for a human",
+			claimed, q.Gate), nil)
+	}
+	_ = d.e.Store.DropAnswer(d.bg, d.runID, d.token, raw)
 }
 
 func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.Status, saveState bool, errText, outcome string, started, finished time.Time, attempt ...string) error {

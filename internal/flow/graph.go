@@ -25,6 +25,11 @@
 //     again.
 //   - A gate's question is stored with the run while it is asked, and kept
 //     while the run waits, so anyone can see what the run is waiting for.
+//     Each asking gets a random nonce (kept when a resumed run asks the
+//     same question again), and an answer another channel posted counts
+//     only when its seal verifies for the run, the question and that nonce
+//     (package answerkey): any other row in the store's answer column is
+//     refused, recorded as answer_forged, removed, and the run waits on.
 //   - An answer reaches decide only after human.Validate accepted it for
 //     its question and the decision was written to the audit log, with its
 //     channel; if the audit log cannot be written the decision is not acted

@@ -144,6 +144,12 @@ type Question struct {
 	// files of a diff review, the verdict of an issue review).
 	Facts   map[string]any `json:"facts,omitempty"`
 	AskedAt time.Time      `json:"asked_at,omitzero"`
+	// Nonce is drawn at random each time an engine asks the question, and
+	// kept while the question stays asked. An answer is sealed for it
+	// (Answer.MAC), so an answer given to an earlier asking of the same
+	// question does not count for this one. It is not part of the
+	// question's content (Fingerprint).
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // Answer is a human's answer to a question.
@@ -163,17 +169,28 @@ type Answer struct {
 	RemoteAddr string    `json:"remote_addr,omitempty"`
 	UserAgent  string    `json:"user_agent,omitempty"`
 	At         time.Time `json:"answered_at,omitzero"`
+	// ClaimedChannel is the channel an answer claimed and could not prove
+	// (a Temporal Update naming "web" from a plain client); Channel then
+	// names the channel it really came through.
+	ClaimedChannel string `json:"claimed_channel,omitempty"`
+	// MAC is the seal azero's own channels put on an answer (package
+	// answerkey): an answer without a valid one was not made by azero.
+	MAC string `json:"mac,omitempty"`
 }
 
 // DecisionRecord is the audit record of the answer a to q, which chose
-// opt: the gate, the decision and the answer, the channel and who
-// answered through it, when it was asked and answered, the text and the
+// opt: the gate, the decision and the answer, the channel (the one the
+// engine verified; a channel claimed and not proven as claimed_channel)
+// and who answered through it, when it was asked and answered, the text and the
 // override, the files edited, and the question's facts. Every engine
 // writes it as its gate_decision, before acting on the decision.
 func DecisionRecord(q Question, a Answer, opt Option) []slog.Attr {
 	attrs := []slog.Attr{
 		slog.String("gate", q.Gate), slog.String("decision", opt.Decision), slog.String("answer", a.Key),
 		slog.String("channel", a.Channel), slog.Time("asked_at", q.AskedAt), slog.Time("answered_at", a.At),
+	}
+	if a.ClaimedChannel != "" {
+		attrs = append(attrs, slog.String("claimed_channel", a.ClaimedChannel))
 	}
 	if a.By != "" {
 		attrs = append(attrs, slog.String("by", a.By))
@@ -211,9 +228,10 @@ func DecisionRecord(q Question, a Answer, opt Option) []slog.Attr {
 }
 
 // Fingerprint identifies q by its content: the same gate, report,
-// options, files and facts give the same id, whenever and wherever asked.
+// options, files and facts give the same id, whenever and wherever asked
+// (its nonce and when it was asked are not content).
 func Fingerprint(q Question) string {
-	q.ID, q.AskedAt = "", time.Time{}
+	q.ID, q.AskedAt, q.Nonce = "", time.Time{}, ""
 	b, err := json.Marshal(q)
 	if err != nil {
 		// Facts that cannot be encoded: the question cannot be matched.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 var approveQ = Question{Gate: "review", Kind: Word, Options: []Option{
@@ -153,5 +154,45 @@ func TestQuestionCheck(t *testing.T) {
 		if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// A question's id is its content: asked again (another time, another
+// nonce) it is the same question; anything a human reads changed, it is
+// not.
+func TestFingerprintIsTheContent(t *testing.T) {
+	t.Parallel()
+	q := Question{Gate: "review", Kind: Word, Prompt: "Merge?", Report: "1 file", Options: []Option{{Key: "approve", Decision: "APPROVED"}}}
+	id := Fingerprint(q)
+	again := q
+	again.AskedAt, again.Nonce, again.ID = time.Now(), "0123456789abcdef0123456789abcdef", "whatever"
+	if Fingerprint(again) != id {
+		t.Error("the same question asked again (its time and nonce) got another id")
+	}
+	changed := q
+	changed.Report = "2 files"
+	if Fingerprint(changed) == id {
+		t.Error("a question whose report changed kept its id")
+	}
+}
+
+// The decision record names the channel the engine verified, and the
+// channel an answer claimed without proof, when it did.
+func TestDecisionRecordKeepsAClaimApart(t *testing.T) {
+	t.Parallel()
+	q := Question{Gate: "review", Kind: Word, Options: []Option{{Key: "approve", Decision: "APPROVED"}}}
+	rec := func(a Answer) map[string]any {
+		m := map[string]any{}
+		for _, at := range DecisionRecord(q, a, q.Options[0]) {
+			m[at.Key] = at.Value.Any()
+		}
+		return m
+	}
+	got := rec(Answer{Gate: "review", Key: "approve", Channel: ChannelTemporal, ClaimedChannel: ChannelWeb, By: "Temporal client ops@box", MAC: "00"})
+	if got["channel"] != ChannelTemporal || got["claimed_channel"] != ChannelWeb || got["by"] != "Temporal client ops@box" || got["mac"] != nil {
+		t.Errorf("record = %v", got)
+	}
+	if got := rec(Answer{Gate: "review", Key: "approve", Channel: ChannelWeb}); got["claimed_channel"] != nil {
+		t.Errorf("an answer that claimed nothing more has a claimed_channel: %v", got)
 	}
 }

@@ -6,9 +6,15 @@
 // failing on a lock upgrade. Schema changes are embedded migrations applied
 // on open.
 //
-// Invariant: a run's state, its current node and the history row recording
-// how it got there change together in one transaction (Checkpoint), and
-// only the holder of the run's lease can make that change.
+// Invariants:
+//   - A run's state, its current node and the history row recording how it
+//     got there change together in one transaction (Checkpoint), and only
+//     the holder of the run's lease can make that change.
+//   - Every answer stored through PostAnswer is sealed (package answerkey)
+//     for the run, the question and the question's nonce, with the key in
+//     the store's directory. An answer in the answer column that does not
+//     verify was not made by azero: CheckAnswer and PostedAnswer report it
+//     as forged (ErrForged), and PostAnswer writes over it.
 package store
 
 import (
@@ -24,9 +30,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/azero-dev/azero/internal/answerkey"
+	"github.com/azero-dev/azero/internal/human"
 )
 
 // FileName is the store's name inside the state directory.
@@ -64,6 +74,9 @@ type Store struct {
 	now   func() time.Time
 	alive func(pid int) bool
 	host  string
+
+	keyMu sync.Mutex
+	key   *answerkey.Key
 }
 
 // Options tune a Store; the zero value is right for production.
@@ -539,36 +552,153 @@ var ErrNotAsked = errors.New("the run is not asking that question")
 // ErrAnswered is returned when the question already has an answer.
 var ErrAnswered = errors.New("the question was already answered")
 
+// AnswerKey returns the key that seals the store's answers: the file
+// answerkey.FileName in the store's directory (azero's state directory),
+// created on first use. A key that cannot be read is an error every time
+// it is needed, so that no answer is taken without it.
+func (s *Store) AnswerKey() (*answerkey.Key, error) {
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	if s.key != nil {
+		return s.key, nil
+	}
+	k, err := answerkey.Load(filepath.Dir(s.path))
+	if err != nil {
+		return nil, err
+	}
+	s.key = k
+	return k, nil
+}
+
 // PostAnswer records answer (JSON of a human.Answer) for the question with
 // id questionID, if the run asks it now and nobody answered it yet: the
-// first answer wins. It returns ErrNotAsked or ErrAnswered otherwise.
+// first answer wins. It seals the answer for the run, the question and
+// the question's nonce, so only what azero's channels post through it
+// counts as an answer. It returns ErrNotAsked or ErrAnswered otherwise;
+// an answer already there that does not verify is not an answer, and is
+// written over.
 func (s *Store) PostAnswer(ctx context.Context, runID, questionID string, answer json.RawMessage) error {
+	key, err := s.AnswerKey()
+	if err != nil {
+		return fmt.Errorf("answer run %s: %w", runID, err)
+	}
+	var a human.Answer
+	if err := json.Unmarshal(answer, &a); err != nil {
+		return fmt.Errorf("answer run %s: decode the answer: %w", runID, err)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("answer run %s: %w", runID, err)
 	}
 	defer tx.Rollback()
-	var q, a string
-	err = tx.QueryRowContext(ctx, `SELECT question, answer FROM runs WHERE id = ?`, runID).Scan(&q, &a)
+	var q, old string
+	err = tx.QueryRowContext(ctx, `SELECT question, answer FROM runs WHERE id = ?`, runID).Scan(&q, &old)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %s", ErrNotFound, runID)
 	}
 	if err != nil {
 		return fmt.Errorf("answer run %s: %w", runID, err)
 	}
-	var asked struct {
-		ID string `json:"id"`
-	}
+	var asked human.Question
 	if q == "" || json.Unmarshal([]byte(q), &asked) != nil || asked.ID != questionID {
 		return fmt.Errorf("run %s: %w", runID, ErrNotAsked)
 	}
-	if a != "" {
-		return fmt.Errorf("run %s: %w", runID, ErrAnswered)
+	if old != "" {
+		if _, err := checkAnswer(key, runID, asked, json.RawMessage(old)); err == nil {
+			return fmt.Errorf("run %s: %w", runID, ErrAnswered)
+		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET answer = ?, updated_at = ? WHERE id = ?`, string(answer), s.now().UnixNano(), runID); err != nil {
+	raw, err := json.Marshal(key.Seal(runID, asked, a))
+	if err != nil {
+		return fmt.Errorf("answer run %s: %w", runID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE runs SET answer = ?, updated_at = ? WHERE id = ?`, string(raw), s.now().UnixNano(), runID); err != nil {
 		return fmt.Errorf("answer run %s: %w", runID, err)
 	}
 	return tx.Commit()
+}
+
+// ErrForged is matched by the error for an answer in the store that azero
+// did not make: it does not decode, or its seal does not verify for the
+// run, the question and the question's nonce.
+var ErrForged = errors.New("an answer in the store was not made by azero")
+
+// ForgedError reports a stored answer that is not one (ErrForged).
+type ForgedError struct {
+	RunID string
+	// Claimed is the answer as it claims to be (its channel, who gave it),
+	// for the record; it decides nothing.
+	Claimed human.Answer
+	Err     error // why it does not verify
+}
+
+func (e *ForgedError) Error() string {
+	channel := e.Claimed.Channel
+	if channel == "" {
+		channel = "no"
+	}
+	return fmt.Sprintf("run %s: the stored answer (claiming the %s channel) was not made by azero: %v", e.RunID, channel, e.Err)
+}
+
+// Is makes ForgedError match ErrForged.
+func (e *ForgedError) Is(target error) bool { return target == ErrForged }
+
+// Unwrap returns why the answer does not verify.
+func (e *ForgedError) Unwrap() error { return e.Err }
+
+// CheckAnswer decodes raw, an answer stored for question q of run runID,
+// and verifies its seal against q (its id and nonce): a *ForgedError
+// when it was not made by azero. The answer returned has no seal.
+func (s *Store) CheckAnswer(runID string, q human.Question, raw json.RawMessage) (human.Answer, error) {
+	key, err := s.AnswerKey()
+	if err != nil {
+		return human.Answer{}, err
+	}
+	return checkAnswer(key, runID, q, raw)
+}
+
+func checkAnswer(key *answerkey.Key, runID string, q human.Question, raw json.RawMessage) (human.Answer, error) {
+	var a human.Answer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return human.Answer{}, &ForgedError{RunID: runID, Err: fmt.Errorf("it is not an answer: %w", err)}
+	}
+	if err := key.Verify(runID, q, a); err != nil {
+		a.MAC = ""
+		return human.Answer{}, &ForgedError{RunID: runID, Claimed: a, Err: err}
+	}
+	a.MAC = ""
+	return a, nil
+}
+
+// PostedAnswer returns the answer posted for the question r asks and not
+// yet taken, verified against the question as stored: ok is false when
+// there is none, the error a *ForgedError when the one there was not made
+// by azero (never to be shown as an answer).
+func (s *Store) PostedAnswer(r Run) (a human.Answer, ok bool, err error) {
+	if len(r.Answer) == 0 {
+		return human.Answer{}, false, nil
+	}
+	var q human.Question
+	if len(r.Question) == 0 || json.Unmarshal(r.Question, &q) != nil {
+		return human.Answer{}, false, &ForgedError{RunID: r.ID, Err: errors.New("the run asks no question")}
+	}
+	a, err = s.CheckAnswer(r.ID, q, r.Answer)
+	if err != nil {
+		return human.Answer{}, false, err
+	}
+	return a, true, nil
+}
+
+// DropAnswer removes the answer raw from the run, if it is still the one
+// stored; only the holder of the run's lease can (the engine, refusing a
+// forged answer).
+func (s *Store) DropAnswer(ctx context.Context, runID, token string, raw json.RawMessage) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET answer = '', updated_at = ? WHERE id = ? AND lease_token = ? AND answer = ?`,
+		s.now().UnixNano(), runID, token, string(raw))
+	if err != nil {
+		return fmt.Errorf("drop the answer of run %s: %w", runID, err)
+	}
+	return nil
 }
 
 // SetKey changes the run's workflow key (the governance slug, once the run

@@ -12,9 +12,12 @@ import (
 	"sync"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
@@ -33,6 +36,12 @@ type activities struct {
 	me       WorkerRef
 	watch    func(event.Event)
 	now      func() time.Time
+	// key verifies the seal of an answer an Update claims came through
+	// azero's terminal or page; nil: no claim is proven.
+	key *answerkey.Key
+	// caller returns the identity of the Temporal client that sent the
+	// Update with this id to the run of the activity (ctx); nil: unknown.
+	caller func(ctx context.Context, update string) (string, error)
 }
 
 // heartbeat tells Temporal the worker is alive while fn works: a worker
@@ -304,14 +313,83 @@ func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
 	}
+	var extra []slog.Attr
+	if in.Update != "" {
+		identity, err := a.identity(ctx, in.Update)
+		if err != nil {
+			extra = append(extra, slog.String("client_identity_error", err.Error()))
+		} else {
+			extra = append(extra, slog.String("client_identity", identity))
+		}
+		ans = a.received(in.RunID, q, ans, identity)
+	}
 	attrs := append(human.DecisionRecord(q, ans, opt), slog.String("engine", EngineName), slog.String("worker", a.me.Identity))
+	attrs = append(attrs, extra...)
 	if err := a.audit.Event(ctx, "gate_decision", in.RunID, attrs...); err != nil {
 		e := &flow.AuditError{Gate: q.Gate, Decision: opt.Decision, Err: err}
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(e.Error(), errTypeAudit, err)
 	}
 	col := &collector{}
 	a.sink(col).Emit(flow.WithRun(ctx, in.RunID, q.Gate), event.Event{Kind: event.Answer, Text: opt.Decision}.WithData(ans))
-	return nodeOutput{Worker: a.me, State: state, Events: col.take()}, nil
+	return nodeOutput{Worker: a.me, State: state, Events: col.take(), Answer: &ans}, nil
+}
+
+// identity returns who sent the Update with this id to the activity's
+// run, as Temporal knows the client.
+func (a *activities) identity(ctx context.Context, update string) (string, error) {
+	if a.caller == nil {
+		return "", errors.New("this worker cannot read the run's history")
+	}
+	return a.caller(ctx, update)
+}
+
+// received is the answer an Update delivered, as it is recorded, given
+// the identity of the Temporal client that sent it ("" when unknown).
+// Anyone who can reach the cluster can send an Update naming any
+// channel, address and browser, so the answer keeps what it claims only
+// when it carries a seal made with this worker's answer key (azero's
+// terminal or page, sharing the key) for this asking of the question.
+// Otherwise it came through Temporal: channel temporal, answered by the
+// client Temporal names, the channel claimed kept as claimed_channel, the
+// address, browser and name claimed dropped. When in doubt, temporal.
+func (a *activities) received(runID string, q human.Question, ans human.Answer, identity string) human.Answer {
+	proven := a.key.Verify(runID, q, ans) == nil
+	ans.MAC, ans.ClaimedChannel = "", ""
+	if proven {
+		return ans
+	}
+	if ans.Channel != human.ChannelTemporal {
+		ans.ClaimedChannel = ans.Channel
+	}
+	ans.Channel, ans.RemoteAddr, ans.UserAgent = human.ChannelTemporal, "", ""
+	ans.By = "a Temporal client"
+	if identity != "" {
+		ans.By = "Temporal client " + identity
+	}
+	return ans
+}
+
+// updateCaller finds, in the run's history, who sent an Update: the
+// identity of the client, as Temporal recorded it with the request when
+// the run accepted it. The decision activity is scheduled by the workflow
+// task that accepted the Update, so the acceptance is in the history.
+func updateCaller(c client.Client) func(ctx context.Context, update string) (string, error) {
+	return func(ctx context.Context, update string) (string, error) {
+		run := activity.GetInfo(ctx).WorkflowExecution
+		it := c.GetWorkflowHistory(ctx, run.ID, run.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				return "", fmt.Errorf("read the history of run %s: %w", run.ID, err)
+			}
+			// Proto getters are nil-safe: other events have no meta.
+			meta := ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetMeta()
+			if meta.GetUpdateId() == update {
+				return meta.GetIdentity(), nil
+			}
+		}
+		return "", fmt.Errorf("update %s is not in the history of run %s", update, run.ID)
+	}
 }
 
 // Finish records how a run ended and forgets its worktree snapshot.

@@ -18,6 +18,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
 )
@@ -110,6 +111,10 @@ type Client struct {
 	TaskQueue string // the shared task queue (default DefaultTaskQueue)
 	// Poll is how often Follow asks where a run stands (default 250 ms).
 	Poll time.Duration
+	// Key seals the answers Answer sends, proving to a worker holding the
+	// same key that they come from azero's terminal or page; nil sends
+	// them unsealed, and they are recorded as coming through Temporal.
+	Key *answerkey.Key
 
 	mu    sync.Mutex
 	ended map[string]Status // runs List saw ended, as it lists them: they never change
@@ -272,8 +277,24 @@ var ErrRefused = errors.New("answer refused")
 // once the decision is recorded and acted on. The workflow's validator
 // refuses, before the history, an answer to no waiting question
 // (store.ErrNotAsked), one after another answer (store.ErrAnswered) and
-// one the question does not allow (ErrRefused); the error says why.
+// one the question does not allow (ErrRefused); the error says why, and
+// is not retryable. With a Key, the answer is sealed for the question
+// the run asks now (its id and nonce).
 func (c *Client) Answer(ctx context.Context, runID string, a human.Answer) (AnswerReply, error) {
+	if c.Key != nil {
+		st, err := c.Status(ctx, runID)
+		if err != nil {
+			return AnswerReply{}, fmt.Errorf("answer run %s: %w", runID, err)
+		}
+		// An answer to another question than the one asked now is sent
+		// as it is, for the run to refuse.
+		if q := st.Question; q != nil && (a.QuestionID == "" || a.QuestionID == q.ID) {
+			if a.At.IsZero() {
+				a.At = time.Now().UTC()
+			}
+			a = c.Key.Seal(runID, *q, a)
+		}
+	}
 	h, err := c.C.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: runID, UpdateName: UpdateAnswer, Args: []any{a},
 		WaitForStage: client.WorkflowUpdateStageCompleted,

@@ -15,16 +15,23 @@
 //     the node's declared next nodes, so the graph stays a true map.
 //   - A gate's ask runs as an activity ("azero.ask"); its decide runs in
 //     workflow code, where it must be, being pure. The question is the
-//     workflow's pending question (the "status" query); the answer
-//     arrives as the "answer" Update, whose validator runs human.Validate,
-//     so a wrong or partial word is rejected before it reaches the
-//     workflow's history (an answer naming no channel came from some
-//     Temporal client: its channel is "temporal"). A question with an
+//     workflow's pending question (the "status" query, with the nonce
+//     of this asking); the answer arrives as the "answer" Update, whose
+//     validator runs human.Validate, so a wrong or partial word is
+//     rejected before it reaches the workflow's history, with a
+//     non-retryable error. What an Update claims of itself is not
+//     trusted: the decision activity keeps its channel, who and from
+//     where only when it carries a seal the worker's answer key verifies
+//     for this asking (azero's terminal and page seal theirs, Client.Key);
+//     any other answer came through Temporal: channel "temporal", by the
+//     client's identity read from the Update's acceptance in the run's
+//     history, the claim kept as claimed_channel. A question with an
 //     Unattended answer passes unattended: on Temporal nobody sits at a
 //     terminal, and gates set that answer only when nothing needs a human.
 //   - Before a decision is acted on, an activity on a worker writes it to
 //     that worker's audit log ("azero.decision", gate_decision with the
-//     channel, who answered and the worker). If it cannot, the decision is
+//     channel it verified, who answered, the client's identity and the
+//     worker), and the workflow decides on the answer as recorded. If it cannot, the decision is
 //     dropped and the question stays pending: gates fail closed.
 //     The validator's refusals are typed (azero.NotAsked, azero.Answered,
 //     azero.InvalidAnswer); Client.Answer maps them to store.ErrNotAsked,

@@ -243,8 +243,13 @@ func (r *Runs) Events(ctx context.Context, runID string, after int64, limit int)
 	return out, nil
 }
 
+// PostedAnswer reports no answer: an answer sent to a run on Temporal is
+// taken at once or refused, never left waiting.
+func (r *Runs) PostedAnswer(store.Run) (human.Answer, bool, error) { return human.Answer{}, false, nil }
+
 // PostAnswer sends answer (a human.Answer) to the run's question
-// questionID as an Update, and returns once the run acted on it.
+// questionID as an Update (sealed with the Client's key), and returns
+// once the run acted on it.
 func (r *Runs) PostAnswer(ctx context.Context, runID, questionID string, answer json.RawMessage) error {
 	var a human.Answer
 	if err := json.Unmarshal(answer, &a); err != nil {

@@ -5,6 +5,9 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,8 +17,11 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/server/temporaltest"
 
+	"github.com/azero-dev/azero/internal/answerkey"
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -343,5 +349,86 @@ func TestTemporalListReadsAFinishedRunOnce(t *testing.T) {
 	}
 	if st := again["261124-asking"]; st.Question == nil {
 		t.Errorf("the run asking should be listed with its question: %+v", st)
+	}
+}
+
+// On a real server: an Update claiming the page's channel, sent by a
+// plain Temporal client, is recorded as an answer through Temporal with
+// the client's identity as the server recorded it, the claim kept as
+// claimed_channel; azero's own client, sealing its answer with the
+// worker's answer key, keeps the web channel. A refused answer comes back
+// not retryable.
+func TestTemporalUpdateClaimingWebIsRecordedAsTemporal(t *testing.T) {
+	srv := temporaltest.NewServer(temporaltest.WithT(t))
+	c := srv.NewClientWithOptions(client.Options{Logger: quiet{}, Identity: "worker-client"})
+	_, dir := startWorker(t, c, toyRegistry(t, 0), "worker-a")
+	key, err := answerkey.Load(dir) // the worker's own key: azero serve sharing its state directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := &Client{C: srv.NewClientWithOptions(client.Options{Logger: quiet{}, Identity: "mallory@laptop"}), Poll: 50 * time.Millisecond}
+	azero := &Client{C: srv.NewClientWithOptions(client.Options{Logger: quiet{}, Identity: "azero-serve@box"}), Poll: 50 * time.Millisecond, Key: key}
+	ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
+	defer cancel()
+	claim := human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelWeb, By: "127.0.0.1:5000 (Firefox)",
+		RemoteAddr: "127.0.0.1:5000", UserAgent: "Firefox"}
+
+	for _, r := range []struct {
+		id                  string
+		cl                  *Client
+		channel, claimed    string
+		by, identity, agent string
+	}{
+		{"261124-plain", plain, human.ChannelTemporal, human.ChannelWeb, "Temporal client mallory@laptop", "mallory@laptop", ""},
+		{"261124-azero", azero, human.ChannelWeb, "", claim.By, "azero-serve@box", "Firefox"},
+	} {
+		raw, _ := json.Marshal(toy{Dir: t.TempDir()})
+		if err := r.cl.Start(ctx, Input{RunID: r.id, Workflow: toyName, State: raw}); err != nil {
+			t.Fatal(err)
+		}
+		waiting, err := r.cl.Follow(ctx, r.id, nil)
+		if err != nil || waiting.Question == nil || waiting.Question.Nonce == "" {
+			t.Fatalf("%s should wait at its gate with a nonce: %+v %v", r.id, waiting.Question, err)
+		}
+		if r.id == "261124-plain" {
+			// A misspelt word is refused, and not retryable.
+			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: r.id, UpdateName: UpdateAnswer,
+				Args: []any{human.Answer{Gate: "check", Key: "aprove"}}, WaitForStage: client.WorkflowUpdateStageCompleted})
+			if err == nil {
+				err = h.Get(ctx, nil)
+			}
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) || app.Type() != errTypeInvalid || !app.NonRetryable() {
+				t.Errorf("a misspelt word: %v, want a non-retryable %s", err, errTypeInvalid)
+			}
+		}
+		if reply, err := r.cl.Answer(ctx, r.id, claim); err != nil || reply.Decision != "APPROVED" {
+			t.Fatalf("%s: the approval: %+v %v", r.id, reply, err)
+		}
+		var res Result
+		if err := c.GetWorkflow(ctx, r.id, "").Get(ctx, &res); err != nil || res.Status != store.StatusDone {
+			t.Fatalf("%s: %s, %v", r.id, res.Status, err)
+		}
+	}
+	recs := auditRecords(t, filepath.Join(dir, audit.FileName), "gate_decision")
+	if len(recs) != 2 {
+		t.Fatalf("want 2 decisions, got %v", recs)
+	}
+	want := map[string]map[string]any{
+		"261124-plain": {"channel": human.ChannelTemporal, "claimed_channel": human.ChannelWeb, "by": "Temporal client mallory@laptop",
+			"client_identity": "mallory@laptop", "remote_addr": nil, "user_agent": nil},
+		"261124-azero": {"channel": human.ChannelWeb, "claimed_channel": nil, "by": claim.By, "client_identity": "azero-serve@box",
+			"remote_addr": claim.RemoteAddr, "user_agent": claim.UserAgent},
+	}
+	for _, rec := range recs {
+		w, ok := want[fmt.Sprint(rec["run_id"])]
+		if !ok {
+			t.Fatalf("a decision for another run: %v", rec)
+		}
+		for k, v := range w {
+			if rec[k] != v {
+				t.Errorf("%s: gate_decision %s = %v, want %v", rec["run_id"], k, rec[k], v)
+			}
+		}
 	}
 }

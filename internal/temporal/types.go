@@ -175,6 +175,9 @@ type nodeOutput struct {
 	Calls    []store.Call    `json:"calls,omitempty"` // calls made by this activity
 	Question *human.Question `json:"question,omitempty"`
 	Events   []event.Event   `json:"events,omitempty"` // what the activity reported
+	// Answer is the answer as the decision activity recorded it: the
+	// channel it proved, or temporal with the caller's identity.
+	Answer *human.Answer `json:"answer,omitempty"`
 }
 
 // decisionInput is what the decision activity records.
@@ -183,6 +186,9 @@ type decisionInput struct {
 	Question human.Question `json:"question"`
 	Answer   human.Answer   `json:"answer"`
 	Decision string         `json:"decision"`
+	// Update is the id of the "answer" Update that delivered Answer; ""
+	// for the gate's unattended answer, which no client gave.
+	Update string `json:"update,omitempty"`
 }
 
 // Error types of activity failures the workflow tells apart.
@@ -197,6 +203,9 @@ const (
 	errTypeNotAsked = "azero.NotAsked" // no such question is waiting
 	errTypeAnswered = "azero.Answered" // another answer came first
 	errTypeInvalid  = "azero.InvalidAnswer"
+	// An answer accepted but not acted on (its decision could not be
+	// recorded): the question stays pending.
+	errTypeNotActed = "azero.NotActedOn"
 )
 
 // MetaEngine is the meta key naming the engine of a run kept in a

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/store"
@@ -37,6 +38,11 @@ type WorkerConfig struct {
 	// before it cancels them (default DefaultStopTimeout: a node's own
 	// default timeout). Without it Temporal's SDK cancels them at once.
 	StopTimeout time.Duration
+	// Key verifies the seals of answers sent by azero's terminal and page
+	// (default: the key of StateDir, made if missing). An answer that
+	// claims their channel without a seal it verifies is recorded as
+	// coming through Temporal.
+	Key *answerkey.Key
 }
 
 // DefaultStopTimeout is how long a stopping worker waits for the steps
@@ -70,9 +76,16 @@ func NewWorker(c client.Client, cfg WorkerConfig) (*Worker, error) {
 	if cfg.StopTimeout <= 0 {
 		cfg.StopTimeout = DefaultStopTimeout
 	}
+	if cfg.Key == nil {
+		k, err := answerkey.Load(cfg.StateDir)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Key = k
+	}
 	id := WorkerRef{Queue: OwnQueue(cfg.TaskQueue, cfg.Identity), Identity: cfg.Identity}
 	acts := &activities{reg: cfg.Registry, store: cfg.Store, audit: cfg.Audit, stateDir: cfg.StateDir,
-		me: id, watch: cfg.Watch, now: cfg.Now}
+		me: id, watch: cfg.Watch, now: cfg.Now, key: cfg.Key, caller: updateCaller(c)}
 	register := func(r worker.ActivityRegistry) {
 		r.RegisterActivityWithOptions(acts.Node, activity.RegisterOptions{Name: activityNode})
 		r.RegisterActivityWithOptions(acts.Ask, activity.RegisterOptions{Name: activityAsk})

@@ -1,9 +1,12 @@
 package temporal
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -377,6 +380,7 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 	// The question's id is its content, as locally: an answer given for
 	// it (the web page sends the id it showed) is refused once it changed.
 	q.ID = human.Fingerprint(q)
+	q.Nonce = questionNonce(workflow.GetInfo(ctx).WorkflowExecution.RunID, dr.steps, q.ID)
 	if err := q.Check(); err != nil {
 		return "", temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, nil)
 	}
@@ -404,7 +408,7 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 		if a.At.IsZero() {
 			a.At = dr.now()
 		}
-		next, err := dr.decide(ctx, q, a)
+		next, err := dr.decide(ctx, q, a, update)
 		dr.deciding = false
 		if update != "" {
 			dr.replies[update] = &reply{r: AnswerReply{Gate: q.Gate, Decision: decisionOf(q, a), Next: next}, err: err}
@@ -421,6 +425,16 @@ func (dr *driver) gate(ctx workflow.Context) (string, error) {
 	}
 }
 
+// questionNonce is the nonce of one asking of a question: unique to the
+// execution (its run id is random, and new when the run continues as
+// new) and the step the run stands at (a gate asked again later stands
+// at a later step), and the same when the workflow replays. It need not
+// be secret: answers are sealed for it with a key, not with it.
+func questionNonce(execution string, steps int, questionID string) string {
+	sum := sha256.Sum256([]byte(execution + "|" + strconv.Itoa(steps) + "|" + questionID))
+	return hex.EncodeToString(sum[:16])
+}
+
 func decisionOf(q human.Question, a human.Answer) string {
 	if o, ok := q.Option(a.Key); ok {
 		return o.Decision
@@ -429,16 +443,21 @@ func decisionOf(q human.Question, a human.Answer) string {
 }
 
 // decide validates a, has a worker write the decision to its audit log,
-// and only then routes on it.
-func (dr *driver) decide(ctx workflow.Context, q human.Question, a human.Answer) (string, error) {
+// and only then routes on it, with the answer as the worker recorded it
+// (an Update's channel is what the worker could verify, not what the
+// caller claimed). update is the id of the Update that delivered a.
+func (dr *driver) decide(ctx workflow.Context, q human.Question, a human.Answer, update string) (string, error) {
 	opt, err := human.Validate(q, a)
 	if err != nil {
 		return "", err
 	}
 	var out nodeOutput
-	in := decisionInput{nodeInput: dr.input(q.Gate), Question: q, Answer: a, Decision: opt.Decision}
+	in := decisionInput{nodeInput: dr.input(q.Gate), Question: q, Answer: a, Decision: opt.Decision, Update: update}
 	if err := dr.exec(ctx, activityDecision, false, build(in, setDecisionMoved), &out); err != nil {
 		return "", err
+	}
+	if out.Answer != nil {
+		a = *out.Answer
 	}
 	dr.state = out.State
 	next, state, err := dr.d.decide(q.Gate, dr.state, q, a)
@@ -451,30 +470,36 @@ func (dr *driver) decide(ctx workflow.Context, q human.Question, a human.Answer)
 
 // validateAnswer refuses, before it reaches the history, an answer the
 // pending question does not allow. Its errors are typed so that clients
-// tell "not asked" and "answered first" from a wrong answer.
+// tell "not asked" and "answered first" from a wrong answer, and none is
+// retryable: the same answer sent again is refused again.
 func (dr *driver) validateAnswer(ctx workflow.Context, a human.Answer) error {
 	a = viaUpdate(a)
 	switch {
 	case dr.question != nil && (dr.answer != nil || dr.deciding):
-		return temporal.NewApplicationError(fmt.Sprintf("gate %s of run %s was already answered", dr.question.Gate, dr.in.RunID), errTypeAnswered)
+		return refused(errTypeAnswered, "gate %s of run %s was already answered", dr.question.Gate, dr.in.RunID)
 	case dr.question == nil || dr.status != store.StatusWaiting:
-		return temporal.NewApplicationError(fmt.Sprintf("run %s is not waiting for an answer (it is %s at %s)", dr.in.RunID, dr.status, dr.node), errTypeNotAsked)
+		return refused(errTypeNotAsked, "run %s is not waiting for an answer (it is %s at %s)", dr.in.RunID, dr.status, dr.node)
 	case a.Gate != "" && a.Gate != dr.question.Gate:
-		return temporal.NewApplicationError(fmt.Sprintf("gate %s is not waiting: run %s waits at %s", a.Gate, dr.in.RunID, dr.question.Gate), errTypeNotAsked)
+		return refused(errTypeNotAsked, "gate %s is not waiting: run %s waits at %s", a.Gate, dr.in.RunID, dr.question.Gate)
 	case a.QuestionID != "" && a.QuestionID != dr.question.ID:
-		return temporal.NewApplicationError(fmt.Sprintf("the question at %s changed since it was read: look at it again", dr.question.Gate), errTypeNotAsked)
+		return refused(errTypeNotAsked, "the question at %s changed since it was read: look at it again", dr.question.Gate)
 	case a.Channel == human.ChannelUnattended:
-		return temporal.NewApplicationError(fmt.Sprintf("gate %s needs a human: no channel may answer it as unattended", dr.question.Gate), errTypeInvalid)
+		return refused(errTypeInvalid, "gate %s needs a human: no channel may answer it as unattended", dr.question.Gate)
 	}
 	if _, err := human.Validate(*dr.question, a); err != nil {
-		return temporal.NewApplicationError(err.Error(), errTypeInvalid)
+		return refused(errTypeInvalid, "%s", err.Error())
 	}
 	return nil
 }
 
+// refused is the error of an answer the run will not take.
+func refused(kind, format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), kind, nil)
+}
+
 // viaUpdate is an answer as the Update delivered it: one that names no
-// channel came through Temporal itself (any Temporal client), and is
-// recorded so. The terminal and the page name theirs.
+// channel came through Temporal itself (any Temporal client). A channel
+// named is only a claim until the decision activity verifies it.
 func viaUpdate(a human.Answer) human.Answer {
 	if a.Channel == "" {
 		a.Channel = human.ChannelTemporal
@@ -496,7 +521,14 @@ func (dr *driver) onAnswer(ctx workflow.Context, a human.Answer) (AnswerReply, e
 	r := dr.replies[id]
 	delete(dr.replies, id)
 	if r.err != nil {
-		return AnswerReply{}, errors.New(cause(r.err))
+		// Not acted on (its decision could not be recorded): the question
+		// stays pending, and this Update is over; answer again.
+		kind := errTypeNotActed
+		var app *temporal.ApplicationError
+		if errors.As(r.err, &app) && app.Type() != "" {
+			kind = app.Type()
+		}
+		return AnswerReply{}, refused(kind, "%s", cause(r.err))
 	}
 	return r.r, nil
 }

@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
@@ -148,19 +149,26 @@ func toyRegistry(t testing.TB, maxVisits int) *Registry {
 	return reg
 }
 
-// testWorker is a worker's activities over a real store and audit log.
+// testWorker is a worker's activities over a real store, audit log and
+// answer key. The test environment has no history to read the identity
+// of an Update's client from: the server tests check that.
 type testWorker struct {
 	acts     *activities
 	auditLog string
 	st       *store.Store
+	key      *answerkey.Key
 }
 
 func newTestWorker(t testing.TB, reg *Registry, name string) *testWorker {
 	t.Helper()
 	ws := newWorkerState(t)
+	key, err := answerkey.Load(ws.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	me := WorkerRef{Queue: OwnQueue(DefaultTaskQueue, name), Identity: name}
-	return &testWorker{st: ws.store, auditLog: ws.auditLog,
-		acts: &activities{reg: reg, store: ws.store, audit: ws.audit, stateDir: ws.dir, me: me, now: time.Now}}
+	return &testWorker{st: ws.store, auditLog: ws.auditLog, key: key,
+		acts: &activities{reg: reg, store: ws.store, audit: ws.audit, stateDir: ws.dir, me: me, now: time.Now, key: key}}
 }
 
 // workerState is a worker's own state directory with its store and audit
@@ -348,8 +356,11 @@ func TestGateWaitsForAValidAnswer(t *testing.T) {
 		t.Fatalf("want exactly one gate_decision record (refused answers are never recorded), got %d", len(recs))
 	}
 	r := recs[0]
+	// "by" is what the client said of itself, proven by nothing: the
+	// record names the client as Temporal does (unknown here, see
+	// TestTemporalUpdateClaimingWebIsRecordedAsTemporal).
 	for k, v := range map[string]any{"gate": "check", "decision": "APPROVED", "answer": "approve", "channel": "temporal",
-		"worker": "worker-a", "by": "tester", "run_id": "261124-toyrun", "steps_done": float64(3)} {
+		"worker": "worker-a", "by": "a Temporal client", "run_id": "261124-toyrun", "steps_done": float64(3)} {
 		if r[k] != v {
 			t.Errorf("gate_decision %s = %v, want %v", k, r[k], v)
 		}
@@ -600,6 +611,11 @@ func TestValidatorRefusalsAreTyped(t *testing.T) {
 		}
 		if got := appType(c.o.rejected); got != c.want {
 			t.Errorf("%s: refused as %q, want %q (%v)", name, got, c.want, c.o.rejected)
+		}
+		// Sending the same answer again cannot help: nothing retries it.
+		var app *temporal.ApplicationError
+		if errors.As(c.o.rejected, &app) && !app.NonRetryable() {
+			t.Errorf("%s: the refusal is retryable, want non-retryable (%v)", name, c.o.rejected)
 		}
 	}
 	approved.ok(t, "approve with the question's id")
@@ -951,8 +967,9 @@ func TestAnswerWithoutAChannelIsTemporals(t *testing.T) {
 		t.Fatalf("want done, answered through the temporal channel; got %s via %q", res.Status, s.Answered)
 	}
 	recs := auditRecords(t, te.w.auditLog, "gate_decision")
-	if len(recs) != 1 || recs[0]["channel"] != human.ChannelTemporal || recs[0]["by"] != "ops" || recs[0]["worker"] != "worker-a" {
-		t.Errorf("the decision record should name the temporal channel, who and the worker: %v", recs)
+	if len(recs) != 1 || recs[0]["channel"] != human.ChannelTemporal || recs[0]["by"] != "a Temporal client" || recs[0]["worker"] != "worker-a" ||
+		recs[0]["claimed_channel"] != nil {
+		t.Errorf("the decision record should name the temporal channel, the client (not who it claims to be) and the worker: %v", recs)
 	}
 }
 
@@ -985,6 +1002,120 @@ func TestEventsKeptFitAPayload(t *testing.T) {
 	for i := 1; i < len(dr.events); i++ {
 		if dr.events[i].Seq != dr.events[i-1].Seq+1 {
 			t.Fatalf("events kept out of order at %d", i)
+		}
+	}
+}
+
+// Anyone who can reach the cluster can send the answer Update, naming any
+// channel, address and browser. Only an answer sealed with the worker's
+// answer key for this asking of the question (azero's terminal and page
+// seal theirs) keeps what it claims; any other is recorded, and decided,
+// as an answer through Temporal, the claim kept as claimed_channel.
+func TestUpdateKeepsItsChannelOnlyWithASeal(t *testing.T) {
+	other, err := answerkey.Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelWeb, By: "127.0.0.1:5000 (Firefox)",
+		RemoteAddr: "127.0.0.1:5000", UserAgent: "Firefox", At: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	terminal := human.Answer{Gate: "check", Key: "approve", Channel: human.ChannelTerminal, By: "terminal of ana@box", At: web.At}
+	for _, c := range []struct {
+		name string
+		// answer builds the Update's answer for the question the run asks,
+		// with the worker's key.
+		answer     func(q human.Question, key *answerkey.Key) human.Answer
+		channel    string
+		claimed    string
+		by         string
+		remote, ua string
+	}{
+		{name: "web claimed without a seal", answer: func(q human.Question, _ *answerkey.Key) human.Answer { return web },
+			channel: human.ChannelTemporal, claimed: human.ChannelWeb, by: "a Temporal client"},
+		{name: "web sealed with the worker's key", answer: func(q human.Question, k *answerkey.Key) human.Answer { return k.Seal(runOfToy, q, web) },
+			channel: human.ChannelWeb, by: web.By, remote: web.RemoteAddr, ua: web.UserAgent},
+		{name: "terminal sealed with the worker's key", answer: func(q human.Question, k *answerkey.Key) human.Answer { return k.Seal(runOfToy, q, terminal) },
+			channel: human.ChannelTerminal, by: terminal.By},
+		{name: "web sealed with another key", answer: func(q human.Question, _ *answerkey.Key) human.Answer { return other.Seal(runOfToy, q, web) },
+			channel: human.ChannelTemporal, claimed: human.ChannelWeb, by: "a Temporal client"},
+		{name: "web sealed for an earlier asking of the question", answer: func(q human.Question, k *answerkey.Key) human.Answer {
+			q.Nonce = questionNonce("an earlier execution", 1, q.ID)
+			return k.Seal(runOfToy, q, web)
+		}, channel: human.ChannelTemporal, claimed: human.ChannelWeb, by: "a Temporal client"},
+		{name: "web sealed for another run", answer: func(q human.Question, k *answerkey.Key) human.Answer { return k.Seal("261124-other", q, web) },
+			channel: human.ChannelTemporal, claimed: human.ChannelWeb, by: "a Temporal client"},
+		{name: "web sealed, then its address changed", answer: func(q human.Question, k *answerkey.Key) human.Answer {
+			a := k.Seal(runOfToy, q, web)
+			a.RemoteAddr = "10.1.1.1:80"
+			return a
+		}, channel: human.ChannelTemporal, claimed: human.ChannelWeb, by: "a Temporal client"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			te := newToyEnv(t, 0)
+			var sent *outcome
+			var asked Status
+			te.env.RegisterDelayedCallback(func() {
+				asked = te.status(t)
+				sent = te.update(UpdateAnswer, c.answer(*asked.Question, te.w.key))
+			}, time.Minute)
+			te.start(t, toy{}, Options{})
+			if asked.Question == nil || len(asked.Question.Nonce) != 32 {
+				t.Fatalf("the pending question should carry a nonce: %+v", asked.Question)
+			}
+			sent.ok(t, "the approval")
+			res := te.result(t)
+			var s toy
+			if err := json.Unmarshal(res.State, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Answered != c.channel {
+				t.Errorf("decide saw the answer through %q, want %q", s.Answered, c.channel)
+			}
+			recs := auditRecords(t, te.w.auditLog, "gate_decision")
+			if len(recs) != 1 {
+				t.Fatalf("want one gate_decision, got %v", recs)
+			}
+			r := recs[0]
+			want := map[string]any{"channel": c.channel, "by": c.by, "decision": "APPROVED"}
+			for k, v := range map[string]string{"claimed_channel": c.claimed, "remote_addr": c.remote, "user_agent": c.ua} {
+				if v != "" {
+					want[k] = v
+				} else {
+					want[k] = nil
+				}
+			}
+			for k, v := range want {
+				if r[k] != v {
+					t.Errorf("gate_decision %s = %v, want %v", k, r[k], v)
+				}
+			}
+			if r["mac"] != nil {
+				t.Errorf("the record carries the seal: %v", r)
+			}
+			for _, ev := range res.Events {
+				var a human.Answer
+				if ev.Kind == event.Answer && (ev.Decode(&a) != nil || a.Channel != c.channel || a.MAC != "") {
+					t.Errorf("the answer event = %s: want channel %s, no seal", ev.Data, c.channel)
+				}
+			}
+		})
+	}
+}
+
+const runOfToy = "261124-toyrun"
+
+func TestQuestionNonceIsOnePerAsking(t *testing.T) {
+	t.Parallel()
+	base := questionNonce("exec-1", 3, "q1")
+	if base != questionNonce("exec-1", 3, "q1") {
+		t.Error("the nonce changes when the workflow replays the same asking")
+	}
+	for name, other := range map[string]string{
+		"another execution (continued as new)": questionNonce("exec-2", 3, "q1"),
+		"a later step (asked again)":           questionNonce("exec-1", 4, "q1"),
+		"another question":                     questionNonce("exec-1", 3, "q2"),
+	} {
+		if other == base {
+			t.Errorf("%s has the same nonce", name)
 		}
 	}
 }

@@ -139,8 +139,16 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 		return res, refuse(http.StatusConflict, "the question at %s changed since you read it: look at it again%s", q.Gate,
 			s.answeredBefore(ctx, r.ID, req.Gate))
 	}
-	if len(r.Answer) > 0 {
-		return res, refuse(http.StatusConflict, "%s was already answered%s; the run continues with that answer", q.Gate, answeredOn(r.Answer))
+	// A forged answer is not an answer: this one is posted over it, and
+	// the forgery recorded once that is done.
+	var forged error
+	switch prior, ok, err := st.PostedAnswer(r); {
+	case errors.Is(err, store.ErrForged):
+		forged = err
+	case err != nil:
+		return res, err
+	case ok:
+		return res, refuse(http.StatusConflict, "%s was already answered%s; the run continues with that answer", q.Gate, answeredOn(prior))
 	}
 	asked := *q
 	if asked.Kind == human.Editor && len(asked.Options) > 0 {
@@ -172,12 +180,20 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 	}
 	switch err := st.PostAnswer(ctx, r.ID, q.ID, raw); {
 	case errors.Is(err, store.ErrAnswered):
-		again, _ := st.GetRun(ctx, r.ID)
-		return res, refuse(http.StatusConflict, "%s was answered first%s; your answer was not used", q.Gate, answeredOn(again.Answer))
+		on := ""
+		if again, gerr := st.GetRun(ctx, r.ID); gerr == nil {
+			if prior, ok, _ := st.PostedAnswer(again); ok {
+				on = answeredOn(prior)
+			}
+		}
+		return res, refuse(http.StatusConflict, "%s was answered first%s; your answer was not used", q.Gate, on)
 	case errors.Is(err, store.ErrNotAsked):
 		return res, refuse(http.StatusConflict, "run %s no longer asks that question: look at it again", r.ID)
 	case err != nil:
 		return res, err
+	}
+	if forged != nil {
+		s.forged(ctx, r.ID, q.Gate, forged)
 	}
 	res.Answer, res.Decision = a.Key, opt.Decision
 	if q.Kind == human.Text {
@@ -218,13 +234,27 @@ func (s *Server) answeredBefore(ctx context.Context, runID, gate string) string 
 	return ""
 }
 
-// answeredOn says where a posted answer came from: " on the terminal".
-func answeredOn(raw json.RawMessage) string {
-	var a human.Answer
-	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil || a.Channel == "" {
+// answeredOn says where a posted answer came from: " on the terminal
+// channel".
+func answeredOn(a human.Answer) string {
+	if a.Channel == "" {
 		return ""
 	}
 	return " on the " + a.Channel + " channel"
+}
+
+// forged records an answer found in the store that azero did not make
+// (err is a *store.ForgedError), as the engine does when it finds one.
+func (s *Server) forged(ctx context.Context, runID, gate string, err error) {
+	attrs := []slog.Attr{slog.String("gate", gate), slog.String("reason", err.Error()), slog.String("found_by", "azero serve")}
+	var f *store.ForgedError
+	if errors.As(err, &f) {
+		attrs = append(attrs, slog.String("claimed_channel", f.Claimed.Channel))
+		if f.Claimed.By != "" {
+			attrs = append(attrs, slog.String("claimed_by", f.Claimed.By))
+		}
+	}
+	_ = s.opts.Audit.Event(context.WithoutCancel(ctx), "answer_forged", runID, attrs...)
 }
 
 // continueIfIdle starts driving the run when no live process does (it
@@ -276,7 +306,9 @@ func (s *Server) continueIfIdle(runID string) bool {
 const maxContinues = 100
 
 // answeredIdle reports whether the run has an answer posted for the
-// question it waits at and no live process drives it.
+// question it waits at and no live process drives it. Any answer counts
+// here: driving the run takes a real one, and refuses, records and
+// removes a forged one.
 func (s *Server) answeredIdle(runID string) bool {
 	if s.ctx.Err() != nil {
 		return false

@@ -177,7 +177,8 @@ func (s *Server) gates(r *http.Request) ([]waitingGate, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, waitingGate{Run: rundoc.ViewOf(s.opts.Store, run, now), Question: q, Answered: len(run.Answer) > 0})
+		_, answered, _ := s.opts.Store.PostedAnswer(run)
+		out = append(out, waitingGate{Run: rundoc.ViewOf(s.opts.Store, run, now), Question: q, Answered: answered})
 	}
 	return out, nil
 }

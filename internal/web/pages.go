@@ -392,14 +392,16 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typ
 	}
 	if d.Question != nil {
 		v := formValues{}
+		// Only an answer azero made is one; a forged one is not shown.
+		prior, answered, _ := s.opts.Store.PostedAnswer(run)
 		// (A question answered already shows no form.)
-		if typed != nil && typed.QuestionID != "" && typed.QuestionID == d.Question.ID && len(run.Answer) == 0 {
+		if typed != nil && typed.QuestionID != "" && typed.QuestionID == d.Question.ID && !answered {
 			v, data.Refused = *typed, ""
 		}
 		qv := newQuestionView(run.ID, *d.Question, v)
 		data.Question = &qv
-		if len(run.Answer) > 0 {
-			data.Answered = "answered" + answeredOn(run.Answer) + "; the run continues with that answer"
+		if answered {
+			data.Answered = "answered" + answeredOn(prior) + "; the run continues with that answer"
 		}
 	}
 	switch {

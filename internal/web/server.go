@@ -15,8 +15,11 @@
 //     text an option needs. No request answers without a field typed or
 //     chosen by a person, and there is no setting that approves.
 //   - An answer is posted to the store for the question the run asks now
-//     (store.PostAnswer: the first answer, from any channel, wins); a gate
-//     that is not waiting takes none.
+//     (store.PostAnswer: the first answer, from any channel, wins, sealed
+//     for the question's nonce); a gate that is not waiting takes none.
+//     Only an answer whose seal verifies is shown as an answer: one written
+//     into the store by anything else is recorded as answer_forged when an
+//     answer is posted over it, and never shown.
 //   - The JSON documents of /api/runs and /api/runs/RUN are those of
 //     `azero runs --json` and `azero runs show RUN --json` (package rundoc).
 package web
@@ -39,6 +42,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/rundoc"
 	"github.com/azero-dev/azero/internal/store"
 )
@@ -66,6 +70,10 @@ type Source interface {
 	// store.ErrAnswered when another answer came first, store.ErrNotAsked
 	// when the run no longer asks it.
 	PostAnswer(ctx context.Context, runID, questionID string, answer json.RawMessage) error
+	// PostedAnswer returns the answer posted for the question r asks and
+	// not yet taken: ok false when there is none; an error matching
+	// store.ErrForged when the one there was not made by azero.
+	PostedAnswer(r store.Run) (a human.Answer, ok bool, err error)
 }
 
 // Options configure a Server.
