@@ -4,12 +4,15 @@
 //
 // When a model must change a large file, asking it for the whole file
 // truncates and loses code, so azero asks for FIND/REPLACE blocks instead
-// (see SelectStrategy and BlocksPrompt) and applies them here.
+// (internal/coder holds that conversation with the model) and applies
+// them here. This package never talks to a model: it is text in, text
+// out, and imports nothing that does.
 //
 // Invariants:
 //
 //   - Apply never writes; callers write through internal/safewrite.
 //     Apply is a pure function of its arguments: strings in, string out.
+//     So are Parse, ExtractFile, KeepFileShape, Outline and IsLarge.
 //   - All or nothing: when any block fails (not found, ambiguous, unevenly
 //     indented, elided code, empty FIND), Apply returns the content it was
 //     given, unchanged, and a typed error naming the block.
@@ -95,8 +98,13 @@
 // and the TypeScript compiler on real code. Other files get the lines that
 // look like declarations. Declarations never panics and never fails.
 //
-// Generate asks a model for one file and applies its reply. A reply cut off
-// at the output limit is asked for again; a reply that cannot be used is
-// sent back with the precise error, which shows the file's exact lines to
-// copy, at most MaxCorrections times.
+// Whole-file replies (ExtractFullFile, ExtractFile): the file is the one
+// fenced code block of the reply, or among several the one named for the
+// file or alone in its language; a fence never closed (a reply cut off)
+// is an error, never a partial file. KeepFileShape gives a whole new file
+// the line endings, byte-order mark and final newline of the one it
+// replaces, as Apply keeps them for blocks.
+//
+// Sizes (IsLarge): a file over LargeLines lines or LargeBytes bytes is
+// large; it is changed with edit blocks and shown as its outline.
 package edit

@@ -55,6 +55,7 @@ import (
 	"github.com/azero-dev/azero/internal/shell"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/coder"
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
@@ -266,9 +267,9 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 	}
 	n.say(ctx, event.Plain, "%s %s", purpose, f.Path)
 	runID := flow.RunID(ctx)
-	res, err := edit.Generate(ctx, n.d.Coder, edit.GenerateInput{
+	res, err := coder.Generate(ctx, n.d.Coder, coder.GenerateInput{
 		Change: change,
-		Prompt: edit.PromptInput{Path: f.Path, LLD: s.LLD, Existing: string(existing), Tests: n.testsText(s, f)},
+		Prompt: coder.PromptInput{Path: f.Path, LLD: s.LLD, Existing: string(existing), Tests: n.testsText(s, f)},
 		System: systemText, Extra: task, MaxTokens: n.d.MaxTokens, MaxOutput: n.d.MaxOutput, Purpose: purpose,
 		OnTruncated: func(cut, next int, blocks bool) {
 			how := fmt.Sprintf("asking again with %d", next)
@@ -297,7 +298,7 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 	req := safewrite.Request{Root: s.Worktree, Path: f.Path, Content: []byte(res.Content), Base: &snap,
 		Actor: "implement:" + purpose, RunID: flow.RunID(ctx)}
 	switch {
-	case res.Strategy == edit.Blocks:
+	case res.Strategy == coder.Blocks:
 		req.Strategy = safewrite.Edit
 	case f.Change == "Add" && snap.Exists:
 		// An Add file holds only what this run wrote earlier; replacing it

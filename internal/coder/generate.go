@@ -1,14 +1,13 @@
-package edit
+package coder
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	pathpkg "path"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/llm"
 )
 
@@ -39,7 +38,7 @@ var ErrRefused = errors.New("the model refused to answer")
 
 // GenerateInput describes one file to produce with a model.
 type GenerateInput struct {
-	Change    ChangeType
+	Change    edit.ChangeType
 	Prompt    PromptInput // Path, LLD, Existing (for Modify), Tests, Feedback
 	System    string      // the system text
 	Extra     string      // more instructions appended to the prompt (context files, the phase's goal)
@@ -63,8 +62,8 @@ type GenerateResult struct {
 	Truncations int      `json:"truncations"`
 	Corrections int      `json:"corrections"`
 	// Blocks is how each edit block was applied, for a Blocks strategy:
-	// callers show and record the loose matches (LooseMatches).
-	Blocks []Result `json:"blocks,omitempty"`
+	// callers show and record the loose matches (edit.LooseMatches).
+	Blocks []edit.Result `json:"blocks,omitempty"`
 	// Rejected holds, in order, the error sent back to the model for each
 	// reply that could not be used.
 	Rejected []string `json:"rejected,omitempty"`
@@ -91,11 +90,11 @@ func (e *GiveUpError) Unwrap() error { return e.Reason }
 // blocks; when neither can change, Generate gives up rather than repeat
 // the same call. A
 // reply that cannot be used is sent back with the error text, which shows
-// the model the file's exact lines to copy (see NotFoundError,
-// AmbiguousError, IndentError), at most MaxCorrections times; then
+// the model the file's exact lines to copy (see edit.NotFoundError,
+// edit.AmbiguousError, edit.IndentError), at most MaxCorrections times; then
 // Generate gives up. Unusable means: it does not parse, a block fails to
 // apply, a block names another file, or every block changes nothing.
-// A whole-file reply is read as models write them (ExtractFile: the file
+// A whole-file reply is read as models write them (edit.ExtractFile: the file
 // among other code blocks); edit blocks sent for an existing file asked
 // for whole are applied as blocks (Strategy then says Blocks), and for a
 // new file are sent back: a reply's markers are never written as text.
@@ -134,7 +133,7 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 			if in.MaxOutput > 0 {
 				next = min(next, in.MaxOutput)
 			}
-			blocks := res.Strategy == FullFile && in.Change == Modify && existing != ""
+			blocks := res.Strategy == FullFile && in.Change == edit.Modify && existing != ""
 			switch {
 			case res.Truncations > MaxTruncationRetries:
 				return giveUp(fmt.Errorf("%w %d times (last limit %d tokens)", ErrTruncated, res.Truncations, limit))
@@ -173,7 +172,7 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 // strategy the reply followed: a model asked for the whole of an existing
 // file sometimes answers with edit blocks instead, which are applied as
 // such (never written into the file as text).
-func interpret(st Strategy, path, existing, reply string) (string, []Result, Strategy, error) {
+func interpret(st Strategy, path, existing, reply string) (string, []edit.Result, Strategy, error) {
 	if st == Blocks {
 		content, results, err := applyReply(path, existing, reply)
 		return content, results, Blocks, err
@@ -185,7 +184,7 @@ func interpret(st Strategy, path, existing, reply string) (string, []Result, Str
 	if existing == "" && repliedBlocks(reply) {
 		return "", nil, st, ErrBlocksForNewFile
 	}
-	content, err := ExtractFile(reply, path)
+	content, err := edit.ExtractFile(reply, path)
 	if err != nil {
 		return "", nil, st, err
 	}
@@ -194,14 +193,14 @@ func interpret(st Strategy, path, existing, reply string) (string, []Result, Str
 	}
 	// A whole file that swaps real code for "... rest of code ..." would
 	// delete that code just as a lazy block would.
-	var el *ElisionError
-	if err := CheckElision([]Block{{N: 1, Find: existing, Replace: content}}); errors.As(err, &el) {
+	var el *edit.ElisionError
+	if err := edit.CheckElision([]edit.Block{{N: 1, Find: existing, Replace: content}}); errors.As(err, &el) {
 		return "", nil, st, fmt.Errorf("the file you sent replaces existing code with the placeholder %q; send the complete file, with every line written out", strings.TrimSpace(el.Line))
 	} else if err != nil {
 		return "", nil, st, err
 	}
 	// Keep the file's line endings, byte-order mark and final newline.
-	return KeepFileShape(existing, content), nil, st, nil
+	return edit.KeepFileShape(existing, content), nil, st, nil
 }
 
 // repliedBlocks reports whether a reply asked for a whole file is edit
@@ -209,45 +208,36 @@ func interpret(st Strategy, path, existing, reply string) (string, []Result, Str
 // exactly one) is not a file that merely mentions the format, since that
 // block then holds a marker or label line of its own.
 func repliedBlocks(reply string) bool {
-	if _, err := Parse(reply); err != nil {
+	if _, err := edit.Parse(reply); err != nil {
 		return false
 	}
-	body, err := ExtractFullFile(reply)
+	body, err := edit.ExtractFullFile(reply)
 	if err != nil {
 		return true // no single fenced file: blocks, or blocks in several fences
 	}
-	blocks, err := Parse(body)
+	blocks, err := edit.Parse(body)
 	return err == nil && len(blocks) > 0
 }
 
 // applyReply parses a reply as edit blocks and applies them to existing.
-func applyReply(path, existing, reply string) (string, []Result, error) {
-	blocks, err := Parse(reply)
+func applyReply(path, existing, reply string) (string, []edit.Result, error) {
+	blocks, err := edit.Parse(reply)
 	if err != nil {
 		return "", nil, err
 	}
 	for _, b := range blocks {
-		if b.Path != "" && !PathMatches(path, b.Path) {
+		if b.Path != "" && !edit.PathMatches(path, b.Path) {
 			return "", nil, fmt.Errorf("edit block %d is for %s, but this reply must change only %s; send the blocks for %s alone", b.N, b.Path, path, path)
 		}
 	}
-	out, results, err := Apply(existing, blocks)
+	out, results, err := edit.Apply(existing, blocks)
 	if err != nil {
 		return "", nil, err
 	}
-	if !slices.ContainsFunc(results, func(r Result) bool { return r.Status == Applied }) {
+	if !slices.ContainsFunc(results, func(r edit.Result) bool { return r.Status == edit.Applied }) {
 		return "", nil, fmt.Errorf("%w; write the changed lines in REPLACE WITH", ErrNoChange)
 	}
 	return out, results, nil
-}
-
-// PathMatches reports whether the file at path (as the caller names it)
-// is the file a block names: models name files relative to a root they
-// guess, so the block's path need only be a whole-element tail of path.
-func PathMatches(path, blockPath string) bool {
-	bp := strings.TrimPrefix(pathpkg.Clean(filepath.ToSlash(strings.TrimSpace(blockPath))), "./")
-	fp := pathpkg.Clean(filepath.ToSlash(path))
-	return fp == bp || strings.HasSuffix(fp, "/"+strings.TrimPrefix(bp, "/")) || strings.HasSuffix(bp, "/"+fp)
 }
 
 func correction(st Strategy, err error) string {

@@ -59,38 +59,3 @@ func ParseChangeType(s string) (ChangeType, error) {
 	}
 	return 0, fmt.Errorf("unknown change type %q: the LLD's Files Changed table must say Add, Modify or Delete", s)
 }
-
-// Strategy is how a model is asked to produce a file.
-type Strategy int
-
-const (
-	// FullFile asks for the complete file (FullFilePrompt, ExtractFullFile).
-	FullFile Strategy = iota + 1
-	// Blocks asks for edit blocks (BlocksPrompt, Parse, Apply).
-	Blocks
-)
-
-func (s Strategy) String() string {
-	switch s {
-	case FullFile:
-		return "full-file"
-	case Blocks:
-		return "blocks"
-	}
-	return fmt.Sprintf("Strategy(%d)", int(s))
-}
-
-// MarshalText makes a Strategy appear as "full-file" or "blocks" in JSON.
-func (s Strategy) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// SelectStrategy picks how to generate a file, exactly as spec #324 says:
-// Add is always FullFile whatever its size (there is nothing to edit);
-// Modify uses Blocks when the existing file IsLarge and FullFile
-// otherwise. Delete generates nothing; it gets FullFile, the spec's
-// default, and callers do not call a model for it.
-func SelectStrategy(change ChangeType, existing []byte) Strategy {
-	if change == Modify && IsLarge(existing) {
-		return Blocks
-	}
-	return FullFile
-}

@@ -58,43 +58,17 @@ func TestParseChangeType(t *testing.T) {
 	}
 }
 
-func TestSelectStrategy(t *testing.T) {
-	t.Parallel()
-	small := []byte(strings.Repeat("x\n", 500))
-	large := []byte(strings.Repeat("x\n", 501))
-	wide := []byte(strings.Repeat("x", 15001))
-	tests := []struct {
-		name     string
-		change   edit.ChangeType
-		existing []byte
-		want     edit.Strategy
-	}{
-		{"add nothing", edit.Add, nil, edit.FullFile},
-		{"add over existing large content", edit.Add, large, edit.FullFile},
-		{"modify small", edit.Modify, small, edit.FullFile},
-		{"modify many lines", edit.Modify, large, edit.Blocks},
-		{"modify long lines", edit.Modify, wide, edit.Blocks},
-		{"delete", edit.Delete, large, edit.FullFile},
-	}
-	for _, tt := range tests {
-		if got := edit.SelectStrategy(tt.change, tt.existing); got != tt.want {
-			t.Errorf("%s: SelectStrategy = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestKindsMarshalAsWords(t *testing.T) {
 	t.Parallel()
 	got, err := json.Marshal(struct {
 		R edit.Result
-		S edit.Strategy
 	}{edit.Result{Block: 1, Status: edit.NoChange, Match: edit.Whitespace, StartLine: 3, EndLine: 4,
-		Loose: []edit.Loosening{{Kind: edit.IndentShift, Shift: -1, Unit: "tab", Lines: 2}, {Kind: edit.LineNumbers, Lines: 2}}}, edit.Blocks})
+		Loose: []edit.Loosening{{Kind: edit.IndentShift, Shift: -1, Unit: "tab", Lines: 2}, {Kind: edit.LineNumbers, Lines: 2}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"R":{"block":1,"status":"no_change","match":"whitespace","start_line":3,"end_line":4,` +
-		`"loose":[{"kind":"indent_shift","shift":-1,"unit":"tab","lines":2},{"kind":"line_numbers","lines":2}]},"S":"blocks"}`
+		`"loose":[{"kind":"indent_shift","shift":-1,"unit":"tab","lines":2},{"kind":"line_numbers","lines":2}]}}`
 	if string(got) != want {
 		t.Errorf("json = %s, want %s", got, want)
 	}

@@ -2,61 +2,10 @@ package edit_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/edit"
 )
-
-func TestBlocksPrompt(t *testing.T) {
-	t.Parallel()
-	t.Run("feedback asks for a correction", func(t *testing.T) {
-		t.Parallel()
-		p := edit.BlocksPrompt(edit.PromptInput{Path: "a.go", LLD: "x", Existing: "package a\n", Feedback: "edit block 2: FIND does not match"})
-		for _, s := range []string{"## Your previous reply could not be used", "edit block 2: FIND does not match", "send your complete answer again", "```go\npackage a\n```"} {
-			if !strings.Contains(p, s) {
-				t.Errorf("prompt lacks %q:\n%s", s, p)
-			}
-		}
-	})
-	t.Run("content with fences gets longer fences", func(t *testing.T) {
-		t.Parallel()
-		existing := "# Title\n\n```sh\nmake\n```\n"
-		p := edit.BlocksPrompt(edit.PromptInput{Path: "README.md", LLD: "x", Existing: existing})
-		if !strings.Contains(p, "````markdown\n"+existing+"````\n") {
-			t.Errorf("existing content not fenced with ````:\n%s", p)
-		}
-		if !strings.Contains(p, "FIND:\n````markdown\n") || !strings.Contains(p, "fence FIND and REPLACE WITH with ````") {
-			t.Errorf("format does not ask for ```` fences:\n%s", p)
-		}
-	})
-	t.Run("no feedback or tests sections when empty", func(t *testing.T) {
-		t.Parallel()
-		p := edit.BlocksPrompt(edit.PromptInput{Path: "x", LLD: "y", Existing: "z\n"})
-		if strings.Contains(p, "previous reply") || strings.Contains(p, "## Tests") {
-			t.Errorf("empty sections written:\n%s", p)
-		}
-	})
-}
-
-func TestFullFilePrompt(t *testing.T) {
-	t.Parallel()
-	add := edit.FullFilePrompt(edit.PromptInput{Path: "new.py", LLD: "Create it.", Tests: "def test(): pass\n"})
-	for _, s := range []string{"new file `new.py`", "exactly one fenced code block", "```python\nthe complete file\n```", "Never elide", "def test(): pass"} {
-		if !strings.Contains(add, s) {
-			t.Errorf("Add prompt lacks %q:\n%s", s, add)
-		}
-	}
-	if strings.Contains(add, "## Current content") {
-		t.Error("Add prompt shows a current content")
-	}
-	mod := edit.FullFilePrompt(edit.PromptInput{Path: "m.py", LLD: "Change it.", Existing: "x = 1\n", Feedback: "the reply has no fenced code block"})
-	for _, s := range []string{"rewriting the file `m.py`", "## Current content of `m.py`", "```python\nx = 1\n```", "the reply has no fenced code block"} {
-		if !strings.Contains(mod, s) {
-			t.Errorf("Modify prompt lacks %q:\n%s", s, mod)
-		}
-	}
-}
 
 func TestExtractFullFile(t *testing.T) {
 	t.Parallel()
@@ -146,5 +95,50 @@ func TestExtractFile(t *testing.T) {
 				t.Errorf("ExtractFile = %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestPathMatches(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, block string
+		want        bool
+	}{
+		{"a.py", "a.py", true},
+		{"pkg/a.py", "a.py", true},
+		{"pkg/a.py", "./pkg/a.py", true},
+		{"pkg/a.py", "repo/pkg/a.py", true},
+		{"/home/u/repo/pkg/a.py", "pkg/a.py", true},
+		{"pkg/a.py", " `pkg/a.py` ", false}, // Parse strips the backticks, PathMatches does not
+		{"pkg/a.py", "b.py", false},
+		{"pkg/ba.py", "a.py", false},
+		{"pkg/a.py", "other/a.py", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+"~"+tt.block, func(t *testing.T) {
+			t.Parallel()
+			if got := edit.PathMatches(tt.file, tt.block); got != tt.want {
+				t.Errorf("PathMatches(%q, %q) = %v, want %v", tt.file, tt.block, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFence: the fence is three backticks at least, and longer than any
+// run of backticks in the text, so no line of the text can close it.
+func TestFence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text, want string
+	}{
+		{"no backticks", "x = 1\n", "```"},
+		{"inline code", "use `x` and ``y``\n", "```"},
+		{"a fence inside", "```sh\nmake\n```\n", "````"},
+		{"a longer fence inside", "`````\n", "``````"},
+	}
+	for _, tt := range tests {
+		if got := edit.Fence(tt.text); got != tt.want {
+			t.Errorf("%s: Fence = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

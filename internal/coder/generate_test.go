@@ -1,4 +1,4 @@
-package edit
+package coder
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/llm"
 )
 
@@ -46,7 +47,7 @@ func TestGenerate(t *testing.T) {
 	large := largeFile()
 	tests := []struct {
 		name        string
-		change      ChangeType
+		change      edit.ChangeType
 		existing    string
 		replies     []llm.Response
 		wantContent string
@@ -56,30 +57,30 @@ func TestGenerate(t *testing.T) {
 		truncations int
 		corrections int
 	}{
-		{"add takes the whole file", Add, "", []llm.Response{reply("```go\npackage x\n```")}, "package x\n", nil, FullFile, 1, 0, 0},
-		{"T115 truncation then success", Add, "", []llm.Response{truncated("```go\npackage"), reply("```go\npackage x\n```")}, "package x\n", nil, FullFile, 2, 1, 0},
-		{"truncated four times gives up", Add, "", []llm.Response{truncated("a"), truncated("b"), truncated("c"), truncated("d")}, "", ErrTruncated, FullFile, 4, 4, 0},
-		{"large modify uses blocks", Modify, large, []llm.Response{reply(blocksReply)}, strings.Replace(large, "return 300\n", "return 3000\n", 1), nil, Blocks, 1, 0, 0},
-		{"truncated blocks are never applied", Modify, large, []llm.Response{truncated(blocksReply), reply(blocksReply)}, strings.Replace(large, "return 300\n", "return 3000\n", 1), nil, Blocks, 2, 1, 0},
-		{"bad block corrected once", Modify, large, []llm.Response{reply(strings.Replace(blocksReply, "return 300\n```", "return 301\n```", 1)), reply(blocksReply)},
+		{"add takes the whole file", edit.Add, "", []llm.Response{reply("```go\npackage x\n```")}, "package x\n", nil, FullFile, 1, 0, 0},
+		{"T115 truncation then success", edit.Add, "", []llm.Response{truncated("```go\npackage"), reply("```go\npackage x\n```")}, "package x\n", nil, FullFile, 2, 1, 0},
+		{"truncated four times gives up", edit.Add, "", []llm.Response{truncated("a"), truncated("b"), truncated("c"), truncated("d")}, "", ErrTruncated, FullFile, 4, 4, 0},
+		{"large modify uses blocks", edit.Modify, large, []llm.Response{reply(blocksReply)}, strings.Replace(large, "return 300\n", "return 3000\n", 1), nil, Blocks, 1, 0, 0},
+		{"truncated blocks are never applied", edit.Modify, large, []llm.Response{truncated(blocksReply), reply(blocksReply)}, strings.Replace(large, "return 300\n", "return 3000\n", 1), nil, Blocks, 2, 1, 0},
+		{"bad block corrected once", edit.Modify, large, []llm.Response{reply(strings.Replace(blocksReply, "return 300\n```", "return 301\n```", 1)), reply(blocksReply)},
 			strings.Replace(large, "return 300\n", "return 3000\n", 1), nil, Blocks, 2, 0, 1},
-		{"third failure gives up", Modify, large, []llm.Response{reply("no blocks here"), reply("still none"), reply("none again")}, "", nil, Blocks, 3, 0, 2},
-		{"refusal gives up", Add, "", []llm.Response{{Text: "I cannot help", Stop: llm.StopRefused}}, "", ErrRefused, FullFile, 1, 0, 0},
-		{"a small modify answered with SEARCH blocks in a fence applies them", Modify, "def a():\n    return 1\n\ndef b():\n    return 2\n",
+		{"third failure gives up", edit.Modify, large, []llm.Response{reply("no blocks here"), reply("still none"), reply("none again")}, "", nil, Blocks, 3, 0, 2},
+		{"refusal gives up", edit.Add, "", []llm.Response{{Text: "I cannot help", Stop: llm.StopRefused}}, "", ErrRefused, FullFile, 1, 0, 0},
+		{"a small modify answered with SEARCH blocks in a fence applies them", edit.Modify, "def a():\n    return 1\n\ndef b():\n    return 2\n",
 			[]llm.Response{reply("The change:\n\na.py\n```python\n<<<<<<< SEARCH\ndef b():\n    return 2\n=======\ndef b():\n    return 20\n>>>>>>> REPLACE\n```\n")},
 			"def a():\n    return 1\n\ndef b():\n    return 20\n", nil, Blocks, 1, 0, 0},
-		{"a small modify answered with blocks that do not match is corrected, never written as text", Modify, "def a():\n    return 1\n",
+		{"a small modify answered with blocks that do not match is corrected, never written as text", edit.Modify, "def a():\n    return 1\n",
 			[]llm.Response{reply("<<<<<<< SEARCH\ndef c():\n=======\ndef d():\n>>>>>>> REPLACE\n"), reply("```python\ndef a():\n    return 2\n```\n")},
 			"def a():\n    return 2\n", nil, FullFile, 2, 0, 1},
-		{"a new file answered with blocks is corrected", Add, "",
+		{"a new file answered with blocks is corrected", edit.Add, "",
 			[]llm.Response{reply("```python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n"), reply("```python\ny = 1\n```\n")},
 			"y = 1\n", nil, FullFile, 2, 0, 1},
-		{"the file next to a block showing how to run the tests", Modify, "x = 1\n",
+		{"the file next to a block showing how to run the tests", edit.Modify, "x = 1\n",
 			[]llm.Response{reply("Here is a.py:\n```python\nx = 2\n```\nRun:\n```bash\npytest\n```\n")}, "x = 2\n", nil, FullFile, 1, 0, 0},
-		{"a whole file that quotes the block format is the file", Modify, "notes\n",
+		{"a whole file that quotes the block format is the file", edit.Modify, "notes\n",
 			[]llm.Response{reply("````markdown\n# Format\n\nWrite FIND: then a fence.\n\n```\n<<<<<<< SEARCH\n```\n````\n")},
 			"# Format\n\nWrite FIND: then a fence.\n\n```\n<<<<<<< SEARCH\n```\n", nil, FullFile, 1, 0, 0},
-		{"lazy full file is corrected", Modify, "def a():\n    return 1\n\ndef b():\n    return 2\n",
+		{"lazy full file is corrected", edit.Modify, "def a():\n    return 1\n\ndef b():\n    return 2\n",
 			[]llm.Response{reply("```python\ndef a():\n    return 10\n\n# ... rest of code ...\n```"), reply("```python\ndef a():\n    return 10\n\ndef b():\n    return 2\n```")},
 			"def a():\n    return 10\n\ndef b():\n    return 2\n", nil, FullFile, 2, 0, 1},
 	}
@@ -116,7 +117,7 @@ func TestGenerate(t *testing.T) {
 func TestGenerateSendsTheErrorBack(t *testing.T) {
 	t.Parallel()
 	m := &scripted{replies: []llm.Response{reply("no blocks"), reply(blocksReply)}}
-	_, err := Generate(context.Background(), m, GenerateInput{Change: Modify, MaxTokens: 10, System: "sys", Purpose: "implement",
+	_, err := Generate(context.Background(), m, GenerateInput{Change: edit.Modify, MaxTokens: 10, System: "sys", Purpose: "implement",
 		Prompt: PromptInput{Path: "a.py", Existing: largeFile()}})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +141,7 @@ func TestGenerateKeepsTheFileShape(t *testing.T) {
 	t.Parallel()
 	existing := "def a():\r\n    return 1\r\n"
 	m := &scripted{replies: []llm.Response{reply("```python\ndef a():\n    return 2\n```")}}
-	res, err := Generate(context.Background(), m, GenerateInput{Change: Modify, Prompt: PromptInput{Path: "a.py", Existing: existing}})
+	res, err := Generate(context.Background(), m, GenerateInput{Change: edit.Modify, Prompt: PromptInput{Path: "a.py", Existing: existing}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestGenerateCorrectsSlips(t *testing.T) {
 		corrections int
 		says        []string // in the first correction sent back
 		never       []string // nowhere in the first correction
-		loose       []LooseKind
+		loose       []edit.LooseKind
 	}{
 		{
 			name:     "uneven indentation is refused and the exact lines are shown",
@@ -234,14 +235,14 @@ func TestGenerateCorrectsSlips(t *testing.T) {
 			existing: large,
 			replies:  []llm.Response{reply(searchReply("", "599 | def f300():\n600 |     return 300\n", "599 | def f300():\n600 |     return 3000\n"))},
 			want:     fixed,
-			loose:    []LooseKind{LineNumbers},
+			loose:    []edit.LooseKind{edit.LineNumbers},
 		},
 		{
 			name:     "a uniformly dedented FIND is applied at once and reported",
 			existing: indented,
 			replies:  []llm.Response{reply(searchReply("", "def f300():\n    return 300\n", "def f300():\n    return 3000\n"))},
 			want:     strings.Replace(indented, "        return 300\n", "        return 3000\n", 1),
-			loose:    []LooseKind{IndentShift},
+			loose:    []edit.LooseKind{edit.IndentShift},
 		},
 		{
 			name:     "three slips give up, every error kept",
@@ -259,7 +260,7 @@ func TestGenerateCorrectsSlips(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := &scripted{replies: tt.replies}
-			res, err := Generate(t.Context(), m, GenerateInput{Change: Modify, MaxTokens: 100, Prompt: PromptInput{Path: "a.py", Existing: tt.existing}})
+			res, err := Generate(t.Context(), m, GenerateInput{Change: edit.Modify, MaxTokens: 100, Prompt: PromptInput{Path: "a.py", Existing: tt.existing}})
 			if tt.want == "" {
 				var gu *GiveUpError
 				if !errors.As(err, &gu) {
@@ -313,32 +314,6 @@ func btoi(b bool) int {
 	return 0
 }
 
-func TestPathMatches(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		file, block string
-		want        bool
-	}{
-		{"a.py", "a.py", true},
-		{"pkg/a.py", "a.py", true},
-		{"pkg/a.py", "./pkg/a.py", true},
-		{"pkg/a.py", "repo/pkg/a.py", true},
-		{"/home/u/repo/pkg/a.py", "pkg/a.py", true},
-		{"pkg/a.py", " `pkg/a.py` ", false}, // Parse strips the backticks, PathMatches does not
-		{"pkg/a.py", "b.py", false},
-		{"pkg/ba.py", "a.py", false},
-		{"pkg/a.py", "other/a.py", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.file+"~"+tt.block, func(t *testing.T) {
-			t.Parallel()
-			if got := PathMatches(tt.file, tt.block); got != tt.want {
-				t.Errorf("PathMatches(%q, %q) = %v, want %v", tt.file, tt.block, got, tt.want)
-			}
-		})
-	}
-}
-
 // TestTruncationIsNeverAskedTheSameWay: a reply cut off at its limit is
 // asked again with more room, up to the model's maximum; a whole-file
 // rewrite of an existing file is asked again as edit blocks; when nothing
@@ -348,7 +323,7 @@ func TestTruncationIsNeverAskedTheSameWay(t *testing.T) {
 	small := "def f300():\n    return 300\n"
 	tests := []struct {
 		name      string
-		change    ChangeType
+		change    edit.ChangeType
 		existing  string
 		maxOutput int
 		replies   []llm.Response
@@ -357,16 +332,16 @@ func TestTruncationIsNeverAskedTheSameWay(t *testing.T) {
 		content   string
 		giveUp    string
 	}{
-		{"an Add gets twice the room each time", Add, "", 0,
+		{"an Add gets twice the room each time", edit.Add, "", 0,
 			[]llm.Response{truncated("```go\npack"), truncated("```go\npackage"), reply("```go\npackage x\n```")},
 			[]int{1000, 2000, 4000}, []bool{false, false, false}, "package x\n", ""},
-		{"the room stops at the model's maximum", Add, "", 3000,
+		{"the room stops at the model's maximum", edit.Add, "", 3000,
 			[]llm.Response{truncated("```go\npack"), truncated("```go\npackage"), reply("```go\npackage x\n```")},
 			[]int{1000, 2000, 3000}, []bool{false, false, false}, "package x\n", ""},
-		{"at the maximum it gives up instead of asking the same again", Add, "", 1000,
+		{"at the maximum it gives up instead of asking the same again", edit.Add, "", 1000,
 			[]llm.Response{truncated("```go\npack")},
 			[]int{1000}, []bool{false}, "", "the most this model may write"},
-		{"a cut-off rewrite of an existing file becomes edit blocks", Modify, small, 1000,
+		{"a cut-off rewrite of an existing file becomes edit blocks", edit.Modify, small, 1000,
 			[]llm.Response{truncated("```python\ndef f300"), reply(blocksReply)},
 			[]int{1000, 1000}, []bool{false, true}, "def f300():\n    return 3000\n", ""},
 	}
