@@ -9,6 +9,7 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/aymanbagabas/go-udiff/myers"
 
+	"github.com/azero-dev/azero/internal/eol"
 	"github.com/azero-dev/azero/internal/iostreams"
 )
 
@@ -32,7 +33,7 @@ type diffStats struct {
 // lineEdits computes line edits turning before into after: Myers edits on
 // the part between the common first and last lines.
 func lineEdits(before, after string) []udiff.Edit {
-	if hasLoneCR(before) || hasLoneCR(after) {
+	if eol.HasLoneCR(before) || eol.HasLoneCR(after) {
 		return tokenLineEdits(before, after)
 	}
 	return lfLineEdits(before, after)
@@ -69,7 +70,7 @@ func tokenLineEdits(before, after string) []udiff.Edit {
 	ids := map[string]int{}
 	var texts []string // by id
 	tokenize := func(s string) (string, []int) {
-		lines := splitLinesKeep(s)
+		lines := eol.SplitKeepString(s)
 		var b strings.Builder
 		starts := make([]int, 0, len(lines)+1) // of each line in s, then len(s)
 		at := 0
@@ -89,14 +90,14 @@ func tokenLineEdits(before, after string) []udiff.Edit {
 	}
 	tb, bStarts := tokenize(before)
 	ta, _ := tokenize(after)
-	tbStarts := lineStarts(tb)
+	tbStarts := eol.LineStarts(tb)
 	edits := lfLineEdits(tb, ta)
 	for i, e := range edits {
 		// Edits are line-aligned: their ends are token line starts.
 		e.Start = bStarts[sort.SearchInts(tbStarts, e.Start)]
 		e.End = bStarts[sort.SearchInts(tbStarts, e.End)]
 		var text strings.Builder
-		for _, tok := range splitLinesKeep(e.New) {
+		for _, tok := range eol.SplitKeepString(e.New) {
 			id, _ := strconv.Atoi(strings.TrimSuffix(tok, "\n"))
 			text.WriteString(texts[id])
 		}
@@ -175,7 +176,7 @@ func renderUnified(from, to, before string, edits []udiff.Edit, context, limit i
 	if len(edits) == 0 {
 		return "", st
 	}
-	starts := lineStarts(before)
+	starts := eol.LineStarts(before)
 	nLines := len(starts) - 1
 	lineOf := func(off int) int { // index of the line starting at off
 		return sort.SearchInts(starts, off)
@@ -186,7 +187,7 @@ func renderUnified(from, to, before string, edits []udiff.Edit, context, limit i
 	}
 	changes := make([]change, 0, len(edits))
 	for _, e := range edits {
-		c := change{from: lineOf(e.Start), to: lineOf(e.End), ins: splitLinesKeep(e.New)}
+		c := change{from: lineOf(e.Start), to: lineOf(e.End), ins: eol.SplitKeepString(e.New)}
 		st.Deleted += c.to - c.from
 		st.Added += len(c.ins)
 		changes = append(changes, c)

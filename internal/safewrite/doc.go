@@ -32,9 +32,9 @@
 // leave the file byte for byte as it is needs no approval whatever its
 // strategy: nothing is written and the Result says Unchanged.
 //
-// Lines end with "\n", "\r\n" or a lone "\r": a 150-line file with
-// classic Mac OS line endings is over the threshold like any other, and
-// merges keep its line endings.
+// Lines end with "\n", "\r\n" or a lone "\r" (internal/eol): a 150-line
+// file with classic Mac OS line endings is over the threshold like any
+// other, and merges keep its line endings.
 //
 // Who approves: Force approves the explicit replace without asking. With
 // Auto and without Force a write needing approval is refused: with nobody
@@ -65,7 +65,8 @@
 // counts and sha256s (the old one is the content replaced); every refusal
 // is "file_write_refused" with the operation and the reason.
 //
-// Propose and Read never write. Extend for Python runs the python3 found
-// on PATH in isolated mode (-I) with an embedded script using the ast
-// module; Extend for Go uses github.com/dave/dst so comments survive.
+// Propose and Read never write. The Extend strategy's structural merge
+// of Go and Python is internal/extend's (Merge): this package decides
+// whether the file may be extended (it must exist) and judges the merged
+// content like any other write.
 package safewrite

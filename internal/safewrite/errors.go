@@ -59,13 +59,3 @@ func (e *ApprovalError) NeedsHuman() bool { return !e.Interactive }
 
 // Is makes ApprovalError match ErrNeedsApproval.
 func (e *ApprovalError) Is(target error) bool { return target == ErrNeedsApproval }
-
-// ExtendError reports why new members cannot be merged into the file.
-type ExtendError struct {
-	Path   string
-	Reason string
-}
-
-func (e *ExtendError) Error() string {
-	return fmt.Sprintf("extend %s: %s", e.Path, e.Reason)
-}

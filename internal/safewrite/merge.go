@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
+
+	"github.com/azero-dev/azero/internal/eol"
+	"github.com/azero-dev/azero/internal/extend"
 )
 
 // Strategy says how new content combines with an existing file.
@@ -23,7 +25,8 @@ const (
 	// that line and the old line Line moves down.
 	Insert Strategy = "insert"
 	// Extend merges new members into existing types or classes (Go and
-	// Python); members with the name of an existing one are an error.
+	// Python, internal/extend); members with the name of an existing one
+	// are an error.
 	Extend Strategy = "extend"
 	// Edit writes Content derived by applying FIND/REPLACE blocks to
 	// exactly the content read (internal/edit). It requires Base.
@@ -53,19 +56,19 @@ func merge(ctx context.Context, rel string, existing []byte, exists bool, conten
 		return mergeInsert(existing, content, line)
 	case Extend:
 		if !exists {
-			return nil, &ExtendError{Path: rel, Reason: "the file does not exist, so there is nothing to extend; create it with replace"}
+			return nil, &extend.Error{Path: rel, Reason: "the file does not exist, so there is nothing to extend; create it with replace"}
 		}
-		return mergeExtend(ctx, rel, existing, content)
+		return extend.Merge(ctx, rel, existing, content)
 	}
 	return nil, fmt.Errorf("unknown strategy %q", s)
 }
 
 func mergeAppend(existing, piece []byte) []byte {
-	piece = matchEndings(existing, piece)
+	piece = eol.Match(existing, piece)
 	out := make([]byte, 0, len(existing)+len(piece)+2)
 	out = append(out, existing...)
-	if len(existing) > 0 && !endsWithNewline(existing) && len(piece) > 0 {
-		out = append(out, lineEnding(existing)...)
+	if len(existing) > 0 && !eol.EndsWithNewline(existing) && len(piece) > 0 {
+		out = append(out, eol.Of(existing)...)
 	}
 	return append(out, piece...)
 }
@@ -81,35 +84,25 @@ func (e *InsertRangeError) Error() string {
 }
 
 func mergeInsert(existing, piece []byte, line int) ([]byte, error) {
-	lines := splitKeep(existing)
+	lines := eol.SplitKeep(existing)
 	if line < 1 || line > len(lines)+1 {
 		return nil, &InsertRangeError{Line: line, Lines: len(lines)}
 	}
 	if line == len(lines)+1 {
 		return mergeAppend(existing, piece), nil
 	}
-	piece = matchEndings(existing, piece)
+	piece = eol.Match(existing, piece)
 	var out bytes.Buffer
 	out.Grow(len(existing) + len(piece) + 2)
 	for _, l := range lines[:line-1] {
 		out.Write(l)
 	}
 	out.Write(piece)
-	if len(piece) > 0 && !endsWithNewline(piece) {
-		out.Write(lineEnding(existing))
+	if len(piece) > 0 && !eol.EndsWithNewline(piece) {
+		out.Write(eol.Of(existing))
 	}
 	for _, l := range lines[line-1:] {
 		out.Write(l)
 	}
 	return out.Bytes(), nil
-}
-
-func mergeExtend(ctx context.Context, rel string, existing, piece []byte) ([]byte, error) {
-	switch strings.ToLower(filepath.Ext(rel)) {
-	case ".go":
-		return extendGo(rel, existing, piece)
-	case ".py", ".pyi":
-		return extendPython(ctx, rel, existing, piece)
-	}
-	return nil, &ExtendError{Path: rel, Reason: "extend understands Go (.go) and Python (.py) files only; use append, insert or replace for this file"}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/azero-dev/azero/internal/eol"
 )
 
 // ApprovalLines is the threshold of spec #173: replacing an existing file
@@ -87,7 +89,7 @@ func ProposeContext(ctx context.Context, req Request) (Proposal, error) {
 		target:   t,
 	}
 	if snap.Exists {
-		p.ExistingLines = countLines(existing)
+		p.ExistingLines = eol.CountLines(existing)
 	}
 	return p.WithStrategy(ctx, req.Strategy, req.Line)
 }
@@ -115,7 +117,7 @@ func (p Proposal) WithStrategy(ctx context.Context, s Strategy, line int) (Propo
 		return Proposal{}, err
 	}
 	p.Strategy, p.Line, p.Result = s, line, result
-	p.NewLines = countLines(result)
+	p.NewLines = eol.CountLines(result)
 	var st diffStats
 	p.Diff, st = unifiedDiff(filepath.ToSlash(p.Rel), p.Exists, p.Existing, result)
 	p.Added, p.Deleted = st.Added, st.Deleted
@@ -148,7 +150,7 @@ func needsApproval(p Proposal) bool {
 // order (a subsequence, line endings aside): a merge that only adds lines.
 // A last line merely gaining its newline is kept.
 func keepsLines(existing, result []byte) bool {
-	old, res := splitKeep(existing), splitKeep(result)
+	old, res := eol.SplitKeep(existing), eol.SplitKeep(result)
 	j := 0
 	for _, l := range old {
 		l = bytes.TrimRight(l, "\r\n")

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/eol"
+	"github.com/azero-dev/azero/internal/extend"
 	"github.com/azero-dev/azero/internal/human"
 )
 
@@ -183,7 +185,7 @@ func refusalKind(err error) string {
 	var (
 		pt    *PathTraversalError
 		stale *StaleError
-		ext   *ExtendError
+		ext   *extend.Error
 		rng   *InsertRangeError
 	)
 	switch {
@@ -278,7 +280,7 @@ func (w *Writer) Remove(ctx context.Context, root, path string, actor, runID str
 	}
 	attrs := []slog.Attr{slog.String("path", t.Rel), slog.String("root", t.Root), slog.String("actor", actor)}
 	if existed {
-		attrs = append(attrs, slog.Int("old_lines", countLines(content)), slog.String("old_sha256", sha256Hex(content)))
+		attrs = append(attrs, slog.Int("old_lines", eol.CountLines(content)), slog.String("old_sha256", sha256Hex(content)))
 	}
 	w.Audit.Event(ctx, EventRemove, runID, attrs...)
 	return nil

@@ -1,4 +1,4 @@
-package safewrite
+package extend
 
 import (
 	"bytes"
@@ -13,15 +13,15 @@ import (
 	"github.com/dave/dst/decorator"
 )
 
-// extendGo merges the declarations of piece into the Go file existing:
+// mergeGo merges the declarations of piece into the Go file existing:
 // methods of a type already in the file go after that type's last method
 // (or after the type), fields of a struct (and methods of an interface)
 // already in the file join it, imports join the import block, everything
 // else is appended. A member named like an existing one is an error, never
 // a duplicate. dst keeps every comment of both sources.
-func extendGo(rel string, existing, piece []byte) ([]byte, error) {
+func mergeGo(rel string, existing, piece []byte) ([]byte, error) {
 	fail := func(format string, args ...any) error {
-		return &ExtendError{Path: rel, Reason: fmt.Sprintf(format, args...)}
+		return &Error{Path: rel, Reason: fmt.Sprintf(format, args...)}
 	}
 	base, err := decorator.Parse(existing)
 	if err != nil {

@@ -1,17 +1,16 @@
-package safewrite
+package eol
 
 import (
 	"bytes"
 	"strings"
 	"testing"
-
-	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // FuzzLines: splitting keeps every byte, each line but the last ends with
 // exactly one line ending ("\n", "\r\n" or a lone "\r") and has none
-// inside, and the counts agree; the line edits of any two texts turn one
-// into the other, and the diff's counts match the edits.
+// inside, and the counts agree; a piece given a file's line endings keeps
+// its line count. (internal/safewrite's FuzzLineEdits checks its diffs
+// against these lines.)
 func FuzzLines(f *testing.F) {
 	for _, seed := range [][2]string{
 		{"a\nb\n", "a\nc\n"},
@@ -27,12 +26,12 @@ func FuzzLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, before, after string) {
 		for _, s := range []string{before, after} {
-			lines := splitLinesKeep(s)
+			lines := SplitKeepString(s)
 			if strings.Join(lines, "") != s {
 				t.Fatalf("split %q lost bytes: %q", s, lines)
 			}
-			if countLines([]byte(s)) != len(lines) || len(splitKeep([]byte(s))) != len(lines) {
-				t.Fatalf("%q: countLines %d, splitKeep %d, splitLinesKeep %d", s, countLines([]byte(s)), len(splitKeep([]byte(s))), len(lines))
+			if CountLines([]byte(s)) != len(lines) || len(SplitKeep([]byte(s))) != len(lines) {
+				t.Fatalf("%q: CountLines %d, SplitKeep %d, SplitKeepString %d", s, CountLines([]byte(s)), len(SplitKeep([]byte(s))), len(lines))
 			}
 			for i, l := range lines {
 				body := l
@@ -48,30 +47,18 @@ func FuzzLines(f *testing.F) {
 				if strings.HasSuffix(l, "\r") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\n") {
 					t.Fatalf("%q: a CRLF was split between lines %d and %d", s, i, i+1)
 				}
-				if i < len(lines)-1 && !endsWithNewline(l) {
+				if i < len(lines)-1 && !EndsWithNewline(l) {
 					t.Fatalf("%q: line %d %q has no line ending", s, i, l)
 				}
 			}
-			starts := lineStarts(s)
+			starts := LineStarts(s)
 			if s != "" && len(starts) != len(lines)+1 {
 				t.Fatalf("%q: %d starts for %d lines", s, len(starts), len(lines))
 			}
 		}
-		edits := lineEdits(before, after)
-		got, err := udiff.Apply(before, edits)
-		if err != nil || got != after {
-			t.Fatalf("edits %v of %q give %q (%v), want %q", edits, before, got, err, after)
-		}
-		_, st := renderUnified("a", "b", before, edits, 3, 1<<30)
-		if before == after && (st.Added != 0 || st.Deleted != 0) {
-			t.Fatalf("identical texts differ: %+v", st)
-		}
-		if d := countLines([]byte(after)) - countLines([]byte(before)); st.Added-st.Deleted != d {
-			t.Fatalf("%q -> %q: +%d -%d, but the line count changes by %d", before, after, st.Added, st.Deleted, d)
-		}
-		if m := matchEndings([]byte(before), []byte(after)); !bytes.Equal(lineEnding([]byte(before)), []byte("\n")) &&
-			!strings.Contains(after, "\r") && countLines(m) != countLines([]byte(after)) {
-			t.Fatalf("matchEndings changed the line count of %q: %q", after, m)
+		if m := Match([]byte(before), []byte(after)); !bytes.Equal(Of([]byte(before)), []byte("\n")) &&
+			!strings.Contains(after, "\r") && CountLines(m) != CountLines([]byte(after)) {
+			t.Fatalf("Match changed the line count of %q: %q", after, m)
 		}
 	})
 }

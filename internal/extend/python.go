@@ -1,4 +1,4 @@
-package safewrite
+package extend
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/azero-dev/azero/internal/eol"
 )
 
 //go:embed extend.py
@@ -39,7 +41,7 @@ type pyModule struct {
 func analysePython(ctx context.Context, rel string, sources ...[]byte) ([]pyModule, error) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		return nil, &ExtendError{Path: rel, Reason: "extend for Python runs python3 to read the class structure, and python3 is not on PATH: install it, or use append, insert or replace"}
+		return nil, &Error{Path: rel, Reason: "extend for Python runs python3 to read the class structure, and python3 is not on PATH: install it, or use append, insert or replace"}
 	}
 	in := make([]string, len(sources))
 	for i, s := range sources {
@@ -61,27 +63,27 @@ func analysePython(ctx context.Context, rel string, sources ...[]byte) ([]pyModu
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return nil, &ExtendError{Path: rel, Reason: fmt.Sprintf("python3 could not analyse the source: %s", strings.TrimSpace(stderr.String()))}
+			return nil, &Error{Path: rel, Reason: fmt.Sprintf("python3 could not analyse the source: %s", strings.TrimSpace(stderr.String()))}
 		}
 		return nil, fmt.Errorf("run python3: %w", err)
 	}
 	var mods []pyModule
 	if err := json.Unmarshal(out, &mods); err != nil || len(mods) != len(sources) {
-		return nil, &ExtendError{Path: rel, Reason: fmt.Sprintf("python3 (%s) gave an unreadable analysis; extend needs Python 3.8 or later", py)}
+		return nil, &Error{Path: rel, Reason: fmt.Sprintf("python3 (%s) gave an unreadable analysis; extend needs Python 3.8 or later", py)}
 	}
 	return mods, nil
 }
 
-// extendPython merges piece into the Python module existing: members of a
+// mergePython merges piece into the Python module existing: members of a
 // class that already exists are inserted at the end of that class with the
 // class's indentation, new imports join the existing imports, and
 // everything else is appended. A member or top-level name that already
 // exists is an error, never a duplicate.
-func extendPython(ctx context.Context, rel string, existing, piece []byte) ([]byte, error) {
+func mergePython(ctx context.Context, rel string, existing, piece []byte) ([]byte, error) {
 	fail := func(format string, args ...any) error {
-		return &ExtendError{Path: rel, Reason: fmt.Sprintf(format, args...)}
+		return &Error{Path: rel, Reason: fmt.Sprintf(format, args...)}
 	}
-	piece = matchEndings(existing, piece)
+	piece = eol.Match(existing, piece)
 	mods, err := analysePython(ctx, rel, existing, piece)
 	if err != nil {
 		return nil, err
@@ -93,8 +95,8 @@ func extendPython(ctx context.Context, rel string, existing, piece []byte) ([]by
 		return nil, fail("the new content does not parse as Python: %s", mods[1].Error)
 	}
 	oldBody, newBody := mods[0].Body, mods[1].Body
-	oldLines, newLines := splitKeep(existing), splitKeep(piece)
-	nl := lineEnding(existing)
+	oldLines, newLines := eol.SplitKeep(existing), eol.SplitKeep(piece)
+	nl := eol.Of(existing)
 
 	classes := map[string]pyNode{}
 	top := map[string]bool{}
@@ -205,10 +207,10 @@ func extendPython(ctx context.Context, rel string, existing, piece []byte) ([]by
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].after > ins[j].after })
 	lines := oldLines
 	for _, in := range ins {
-		if in.after > 0 && !endsWithNewline(lines[in.after-1]) {
+		if in.after > 0 && !eol.EndsWithNewline(lines[in.after-1]) {
 			lines[in.after-1] = append(append([]byte{}, lines[in.after-1]...), nl...)
 		}
-		insLines := splitKeep(in.text)
+		insLines := eol.SplitKeep(in.text)
 		merged := make([][]byte, 0, len(lines)+len(insLines))
 		merged = append(merged, lines[:in.after]...)
 		merged = append(merged, insLines...)
@@ -217,7 +219,7 @@ func extendPython(ctx context.Context, rel string, existing, piece []byte) ([]by
 	}
 	out := bytes.Join(lines, nil)
 	if tail.Len() > 0 {
-		if len(out) > 0 && !endsWithNewline(out) {
+		if len(out) > 0 && !eol.EndsWithNewline(out) {
 			out = append(out, nl...)
 		}
 		out = append(out, tail.Bytes()...)
@@ -302,7 +304,7 @@ func reindent(lines [][]byte, from, to, nl []byte) []byte {
 			l = l[len(from):]
 		}
 		b.Write(l)
-		if !endsWithNewline(l) {
+		if !eol.EndsWithNewline(l) {
 			b.Write(nl)
 		}
 	}
@@ -311,7 +313,7 @@ func reindent(lines [][]byte, from, to, nl []byte) []byte {
 
 func joinLines(lines [][]byte, nl []byte) []byte {
 	out := bytes.Join(lines, nil)
-	if len(out) > 0 && !endsWithNewline(out) {
+	if len(out) > 0 && !eol.EndsWithNewline(out) {
 		out = append(out, nl...)
 	}
 	return out

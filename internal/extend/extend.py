@@ -1,6 +1,7 @@
-# Describes the top-level statements of Python sources for safewrite's
-# extend strategy. Reads a JSON list of sources on stdin and writes a JSON
-# list with, for each source, either {"error": "..."} or {"body": [...]}.
+# Describes the top-level statements of Python sources for the extend
+# strategy (internal/extend). Reads a JSON list of sources on stdin and
+# writes a JSON list with, for each source, either {"error": "..."} or
+# {"body": [...]}.
 # Line numbers are 1-based and inclusive; "start" includes decorators.
 import ast
 import json
