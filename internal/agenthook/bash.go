@@ -12,6 +12,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/review"
+	"github.com/azero-dev/azero/internal/shellcmd"
 )
 
 // maxListed bounds the files a reason lists.
@@ -33,11 +34,11 @@ func (h *Hook) decideBash(ctx context.Context, p Payload) (Response, []slog.Attr
 	if h.Aliases != nil {
 		aliases = h.Aliases
 	}
-	commits := CommitScanner{Cwd: cwd, Home: h.Home, Aliases: aliases(ctx)}.Commits(*in.Command)
+	commits := shellcmd.CommitScanner{Cwd: cwd, Home: h.Home, Aliases: aliases(ctx)}.Commits(*in.Command)
 	if len(commits) == 0 {
 		return Response{}, nil
 	}
-	attrs := []slog.Attr{slog.String("command", shorten(*in.Command))}
+	attrs := []slog.Attr{slog.String("command", shellcmd.Shorten(*in.Command))}
 	var (
 		resp    Response
 		reasons []string
@@ -71,7 +72,7 @@ type verdict struct {
 // take. Flagged files, skipped hooks and anything azero cannot be sure of
 // ask the human; a commit that loses nothing gets no opinion (the Bash
 // command may do more than commit, so azero never allows it).
-func (h *Hook) commitVerdict(ctx context.Context, c Commit) verdict {
+func (h *Hook) commitVerdict(ctx context.Context, c shellcmd.Commit) verdict {
 	if c.Dir == "" {
 		why := "azero cannot tell which repository this git commit runs in"
 		if c.Uncertain != "" {
@@ -113,7 +114,7 @@ func (h *Hook) commitVerdict(ctx context.Context, c Commit) verdict {
 // analyzeCommit returns what the commit would take, as the diff gate sees
 // it: the index, and the working tree too when the commit may take it;
 // against HEAD, or HEAD's parent for --amend. scope says which.
-func analyzeCommit(ctx context.Context, c Commit) ([]review.FileAnalysis, string, error) {
+func analyzeCommit(ctx context.Context, c shellcmd.Commit) ([]review.FileAnalysis, string, error) {
 	top, err := gitx.TopLevel(ctx, c.Dir)
 	if err != nil {
 		return nil, "", err

@@ -9,18 +9,6 @@ import (
 	"github.com/azero-dev/azero/internal/agenthook/hooktest"
 )
 
-// claudeCommit is the shape of the commit commands Claude Code runs.
-const claudeCommit = "git add src/state.py big.py && git commit -m \"$(cat <<'EOF'\nShrink the state module\n\nIt held values nobody reads.\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\""
-
-func BenchmarkCommits(b *testing.B) {
-	sc := agenthook.CommitScanner{Cwd: "/work/repo", Home: "/home/u"}
-	for b.Loop() {
-		if len(sc.Commits(claudeCommit)) != 1 {
-			b.Fatal("commit not found")
-		}
-	}
-}
-
 // BenchmarkDecide measures a whole decision, git processes included, for
 // the payloads Claude Code sends most.
 func BenchmarkDecide(b *testing.B) {

@@ -27,10 +27,10 @@
 //     Code settings file (.claude/settings*.json) asks: it holds the hooks.
 //     Anything else is allowed.
 //   - Bash: every `git commit` the command would run (found by parsing the
-//     shell command: && and ; chains, subshells, $(...), sh -c, eval, env
-//     and sudo wrappers, cd and git -C, aliases) is analysed with the diff
-//     gate: the index, plus the working tree with -a, paths, or commands
-//     before it that may stage. Flagged files, --no-verify (or hooks turned
+//     shell command with internal/shellcmd: && and ; chains, subshells,
+//     $(...), sh -c, eval, env and sudo wrappers, cd and git -C, aliases)
+//     is analysed with the diff gate: the index, plus the working tree
+//     with -a, paths, or commands before it that may stage. Flagged files, --no-verify (or hooks turned
 //     off with -c core.hooksPath) and commits azero cannot fully read ask,
 //     with the gate's summary. Otherwise azero has no opinion: a Bash
 //     command is never allowed by azero, since it may do more than commit.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/shellcmd"
 )
 
 // EventDecision is the audit event of every decision the hook makes
@@ -32,7 +33,7 @@ type Hook struct {
 	WorkDir string        // where the hook runs, when the payload has no cwd
 	Home    string        // for cd and ~ in shell commands
 	// Aliases reads git aliases; nil means GitAliases.
-	Aliases func(ctx context.Context) AliasResolver
+	Aliases func(ctx context.Context) shellcmd.AliasResolver
 }
 
 // Run reads one payload from stdin and prints the decision to stdout. It
@@ -137,7 +138,7 @@ func projectRoot(ctx context.Context, cwd string) (string, error) {
 }
 
 // GitAliases reads git aliases with `git config --get alias.NAME`.
-func GitAliases(ctx context.Context) AliasResolver {
+func GitAliases(ctx context.Context) shellcmd.AliasResolver {
 	return func(dir, name string) (string, bool, error) {
 		out, err := gitx.Repo{Dir: dir}.Run(ctx, "config", "--get", "alias."+name)
 		var ge *gitx.Error

@@ -13,6 +13,7 @@ import (
 	"github.com/azero-dev/azero/internal/agenthook"
 	"github.com/azero-dev/azero/internal/agenthook/hooktest"
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/shellcmd"
 	"github.com/azero-dev/azero/internal/testenv"
 )
 
@@ -313,7 +314,7 @@ func TestPanicIsADenial(t *testing.T) {
 	t.Parallel()
 	repo := hooktest.NewRepo(t)
 	var log bytes.Buffer
-	h := &agenthook.Hook{Audit: audit.New(&log, nil), Aliases: func(context.Context) agenthook.AliasResolver { panic("boom") }}
+	h := &agenthook.Hook{Audit: audit.New(&log, nil), Aliases: func(context.Context) shellcmd.AliasResolver { panic("boom") }}
 	var out bytes.Buffer
 	if err := h.Run(t.Context(), bytes.NewReader(hooktest.Payload(t, "bash_commit_clean.json", repo)), &out); err != nil {
 		t.Fatal(err)

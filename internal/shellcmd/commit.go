@@ -1,4 +1,4 @@
-package agenthook
+package shellcmd
 
 import (
 	"path"
@@ -42,7 +42,7 @@ type Commit struct {
 	// commits (a computed command name or argument, GIT_DIR, an alias it
 	// cannot read); "" when it can.
 	Uncertain string
-	// Text is the command as written (shortened).
+	// Text is the command as written (Shorten).
 	Text string
 }
 
@@ -103,7 +103,7 @@ func (st *shellState) absorb(o shellState) {
 // ran notes a command azero cannot foresee the effects of.
 func (st *shellState) ran(what string) {
 	if st.opaque == "" {
-		st.opaque = shorten(what)
+		st.opaque = Shorten(what)
 	}
 }
 
@@ -129,7 +129,7 @@ func (s *scan) script(src string, st *shellState, depth int) {
 }
 
 func (s *scan) uncertain(st *shellState, text, why string) {
-	c := Commit{Uncertain: why, Text: shorten(text), AfterChanges: st.staged}
+	c := Commit{Uncertain: why, Text: Shorten(text), AfterChanges: st.staged}
 	if st.known {
 		c.Dir = st.dir
 	}
@@ -412,7 +412,7 @@ func (w walker) call(c *syntax.CallExpr, st *shellState) {
 		w.exported(c.Assigns, st)
 		return
 	}
-	w.command(w.words(c.Args), env, st, shorten(w.text(c)))
+	w.command(w.words(c.Args), env, st, Shorten(w.text(c)))
 }
 
 // command interprets one simple command: its name and arguments.
@@ -776,7 +776,10 @@ func copyEnv(env map[string]string) map[string]string {
 	return out
 }
 
-func shorten(s string) string {
+// Shorten cuts a command line (trimmed) to its first maxText bytes, on a
+// character boundary, marked with "…": Commit.Text, and what callers
+// record of the command, are never longer.
+func Shorten(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= maxText {
 		return s

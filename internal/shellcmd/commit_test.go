@@ -1,4 +1,4 @@
-package agenthook
+package shellcmd
 
 import (
 	"errors"
