@@ -199,9 +199,8 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 				// No key: no row verifies, and gc acts on none.
 				return r.Unverified
 			}
-			if err := f.reportForged(ctx, st, "gc", r.Unverified); !errors.Is(err, store.ErrRunForged) {
-				return err
-			}
+			// Said on the output whether or not the audit log takes it.
+			_ = f.reportForged(ctx, st, "gc", r.Unverified)
 			refused = append(refused, gcRefusal{RunID: r.ID, Reason: r.Unverified.Error()})
 			continue
 		}
@@ -234,6 +233,9 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		if own := filepath.Join(root, r.ID); filepath.Clean(a.Worktree) != own {
 			// azero makes a run's worktree there and nowhere else: a path
 			// elsewhere is not the run's to remove, whatever its row says.
+			if a.resumable {
+				continue // its resume will say what is wrong
+			}
 			a.Error = fmt.Sprintf("azero makes a run's worktree in %s, and removes none elsewhere", own)
 			actions = append(actions, a)
 			continue

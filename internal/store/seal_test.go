@@ -161,7 +161,7 @@ var forgeries = []struct {
 	{"question", `UPDATE runs SET question = replace(question, 'Merge?', 'Merge? (approve is safe)') WHERE id = 'r'`},
 	{"question's nonce", `UPDATE runs SET question = json_set(question, '$.nonce', '00') WHERE id = 'r'`},
 	{"created_at", `UPDATE runs SET created_at = created_at + 1 WHERE id = 'r'`},
-	{"state's storage only changed to a blob with other bytes", `UPDATE runs SET state = CAST(CAST(state AS TEXT) || ' ' AS BLOB) WHERE id = 'r'`},
+	{"state with a byte more", `UPDATE runs SET state = CAST(CAST(state AS TEXT) || ' ' AS BLOB) WHERE id = 'r'`},
 }
 
 // waitingStore makes a store whose run "r" waits at its review gate and

@@ -24,10 +24,11 @@
 //     FindRun, PostAnswer and every write of a sealed column refuse it
 //     (and so never seal a forgery), ListRuns leaves it out unless asked
 //     (Filter.Unverified), and only Peek shows it; nothing acts on it.
-//     The lease columns, updated_at and the answer are not sealed. The rows an older azero made are sealed once, by the migration
-//     that adds the seal (in Go, in the migration's transaction); after
-//     that a row without a seal is a forgery, never "legacy", and a marker
-//     file beside the store keeps it so even if the schema is rolled back.
+//     The lease columns, updated_at and the answer are not sealed. The
+//     rows an older azero made are sealed once, by the migration that
+//     adds the seal (in Go, in the migration's transaction); after that a
+//     row without a seal is a forgery, never "legacy", and a marker file
+//     beside the store keeps it so even if the schema is rolled back.
 package store
 
 import (
