@@ -1,7 +1,7 @@
-// Package answerkey seals the answers azero's own channels make, so that
-// an answer written into azero's store by anything else (a model's code
-// that reached the store, a hand-edited row) is refused instead of acted
-// on.
+// Package answerkey seals the answers azero's own channels make, and the
+// records azero keeps of its runs, so that an answer or a run's row written
+// into azero's store by anything else (a model's code that reached the
+// store, a hand-edited row) is refused instead of acted on.
 //
 // A seal is an HMAC-SHA256, keyed with 32 random bytes kept in a file of
 // azero's state directory (FileName, mode 0600, created once), over the
@@ -12,6 +12,10 @@
 // seal therefore binds an answer to one asking of one question of one
 // run: an old sealed answer copied onto a later asking of the same
 // question, or onto another run, does not verify.
+//
+// A record's seal (SealRecord) is an HMAC with the same key over a kind
+// ("azero run v1") and the record's fields as stored, each prefixed by
+// its length; the two kinds of seal cannot be mistaken for each other.
 //
 // Invariants:
 //   - Only a process that can read the key file can seal; the sandbox that
@@ -55,7 +59,11 @@ const Size = 32
 // another run, question or asking, or a changed field).
 var ErrBadSeal = errors.New("the answer's seal does not verify")
 
-// Key seals and verifies answers.
+// ErrRecordSeal: a record's seal does not verify (no seal, another key,
+// another kind, or a changed field).
+var ErrRecordSeal = errors.New("the record's seal does not verify")
+
+// Key seals and verifies answers and records.
 type Key struct {
 	path   string
 	secret []byte
@@ -103,7 +111,7 @@ func read(path string) (*Key, error) {
 		return nil, unreadable(path, fmt.Errorf("it is not a regular file (%s)", info.Mode().Type()))
 	}
 	if runtime.GOOS != "windows" && info.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("the answer key %s can be read by other users (mode %04o): anyone who reads it can forge answers; "+
+		return nil, fmt.Errorf("the answer key %s can be read by other users (mode %04o): anyone who reads it can forge answers and runs; "+
 			"make it private with `chmod 600 %s`", path, info.Mode().Perm(), path)
 	}
 	secret, err := io.ReadAll(io.LimitReader(f, Size+1))
@@ -120,11 +128,12 @@ func read(path string) (*Key, error) {
 }
 
 // unreadable is the error for a key that is there but cannot be used:
-// azero refuses every answer rather than make a new key.
+// azero refuses every answer and every stored run rather than make a new
+// key.
 func unreadable(path string, err error) error {
-	return fmt.Errorf("read the answer key %s: %w; azero needs it to accept answers and refuses them all without it: "+
+	return fmt.Errorf("read the answer key %s: %w; azero needs it to accept answers and to act on its stored runs, and refuses them all without it: "+
 		"restore the file (32 bytes, mode 0600), or delete it so that a new one is made "+
-		"(answers posted and not yet taken are then refused as forged)", path, err)
+		"(answers posted and not yet taken, and every run stored until then, are then refused as changed outside azero)", path, err)
 }
 
 func create(dir, path string) error {
@@ -219,6 +228,48 @@ func (k *Key) sum(runID string, q human.Question, a human.Answer) []byte {
 	}
 	for _, s := range []string{a.Channel, a.By, a.RemoteAddr, a.UserAgent, at} {
 		field(m, s)
+	}
+	return m.Sum(nil)
+}
+
+// SealRecord returns the seal of a record of kind made of fields: the
+// hex of an HMAC-SHA256 over the kind and each field, in order, each
+// prefixed by its length, so that no two different records encode alike.
+// The fields are bytes as stored, taken as they are (no JSON on the
+// way). A nil key returns "", which no key verifies.
+func (k *Key) SealRecord(kind string, fields ...[]byte) string {
+	if k == nil {
+		return ""
+	}
+	return hex.EncodeToString(k.recordSum(kind, fields))
+}
+
+// VerifyRecord checks seal, the seal stored with a record of kind made of
+// fields.
+func (k *Key) VerifyRecord(seal, kind string, fields ...[]byte) error {
+	if k == nil {
+		return fmt.Errorf("%w: no key to check it with", ErrRecordSeal)
+	}
+	if seal == "" {
+		return fmt.Errorf("%w: it carries no seal", ErrRecordSeal)
+	}
+	got, err := hex.DecodeString(seal)
+	if err != nil || !hmac.Equal(got, k.recordSum(kind, fields)) {
+		return fmt.Errorf("%w: its seal does not match what it holds", ErrRecordSeal)
+	}
+	return nil
+}
+
+func (k *Key) recordSum(kind string, fields [][]byte) []byte {
+	m := hmac.New(sha256.New, k.secret)
+	// An answer's first field is "azero answer v1": no record's sum can
+	// be an answer's.
+	field(m, "azero record")
+	field(m, kind)
+	count(m, len(fields))
+	for _, f := range fields {
+		count(m, len(f))
+		m.Write(f)
 	}
 	return m.Sum(nil)
 }

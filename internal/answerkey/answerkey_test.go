@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +234,72 @@ func BenchmarkSealVerify(b *testing.B) {
 		if err := k.Verify("run-1", q, k.Seal("run-1", q, a)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A record's seal binds its kind and every field, where each field ends
+// and where the next begins, to one key.
+func TestRecordSealBindsEveryField(t *testing.T) {
+	t.Parallel()
+	k := load(t, t.TempDir())
+	other := load(t, t.TempDir())
+	fields := [][]byte{[]byte("run-1"), []byte("implement"), []byte(`{"commit":""}`), {}, []byte("\xff raw bytes")}
+	seal := k.SealRecord("azero run v1", fields...)
+	if len(seal) != 64 {
+		t.Fatalf("seal %q: want 32 bytes in hex", seal)
+	}
+	if err := k.VerifyRecord(seal, "azero run v1", fields...); err != nil {
+		t.Fatalf("a sealed record does not verify: %v", err)
+	}
+	with := func(i int, v string) [][]byte {
+		c := slices.Clone(fields)
+		c[i] = []byte(v)
+		return c
+	}
+	for _, c := range []struct {
+		name   string
+		key    *Key
+		seal   string
+		kind   string
+		fields [][]byte
+	}{
+		{"another key", other, seal, "azero run v1", fields},
+		{"no key", nil, seal, "azero run v1", fields},
+		{"no seal", k, "", "azero run v1", fields},
+		{"a seal that is not hex", k, "zz" + seal[2:], "azero run v1", fields},
+		{"a shorter seal", k, seal[:62], "azero run v1", fields},
+		{"another kind", k, seal, "azero run v2", fields},
+		{"a field changed", k, seal, "azero run v1", with(2, `{"commit":"abc"}`)},
+		{"an empty field filled", k, seal, "azero run v1", with(3, "x")},
+		{"a byte moved to the next field", k, seal, "azero run v1", with(0, "run-")},
+		{"a field more", k, seal, "azero run v1", append(slices.Clone(fields), nil)},
+		{"a field less", k, seal, "azero run v1", fields[:4]},
+	} {
+		if err := c.key.VerifyRecord(c.seal, c.kind, c.fields...); !errors.Is(err, ErrRecordSeal) {
+			t.Errorf("%s: VerifyRecord = %v, want ErrRecordSeal", c.name, err)
+		}
+	}
+	moved := [][]byte{[]byte("ab"), []byte("c")}
+	if k.SealRecord("k", moved...) == k.SealRecord("k", []byte("a"), []byte("bc")) {
+		t.Error("two records that differ only in where a field ends have one seal")
+	}
+	if s := (*Key)(nil).SealRecord("k", fields...); s != "" {
+		t.Errorf("a nil key sealed: %q", s)
+	}
+	// No record's seal is an answer's.
+	q := question()
+	a := answer()
+	a.MAC = k.SealRecord("azero answer v1", []byte("run-1"), []byte(q.ID), []byte(q.Nonce))
+	a.QuestionID = q.ID
+	if k.Verify("run-1", q, a) == nil {
+		t.Error("a record's seal verified as an answer's")
+	}
+}
+
+func BenchmarkSealRecord(b *testing.B) {
+	k := load(b, b.TempDir())
+	state := []byte(strings.Repeat("x", 4096))
+	for b.Loop() {
+		k.SealRecord("azero run v1", []byte("run-1"), []byte("implement"), state)
 	}
 }

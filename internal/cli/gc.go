@@ -44,7 +44,12 @@ func newRunsGCCommand(f *Factory) *cobra.Command {
   With --all it also abandons runs that are not finished and that no process
   is driving (interrupted, killed, waiting or failed): they are marked aborted
   and their worktree and branch are removed. Runs being driven right now are
-  never touched. Your checkouts are never touched.`),
+  never touched. Your checkouts are never touched.
+
+  A run whose stored row was changed outside azero is never touched either:
+  gc says so (the audit log records it as run_forged), and leaves its
+  worktree and branch for you to inspect. Only worktrees in azero's own
+  worktrees directory are ever removed.`),
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -161,13 +166,16 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 			folders[e.Name()] = true
 		}
 	}
-	runs, err := st.ListRuns(ctx, store.Filter{})
+	// The runs whose row does not verify are read too, only so that
+	// nothing of theirs is taken for another's or for an orphan's.
+	runs, err := st.ListRuns(ctx, store.Filter{Unverified: true})
 	if err != nil {
 		return err
 	}
 	// A branch name can come back: a run's branch is deleted when it
 	// ends, and a later run may take the name. Only the newest run naming
-	// a branch in a repository may delete it.
+	// a branch in a repository may delete it. A forged row may claim to be
+	// the newest: that only keeps a branch.
 	owner := map[string]string{}
 	for _, r := range runs { // newest first
 		if info := branchOf(r); info.Branch != "" {
@@ -178,11 +186,24 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 	}
 	repos := gcRepos{}
-	var actions []gcAction
+	var (
+		actions []gcAction
+		refused []gcRefusal
+	)
 	known := map[string]bool{}
 	for i := len(runs) - 1; i >= 0; i-- { // oldest first
 		r := runs[i]
 		known[r.ID] = true
+		if r.Unverified != nil {
+			if !errors.Is(r.Unverified, store.ErrRunForged) {
+				// No key: no row verifies, and gc acts on none.
+				return r.Unverified
+			}
+			// Said on the output whether or not the audit log takes it.
+			_ = f.reportForged(ctx, st, "gc", r.Unverified)
+			refused = append(refused, gcRefusal{RunID: r.ID, Reason: r.Unverified.Error()})
+			continue
+		}
 		info := branchOf(r)
 		if info.Repo == "" && !folders[r.ID] {
 			continue // azero made nothing on disk for it
@@ -208,6 +229,16 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		a.Worktree = info.Worktree
 		if a.Worktree == "" {
 			a.Worktree = filepath.Join(root, r.ID)
+		}
+		if own := filepath.Join(root, r.ID); filepath.Clean(a.Worktree) != own {
+			// azero makes a run's worktree there and nowhere else: a path
+			// elsewhere is not the run's to remove, whatever its row says.
+			if a.resumable {
+				continue // its resume will say what is wrong
+			}
+			a.Error = fmt.Sprintf("azero makes a run's worktree in %s, and removes none elsewhere", own)
+			actions = append(actions, a)
+			continue
 		}
 		branch := ""
 		if info.Branch != "" && owner[info.Repo+"\x00"+info.Branch] == r.ID {
@@ -254,7 +285,14 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		actions = append(actions, a)
 	}
-	return gcReport(f, opts, actions)
+	return gcReport(f, opts, actions, refused)
+}
+
+// gcRefusal is a run gc did not touch because its stored row does not
+// verify.
+type gcRefusal struct {
+	RunID  string `json:"run_id"`
+	Reason string `json:"reason"`
 }
 
 // gcFind fills in what is left of a run: its worktree (a folder, git's
@@ -364,7 +402,7 @@ func gcOrphan(ctx context.Context, path, root string) error {
 	return os.RemoveAll(path)
 }
 
-func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
+func gcReport(f *Factory, opts *GCOptions, actions []gcAction, refused []gcRefusal) error {
 	var failed []string
 	for _, a := range actions {
 		if a.Error != "" {
@@ -380,6 +418,9 @@ func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
 			actions = []gcAction{}
 		}
 		doc := map[string]any{"removed": actions, "dry_run": opts.DryRun}
+		if len(refused) > 0 {
+			doc["refused"] = refused
+		}
 		if err != nil {
 			doc["error"], doc["exit_code"] = err.Error(), ExitCode(err)
 		}
@@ -388,8 +429,13 @@ func gcReport(f *Factory, opts *GCOptions, actions []gcAction) error {
 		}
 		return err
 	}
+	for _, r := range refused {
+		fmt.Fprintf(f.IO.ErrOut, "%s: not touched: %s\n", r.RunID, r.Reason)
+	}
 	if len(actions) == 0 {
-		fmt.Fprintln(f.IO.ErrOut, "Nothing to clean up.")
+		if len(refused) == 0 {
+			fmt.Fprintln(f.IO.ErrOut, "Nothing to clean up.")
+		}
 		return nil
 	}
 	verb := "removed"

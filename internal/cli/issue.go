@@ -293,7 +293,7 @@ func (f *Factory) finishIssue(ctx context.Context, runID string, s *issue.State,
 		}
 		r, err := st.GetRun(ctx, handOver.RunID)
 		if err != nil {
-			return err
+			return f.reportForged(ctx, st, "issue", err)
 		}
 		return resumeIssue(ctx, f, r, asJSON)
 	case errors.As(driveErr, &cancelled):

@@ -73,7 +73,9 @@ func newResumeCommand(f *Factory) *cobra.Command {
   its question again (this needs a terminal); an interrupted or killed run
   re-runs the node that was running; a failed run retries the node that failed.
   Only one process can drive a run at a time: resuming a run that another
-  process is driving fails with exit code 1. RUN may be any unique prefix.`),
+  process is driving fails with exit code 1. A run whose stored row was
+  changed outside azero is not resumed (exit 1; recorded as run_forged in the
+  audit log). RUN may be any unique prefix.`),
 		Args:        exactArgs(1, "a run id (see `azero runs`)"),
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -96,7 +98,9 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			}
 			r, err := st.FindRun(ctx, args[0])
 			if err != nil {
-				return err
+				// A row changed outside azero: nothing it holds is read to
+				// act on (not its workflow, state or config).
+				return f.reportForged(ctx, st, "resume", err)
 			}
 			if runOnTemporal(r.Meta) {
 				// A worker's bookkeeping of a run on Temporal: driving it
@@ -116,7 +120,7 @@ func newResumeCommand(f *Factory) *cobra.Command {
 				}
 				err := st.EditState(ctx, r.ID, func(raw json.RawMessage) (json.RawMessage, error) { return wf.budget(f, r, raw, budget) })
 				if err != nil {
-					return err
+					return f.reportForged(ctx, st, "resume", err)
 				}
 				if r, err = st.GetRun(ctx, r.ID); err != nil {
 					return err

@@ -34,7 +34,9 @@ func newRunsCommand(f *Factory) *cobra.Command {
   List runs, newest first: id, workflow, status, the node where the run stands,
   and age. Status is one of running, waiting (stopped at a gate until a human
   answers), interrupted (stopped by a signal or a killed process; resumable),
-  done, failed (resumable after fixing the cause) and aborted.`),
+  done, failed (resumable after fixing the cause) and aborted. A run whose
+  stored row was changed outside azero is marked "not verified": what it
+  shows is only what the row claims, and azero acts on none of it.`),
 		Example:     "  azero runs\n  azero runs --status waiting --json\n  azero runs show 261122-k3x9qa",
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
@@ -95,10 +97,21 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 	cs := f.IO.ColorSchemeOut()
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
+	unverified := false
 	for _, v := range views {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, rundoc.Age(now.Sub(v.CreatedAt)), v.Key)
+		status := colorStatus(cs, v.Status)
+		if v.Unverified != "" {
+			status, unverified = status+" "+cs.Red("(not verified)"), true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, status, v.Node, rundoc.Age(now.Sub(v.CreatedAt)), v.Key)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if unverified {
+		fmt.Fprintln(f.IO.ErrOut, "Runs marked (not verified) have a stored row azero did not write, or cannot check: azero acts on none of them (see azero runs show RUN).")
+	}
+	return nil
 }
 
 func colorStatus(cs iostreams.ColorScheme, s store.Status) string {
@@ -147,9 +160,15 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 	if err != nil {
 		return err
 	}
-	r, err := st.FindRun(ctx, ref)
+	// A run whose row does not verify is shown, marked; never resumed.
+	r, err := st.Peek(ctx, ref)
 	if err != nil {
 		return err
+	}
+	if r.Unverified != nil {
+		if _, qerr := rundoc.Question(r); qerr != nil {
+			r.Question = nil // a forged question that does not even decode
+		}
 	}
 	dir, _ := f.RunDir(r.ID)
 	d, err := rundoc.DetailOf(ctx, st, r, f.Now(), dir, withEvents)
@@ -165,7 +184,7 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 		rows[i] = []string{h.Node, h.Outcome, h.Duration.Round(time.Millisecond).String(), h.Next, firstLine(h.Error)}
 	}
 	var resume string
-	if d.Run.Status == store.StatusWaiting {
+	if d.Run.Status == store.StatusWaiting && d.Run.Unverified == "" {
 		resume = "azero resume " + d.Run.ID
 	}
 	printRunDetail(f, d, runText{resume: resume, columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "ERROR"}, rows: rows}, withEvents)
@@ -195,6 +214,10 @@ func printRunDetail(f *Factory, d rundoc.Detail, t runText, withEvents bool) {
 		workflow += ", " + t.engine
 	}
 	fmt.Fprintf(out, "Run %s (%s): %s at %s\n", d.Run.ID, workflow, d.Run.Status, d.Run.Node)
+	if d.Run.Unverified != "" {
+		cs := f.IO.ColorSchemeOut()
+		fmt.Fprintf(out, "%s %s\nWhat follows is only what the row claims.\n", cs.Red("NOT VERIFIED:"), d.Run.Unverified)
+	}
 	if d.Run.Key != "" {
 		fmt.Fprintf(out, "Key:      %s\n", d.Run.Key)
 	}

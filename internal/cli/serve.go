@@ -296,7 +296,7 @@ func (f *Factory) continueRun(ctx context.Context, runID string) error {
 	}
 	r, err := st.GetRun(ctx, runID)
 	if err != nil {
-		return err
+		return f.reportForged(ctx, st, "serve", err)
 	}
 	wf, ok := workflows()[r.Workflow]
 	if !ok {

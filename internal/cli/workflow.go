@@ -93,6 +93,15 @@ func (f *Factory) reportRun(ctx context.Context, runID string, result any, drive
 		return errors.Join(driveErr, err)
 	}
 	r, err := st.GetRun(context.WithoutCancel(ctx), runID)
+	if errors.Is(err, store.ErrRunForged) {
+		// Nothing of the row is reported as the run's: only why it fails.
+		if driveErr == nil || !errors.Is(driveErr, store.ErrRunForged) {
+			driveErr = errors.Join(driveErr, err)
+		}
+		out := runOutcome{RunID: runID}
+		out.failed(driveErr)
+		return errors.Join(driveErr, writeJSON(f.IO.Out, out))
+	}
 	if err != nil {
 		return errors.Join(driveErr, err)
 	}
@@ -105,6 +114,21 @@ func (f *Factory) reportRun(ctx context.Context, runID string, result any, drive
 		return errors.Join(driveErr, err)
 	}
 	return driveErr
+}
+
+// reportForged records err as run_forged in the audit log, once for each
+// forged row, when it says a run's stored row was changed outside azero
+// (by names the command that refused it); it returns err.
+func (f *Factory) reportForged(ctx context.Context, st *store.Store, by string, err error) error {
+	if !errors.Is(err, store.ErrRunForged) {
+		return err
+	}
+	a, aerr := f.Audit()
+	if aerr != nil {
+		return errors.Join(err, aerr)
+	}
+	st.ReportForged(ctx, a, by, err)
+	return err
 }
 
 // decodeState reads a run's stored state.

@@ -232,27 +232,34 @@ func TestReplayedAnswerIsRefused(t *testing.T) {
 	}
 }
 
-// Without a readable answer key the engine takes no answer: the gate
-// fails with an error that names the key, and nothing is decided.
+// Without a readable answer key the engine acts on no run and takes no
+// answer: a process that starts when the key cannot be read fails before
+// any node, with an error that names the key, and nothing is decided.
 func TestGateFailsClosedWithoutTheAnswerKey(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)
-	log := auditTo(t, e)
-	e.Answerer = typed("approve")
+	g := gateGraph(false)
+	id, err := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	keyPath := filepath.Join(filepath.Dir(e.Store.Path()), answerkey.FileName)
 	if err := os.WriteFile(keyPath, []byte("too short"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := gateGraph(false)
-	id, _ := flow.Create(t.Context(), e, g, &counter{}, flow.CreateOptions{})
-	s, err := flow.Drive(t.Context(), e, g, id)
-	if err == nil || !strings.Contains(err.Error(), "read the answer key "+keyPath) || s.Answer != "" {
-		t.Fatalf("drive without a usable key: answer %q, %v", s.Answer, err)
+	later := &flow.Engine{Store: openStore(t, e.Store.Path(), store.Options{}), Answerer: typed("approve")}
+	log := auditTo(t, later)
+	s, err := flow.Drive(t.Context(), later, g, id)
+	if err == nil || !strings.Contains(err.Error(), "read the answer key "+keyPath) || s != nil {
+		t.Fatalf("drive without a usable key: %+v, %v", s, err)
 	}
 	if recs := decisions(t, log); len(recs) != 0 {
 		t.Errorf("decided without a key: %v", recs)
 	}
 	if got, _ := os.ReadFile(keyPath); string(got) != "too short" {
 		t.Errorf("the bad key was replaced: %q", got)
+	}
+	if evs, _ := later.Store.Events(t.Context(), id, 0, 0); len(evs) != 0 {
+		t.Errorf("the run went on without a key: %v", evs)
 	}
 }

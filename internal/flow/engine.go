@@ -230,12 +230,26 @@ func newToken() string {
 //   - an *InterruptedError (ErrInterrupted) when ctx was cancelled;
 //   - an error wrapping ErrAborted when a human aborted;
 //   - a *store.LeaseHeldError when another process drives the run;
+//   - a *store.RunForgedError (store.ErrRunForged) when the run's stored
+//     row was changed outside azero, before any node runs or at the
+//     checkpoint that finds it; it is recorded as run_forged;
 //   - otherwise the node's or Finish's error (wrapped in *NodeError for nodes).
 //
 // Only one process at a time can drive a run: Drive holds the run's lease
 // in the store and renews it while it works.
-func Drive[S any](ctx context.Context, e *Engine, g *Graph[S], runID string) (*S, error) {
+func Drive[S any](ctx context.Context, e *Engine, g *Graph[S], runID string) (s *S, err error) {
 	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	// Nothing of a row azero did not write is acted on, not even its
+	// lease; a row forged while the run is driven fails the checkpoint
+	// that finds it.
+	defer func() {
+		if e.Audit != nil {
+			e.Store.ReportForged(ctx, e.Audit, "drive", err)
+		}
+	}()
+	if _, err := e.Store.GetRun(ctx, runID); err != nil {
 		return nil, err
 	}
 	token := newToken()

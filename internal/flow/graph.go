@@ -37,6 +37,11 @@
 //   - Without anyone to answer, a gate waits (status waiting, exit 3),
 //     unless its question has an Unattended answer (nothing needs a human).
 //   - One process at a time drives a run (a lease in the store).
+//   - The engine acts only on a run whose stored row verifies (the store
+//     seals every row it writes): Drive refuses a row changed outside
+//     azero before any node runs, and the checkpoint that finds a row
+//     changed while the run is driven fails; either is recorded once as
+//     run_forged, and nothing the row holds is acted on.
 //   - A step limit and per-node visit limits stop runaway loops.
 //
 // Steps report through events (event.Sink): the engine stores each event

@@ -4,7 +4,9 @@
 // `azero serve` print the same documents because both build them here.
 //
 // It reads runs through a Source (the store, or the runs of the Temporal
-// engine presented as store records) and never writes them.
+// engine presented as store records) and never writes them. A run whose
+// stored row does not verify is listed, marked (View.Unverified), so that
+// a person sees it; nothing that acts on runs reads them here.
 package rundoc
 
 import (
@@ -44,6 +46,11 @@ type View struct {
 	UpdatedAt time.Time         `json:"updated_at"`
 	AgeMS     int64             `json:"age_ms"`
 	Meta      map[string]string `json:"meta,omitempty"`
+	// Unverified says why the run's stored row does not verify (it was
+	// changed outside azero, or the key to check it cannot be read): what
+	// the view shows is then only what the row claims, and azero acts on
+	// none of it. Empty for a verified run.
+	Unverified string `json:"unverified,omitempty"`
 }
 
 // Status is where r stands for a person: a run stored as running whose
@@ -57,9 +64,13 @@ func Status(st Source, r store.Run) store.Status {
 
 // ViewOf describes r as seen at now.
 func ViewOf(st Source, r store.Run, now time.Time) View {
-	return View{ID: r.ID, Workflow: r.Workflow, Key: r.Key, Status: Status(st, r), Node: r.Node,
+	v := View{ID: r.ID, Workflow: r.Workflow, Key: r.Key, Status: Status(st, r), Node: r.Node,
 		Steps: r.Steps, Error: r.Error, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		AgeMS: now.Sub(r.CreatedAt).Milliseconds(), Meta: r.Meta}
+	if r.Unverified != nil {
+		v.Unverified = r.Unverified.Error()
+	}
+	return v
 }
 
 // Filter selects the runs of a list; zero fields match everything.
@@ -91,7 +102,8 @@ func List(ctx context.Context, st Source, f Filter, now time.Time) ([]View, erro
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	filter := store.Filter{Workflow: f.Workflow, Limit: f.Limit}
+	// The runs whose row does not verify are listed too, marked.
+	filter := store.Filter{Workflow: f.Workflow, Limit: f.Limit, Unverified: true}
 	// Interrupted runs are stored as running with a dead driver, so those
 	// two are told apart after reading, and the limit counts after that.
 	switch s := store.Status(f.Status); s {

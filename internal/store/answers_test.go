@@ -166,23 +166,37 @@ func TestDropAnswerNeedsTheLeaseAndTheSameAnswer(t *testing.T) {
 	}
 }
 
-// Without its key the store takes no answer and tells none: it fails,
-// saying which file and what to do, instead of making a new key (which
-// would turn every answer sealed with the old one into a forgery) or
-// taking answers unchecked.
+// Without its key the store takes no answer and tells none, and acts on
+// no run: it fails, saying which file and what to do, instead of making a
+// new key (which would turn every answer and run sealed with the old one
+// into a forgery) or taking answers unchecked.
 func TestAnswersFailClosedWithoutTheKey(t *testing.T) {
 	t.Parallel()
-	st, dir, q := asking(t)
-	if err := os.Mkdir(filepath.Join(dir, answerkey.FileName), 0o700); err != nil {
+	_, dir, q := asking(t)
+	keyPath := filepath.Join(dir, answerkey.FileName)
+	if err := os.Remove(keyPath); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(keyPath, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st := open(t, filepath.Join(dir, store.FileName)) // a process started now, which cannot read the key
 	err := st.PostAnswer(t.Context(), "r", q.ID, webAnswer(q))
-	if err == nil || !strings.Contains(err.Error(), "answer key "+filepath.Join(dir, answerkey.FileName)) || errors.Is(err, store.ErrForged) {
+	if err == nil || !strings.Contains(err.Error(), "answer key "+keyPath) || errors.Is(err, store.ErrForged) {
 		t.Fatalf("PostAnswer without a readable key: %v", err)
 	}
+	if _, err := st.GetRun(t.Context(), "r"); err == nil || !strings.Contains(err.Error(), "answer key "+keyPath) || errors.Is(err, store.ErrRunForged) {
+		t.Fatalf("GetRun without a readable key: %v, want the key's error", err)
+	}
 	forge(t, dir, "r", string(webAnswer(q)))
-	r, _ := st.GetRun(t.Context(), "r")
+	r, err := st.Peek(t.Context(), "r")
+	if err != nil || r.Unverified == nil || errors.Is(r.Unverified, store.ErrRunForged) {
+		t.Fatalf("Peek without a readable key: %v, unverified %v: want the run, not verified for want of the key", err, r.Unverified)
+	}
 	if a, ok, err := st.PostedAnswer(r); ok || err == nil || errors.Is(err, store.ErrForged) || a.Key != "" {
 		t.Errorf("PostedAnswer without a readable key = %+v, %v, %v: want an error", a, ok, err)
+	}
+	if info, err := os.Stat(keyPath); err != nil || !info.IsDir() {
+		t.Errorf("the unreadable key was replaced: %v", err)
 	}
 }

@@ -15,6 +15,20 @@
 //     the store's directory. An answer in the answer column that does not
 //     verify was not made by azero: CheckAnswer and PostedAnswer report it
 //     as forged (ErrForged), and PostAnswer writes over it.
+//   - Every write of a run's row seals it, in the same transaction, from
+//     the values written: an HMAC (answerkey.SealRecord, the same key)
+//     over every column that decides what the run does next: id,
+//     workflow, key, status, node, state, steps, visits, error, meta, the
+//     question (with its id and nonce) and created_at. A row whose seal
+//     does not verify was changed outside azero (ErrRunForged): GetRun,
+//     FindRun, PostAnswer and every write of a sealed column refuse it
+//     (and so never seal a forgery), ListRuns leaves it out unless asked
+//     (Filter.Unverified), and only Peek shows it; nothing acts on it.
+//     The lease columns, updated_at and the answer are not sealed. The
+//     rows an older azero made are sealed once, by the migration that
+//     adds the seal (in Go, in the migration's transaction); after that a
+//     row without a seal is a forgery, never "legacy", and a marker file
+//     beside the store keeps it so even if the schema is rolled back.
 package store
 
 import (
@@ -77,6 +91,10 @@ type Store struct {
 
 	keyMu sync.Mutex
 	key   *answerkey.Key
+
+	// readRun reads one run's row: prepared once, since every write
+	// reads the row it seals anew.
+	readRun *sql.Stmt
 }
 
 // Options tune a Store; the zero value is right for production.
@@ -118,6 +136,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate store %s: %w", path, err)
 	}
+	if s.readRun, err = db.PrepareContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	return s, nil
 }
 
@@ -130,7 +152,7 @@ func escapePath(p string) string {
 func (s *Store) Path() string { return s.path }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.readRun.Close(), s.db.Close()) }
 
 func (s *Store) migrate(ctx context.Context) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
@@ -150,6 +172,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	if version > len(names) {
 		return fmt.Errorf("store schema version %d is newer than this azero (%d): upgrade azero", version, len(names))
 	}
+	// Go steps of a migration, run in its transaction after its SQL.
+	after := map[string]func(context.Context, *sql.Tx) error{
+		"migrations/005_seal.sql": s.sealLegacy,
+	}
 	for i := version; i < len(names); i++ {
 		body, err := migrations.ReadFile(names[i])
 		if err != nil {
@@ -158,13 +184,26 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 			return fmt.Errorf("%s: %w", names[i], err)
 		}
+		if step := after[names[i]]; step != nil {
+			if err := step(ctx, tx); err != nil {
+				return fmt.Errorf("%s: %w", names[i], err)
+			}
+		}
 	}
 	if version != len(names) {
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(names))); err != nil {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// Made at every open, not only by the migration: a store sealed before
+	// the marker existed gets one too.
+	if err := s.mark(); err != nil {
+		return fmt.Errorf("mark the store as sealed: %w", err)
+	}
+	return nil
 }
 
 // Run is one execution of a workflow.
@@ -188,6 +227,11 @@ type Run struct {
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	Lease     Lease           `json:"-"`
+	// Unverified says why the run's stored row does not verify: a
+	// *RunForgedError, or the error of an answer key that cannot be read.
+	// Only Peek and ListRuns with Filter.Unverified return such a run,
+	// for showing it; nothing may act on it.
+	Unverified error `json:"-"`
 }
 
 // Lease records which process drives a run, until when.
@@ -235,10 +279,20 @@ func (s *Store) CreateRun(ctx context.Context, r Run) error {
 	if err != nil {
 		return err
 	}
+	key, err := s.AnswerKey()
+	if err != nil {
+		return fmt.Errorf("create run %s: %w", r.ID, err)
+	}
 	now := s.now().UnixNano()
-	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, workflow, run_key, status, node, state, visits, meta, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.Workflow, r.Key, string(r.Status), r.Node, []byte(r.State), visits, meta, now, now)
+	state := []byte(r.State)
+	if state == nil {
+		state = []byte{}
+	}
+	c := sealed{id: r.ID, workflow: r.Workflow, key: r.Key, status: string(r.Status), node: r.Node, state: state,
+		visits: visits, meta: meta, created: now}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, workflow, run_key, status, node, state, visits, meta, created_at, updated_at, seal)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.id, c.workflow, c.key, c.status, c.node, c.state, c.visits, c.meta, now, now, key.SealRecord(runSealKind, c.fields()...))
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
@@ -263,59 +317,38 @@ func encodeMaps(visits map[string]int, meta map[string]string) (string, string, 
 	return string(v), string(m), nil
 }
 
-const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, question, answer, created_at, updated_at, lease_token, lease_pid, lease_host, lease_until`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanRun(sc scanner) (Run, error) {
-	var (
-		r                           Run
-		status, visits, meta, q, a  string
-		created, updated, leaseTill int64
-		state                       []byte
-	)
-	err := sc.Scan(&r.ID, &r.Workflow, &r.Key, &status, &r.Node, &state, &r.Steps, &visits, &r.Error, &meta, &q, &a,
-		&created, &updated, &r.Lease.Token, &r.Lease.PID, &r.Lease.Host, &leaseTill)
+// GetRun returns the run with exactly this id, once its stored row
+// verifies: a *RunForgedError (ErrRunForged) when it does not.
+func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
+	rw, err := s.readRow(ctx, id)
 	if err != nil {
 		return Run{}, err
 	}
-	r.Status = Status(status)
-	r.State = state
-	if q != "" {
-		r.Question = json.RawMessage(q)
+	if err := s.verify(rw); err != nil {
+		return Run{}, err
 	}
-	if a != "" {
-		r.Answer = json.RawMessage(a)
-	}
-	r.CreatedAt = time.Unix(0, created)
-	r.UpdatedAt = time.Unix(0, updated)
-	if leaseTill != 0 {
-		r.Lease.Until = time.Unix(0, leaseTill)
-	}
-	if err := json.Unmarshal([]byte(visits), &r.Visits); err != nil {
-		return Run{}, fmt.Errorf("run %s visits: %w", r.ID, err)
-	}
-	if err := json.Unmarshal([]byte(meta), &r.Meta); err != nil {
-		return Run{}, fmt.Errorf("run %s meta: %w", r.ID, err)
-	}
-	return r, nil
+	return rw.run()
 }
 
-// GetRun returns the run with exactly this id.
-func (s *Store) GetRun(ctx context.Context, id string) (Run, error) {
-	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+func (s *Store) readRow(ctx context.Context, id string) (row, error) {
+	rw, err := scanRow(s.readRun.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Run{}, fmt.Errorf("%w: %s (list runs with `azero runs`)", ErrNotFound, id)
+		return row{}, fmt.Errorf("%w: %s (list runs with `azero runs`)", ErrNotFound, id)
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("load run %s: %w", id, err)
+		return row{}, fmt.Errorf("load run %s: %w", id, err)
 	}
-	return r, nil
+	return rw, nil
 }
 
-// FindRun returns the run whose id is ref or uniquely starts with ref.
+// FindRun returns the run whose id is ref or uniquely starts with ref,
+// once its stored row verifies, as GetRun.
 func (s *Store) FindRun(ctx context.Context, ref string) (Run, error) {
-	if r, err := s.GetRun(ctx, ref); err == nil || !errors.Is(err, ErrNotFound) {
+	return s.find(ctx, ref, s.GetRun)
+}
+
+func (s *Store) find(ctx context.Context, ref string, get func(context.Context, string) (Run, error)) (Run, error) {
+	if r, err := get(ctx, ref); err == nil || !errors.Is(err, ErrNotFound) {
 		return r, err
 	}
 	if ref == "" {
@@ -339,7 +372,7 @@ func (s *Store) FindRun(ctx context.Context, ref string) (Run, error) {
 	case 0:
 		return Run{}, fmt.Errorf("%w: %s (list runs with `azero runs`)", ErrNotFound, ref)
 	case 1:
-		return s.GetRun(ctx, ids[0])
+		return get(ctx, ids[0])
 	default:
 		return Run{}, fmt.Errorf("run id %q is ambiguous (%s, ...): type more of it", ref, strings.Join(ids, ", "))
 	}
@@ -351,9 +384,15 @@ type Filter struct {
 	Key      string
 	Status   Status
 	Limit    int
+	// Unverified includes the runs whose stored row does not verify, with
+	// Run.Unverified saying why: for showing them, never for acting on
+	// them. Without it they are left out.
+	Unverified bool
 }
 
-// ListRuns returns matching runs, newest first.
+// ListRuns returns matching runs, newest first: those whose stored row
+// verifies, and with f.Unverified the others too. Without f.Unverified,
+// an answer key that cannot be read is an error.
 func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
 	q := `SELECT ` + runColumns + ` FROM runs WHERE 1=1`
 	var args []any
@@ -380,10 +419,28 @@ func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
 	defer rows.Close()
 	var out []Run
 	for rows.Next() {
-		r, err := scanRun(rows)
+		rw, err := scanRow(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
+		verr := s.verify(rw)
+		switch {
+		case verr == nil, f.Unverified:
+		case errors.Is(verr, ErrRunForged):
+			continue
+		default:
+			return nil, fmt.Errorf("list runs: %w", verr)
+		}
+		r, err := rw.run()
+		if err != nil {
+			if !f.Unverified {
+				return nil, fmt.Errorf("list runs: %w", err)
+			}
+			// A forged row may not even decode: it is shown as it is.
+			r = Run{ID: rw.id, Workflow: rw.workflow, Key: rw.key, Status: Status(rw.status), Node: rw.node,
+				CreatedAt: time.Unix(0, rw.created), UpdatedAt: time.Unix(0, rw.updated)}
+		}
+		r.Unverified = verr
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -409,12 +466,17 @@ func (s *Store) Acquire(ctx context.Context, runID string, l Lease, ttl time.Dur
 		return fmt.Errorf("acquire run %s: %w", runID, err)
 	}
 	defer tx.Rollback()
-	r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
+	rw, err := scanRow(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %s", ErrNotFound, runID)
 	}
 	if err != nil {
 		return fmt.Errorf("acquire run %s: %w", runID, err)
+	}
+	// The lease is not sealed: whoever drives the run verifies its row.
+	r := Run{ID: rw.id, Lease: rw.lease}
+	if rw.leaseTill != 0 {
+		r.Lease.Until = time.Unix(0, rw.leaseTill)
 	}
 	if r.Lease.Token != l.Token && s.LeaseLive(r) {
 		return &LeaseHeldError{RunID: runID, PID: r.Lease.PID, Host: r.Lease.Host}
@@ -484,7 +546,8 @@ type Checkpoint struct {
 }
 
 // Checkpoint writes the run's new position, state and a history row in one
-// transaction.
+// transaction, with the row's new seal. A row that does not verify is not
+// written (*RunForgedError).
 func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 	visits, _, err := encodeMaps(cp.Visits, nil)
 	if err != nil {
@@ -495,24 +558,25 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
 	}
 	defer tx.Rollback()
-	q := `UPDATE runs SET status = ?, node = ?, steps = ?, visits = ?, error = ?, updated_at = ?`
-	args := []any{string(cp.Status), cp.Next, cp.Steps, visits, cp.Error, s.now().UnixNano()}
+	rw, key, err := s.current(ctx, tx, cp.RunID)
+	if err != nil {
+		return forgedOr(err, "checkpoint run %s: %w", cp.RunID)
+	}
+	c := rw.sealed
+	c.status, c.node, c.steps, c.visits, c.errText = string(cp.Status), cp.Next, int64(cp.Steps), visits, cp.Error
+	also := ""
 	switch {
 	case cp.KeepQuestion:
 	case cp.Question == nil:
 		// No question, no answer to it.
-		q += `, question = '', answer = ''`
+		c.question, also = "", `answer = ''`
 	default:
-		q += `, question = ?`
-		args = append(args, string(cp.Question))
+		c.question = string(cp.Question)
 	}
 	if cp.State != nil {
-		q += `, state = ?`
-		args = append(args, []byte(cp.State))
+		c.state = cp.State
 	}
-	q += ` WHERE id = ? AND lease_token = ?`
-	args = append(args, cp.RunID, cp.Token)
-	res, err := tx.ExecContext(ctx, q, args...)
+	res, err := s.write(ctx, tx, key, c, also, nil, ` AND lease_token = ?`, cp.Token)
 	if err != nil {
 		return fmt.Errorf("checkpoint run %s: %w", cp.RunID, err)
 	}
@@ -535,14 +599,32 @@ func (s *Store) Checkpoint(ctx context.Context, cp Checkpoint) error {
 // holder of the lease can. An answer posted for another question is
 // dropped; one posted for this question (same id) stays.
 func (s *Store) SetQuestion(ctx context.Context, runID, token, questionID string, question json.RawMessage) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE runs SET question = ?, updated_at = ?,
-		answer = CASE WHEN answer != '' AND json_extract(answer, '$.question_id') = ? THEN answer ELSE '' END
-		WHERE id = ? AND lease_token = ?`,
-		string(question), s.now().UnixNano(), questionID, runID, token)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("record the question of run %s: %w", runID, err)
 	}
-	return expectOne(res, runID)
+	defer tx.Rollback()
+	rw, key, err := s.current(ctx, tx, runID)
+	if err != nil {
+		return forgedOr(err, "record the question of run %s: %w", runID)
+	}
+	answer := ""
+	var posted struct {
+		QuestionID string `json:"question_id"`
+	}
+	if rw.answer != "" && json.Unmarshal([]byte(rw.answer), &posted) == nil && posted.QuestionID == questionID {
+		answer = rw.answer
+	}
+	c := rw.sealed
+	c.question = string(question)
+	res, err := s.write(ctx, tx, key, c, `answer = ?`, []any{answer}, ` AND lease_token = ?`, token)
+	if err != nil {
+		return fmt.Errorf("record the question of run %s: %w", runID, err)
+	}
+	if err := expectOne(res, runID); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // ErrNotAsked is returned when an answer is posted for a question the run
@@ -591,14 +673,13 @@ func (s *Store) PostAnswer(ctx context.Context, runID, questionID string, answer
 		return fmt.Errorf("answer run %s: %w", runID, err)
 	}
 	defer tx.Rollback()
-	var q, old string
-	err = tx.QueryRowContext(ctx, `SELECT question, answer FROM runs WHERE id = ?`, runID).Scan(&q, &old)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%w: %s", ErrNotFound, runID)
-	}
+	// No answer is taken for a run whose row azero did not write: its
+	// question may be a forgery too.
+	rw, _, err := s.current(ctx, tx, runID)
 	if err != nil {
-		return fmt.Errorf("answer run %s: %w", runID, err)
+		return forgedOr(err, "answer run %s: %w", runID)
 	}
+	q, old := rw.question, rw.answer
 	var asked human.Question
 	if q == "" || json.Unmarshal([]byte(q), &asked) != nil || asked.ID != questionID {
 		return fmt.Errorf("run %s: %w", runID, ErrNotAsked)
@@ -704,14 +785,21 @@ func (s *Store) DropAnswer(ctx context.Context, runID, token string, raw json.Ra
 // SetKey changes the run's workflow key (the governance slug, once the run
 // has claimed it).
 func (s *Store) SetKey(ctx context.Context, runID, key string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE runs SET run_key = ? WHERE id = ?`, key, runID)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("set the key of run %s: %w", runID, err)
 	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return fmt.Errorf("%w: %s", ErrNotFound, runID)
+	defer tx.Rollback()
+	rw, seal, err := s.current(ctx, tx, runID)
+	if err != nil {
+		return forgedOr(err, "set the key of run %s: %w", runID)
 	}
-	return nil
+	c := rw.sealed
+	c.key = key
+	if _, err := s.write(ctx, tx, seal, c, "", nil, ""); err != nil {
+		return fmt.Errorf("set the key of run %s: %w", runID, err)
+	}
+	return tx.Commit()
 }
 
 // UpdateMeta merges keys into the run's metadata.
@@ -721,15 +809,12 @@ func (s *Store) UpdateMeta(ctx context.Context, runID string, meta map[string]st
 		return err
 	}
 	defer tx.Rollback()
-	var raw string
-	if err := tx.QueryRowContext(ctx, `SELECT meta FROM runs WHERE id = ?`, runID).Scan(&raw); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: %s", ErrNotFound, runID)
-		}
-		return err
+	rw, key, err := s.current(ctx, tx, runID)
+	if err != nil {
+		return forgedOr(err, "update the metadata of run %s: %w", runID)
 	}
 	m := map[string]string{}
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+	if err := json.Unmarshal([]byte(rw.meta), &m); err != nil {
 		return err
 	}
 	for k, v := range meta {
@@ -739,8 +824,10 @@ func (s *Store) UpdateMeta(ctx context.Context, runID string, meta map[string]st
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET meta = ? WHERE id = ?`, string(b), runID); err != nil {
-		return err
+	c := rw.sealed
+	c.meta = string(b)
+	if _, err := s.write(ctx, tx, key, c, "", nil, ""); err != nil {
+		return fmt.Errorf("update the metadata of run %s: %w", runID, err)
 	}
 	return tx.Commit()
 }
@@ -781,17 +868,20 @@ func (s *Store) History(ctx context.Context, runID string) ([]Step, error) {
 }
 
 // EditState changes a run's stored state with edit, unless a live process
-// drives the run (its changes would be lost at its next checkpoint).
+// drives the run (its changes would be lost at its next checkpoint), and
+// seals the row anew. A row that does not verify is not edited
+// (*RunForgedError).
 func (s *Store) EditState(ctx context.Context, runID string, edit func(json.RawMessage) (json.RawMessage, error)) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("edit run %s: %w", runID, err)
 	}
 	defer tx.Rollback()
-	r, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%w: %s", ErrNotFound, runID)
+	rw, key, err := s.current(ctx, tx, runID)
+	if err != nil {
+		return forgedOr(err, "edit run %s: %w", runID)
 	}
+	r, err := rw.run()
 	if err != nil {
 		return fmt.Errorf("edit run %s: %w", runID, err)
 	}
@@ -802,8 +892,22 @@ func (s *Store) EditState(ctx context.Context, runID string, edit func(json.RawM
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = ?, updated_at = ? WHERE id = ?`, []byte(state), s.now().UnixNano(), runID); err != nil {
+	c := rw.sealed
+	c.state = state
+	if c.state == nil {
+		c.state = []byte{}
+	}
+	if _, err := s.write(ctx, tx, key, c, "", nil, ""); err != nil {
 		return fmt.Errorf("edit run %s: %w", runID, err)
 	}
 	return tx.Commit()
+}
+
+// forgedOr returns err as it is when it reports a forged row (its message
+// says everything), else wrapped by format with runID.
+func forgedOr(err error, format, runID string) error {
+	if errors.Is(err, ErrRunForged) || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf(format, runID, err)
 }

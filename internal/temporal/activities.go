@@ -150,7 +150,7 @@ func (a *activities) adopt(ctx context.Context, in nodeInput, d def, moved bool)
 			return nil, 0, err
 		}
 	} else if err != nil {
-		return nil, 0, err
+		return nil, 0, a.refuse(ctx, err)
 	}
 	if err := a.store.Acquire(ctx, in.RunID, store.Lease{Token: mirrorLease, PID: os.Getpid()}, 24*time.Hour); err != nil {
 		return nil, 0, err
@@ -202,9 +202,24 @@ func (a *activities) mirror(ctx context.Context, in nodeInput, next string, stat
 		Status: status, State: state, Steps: in.Steps, Error: in.Error, Outcome: outcome, Attempt: att,
 		Started: started, Finished: a.now()})
 	if err != nil {
-		return fmt.Errorf("record run %s in this worker's store: %w", in.RunID, err)
+		return a.refuse(ctx, fmt.Errorf("record run %s in this worker's store: %w", in.RunID, err))
 	}
 	return nil
+}
+
+// refuse makes the error of a row of this worker's store changed outside
+// azero final (retrying cannot mend it), recorded once as run_forged;
+// other errors stay as they are. gc reads these rows to remove worktrees,
+// so azero neither writes over nor acts on a forged one.
+func (a *activities) refuse(ctx context.Context, err error) error {
+	var rec store.Recorder
+	if a.audit != nil {
+		rec = a.audit
+	}
+	if a.store.ReportForged(ctx, rec, "temporal worker", err) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
+	}
+	return err
 }
 
 // newCalls returns the calls the run made on this worker since it had
@@ -418,7 +433,7 @@ func (a *activities) Finish(ctx context.Context, in nodeInput) (nodeOutput, erro
 			return nodeOutput{}, err
 		}
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return nodeOutput{}, err
+		return nodeOutput{}, a.refuse(ctx, err)
 	}
 	attrs := []slog.Attr{slog.String("workflow", in.Workflow), slog.String("status", string(in.Status)),
 		slog.String("engine", EngineName), slog.String("worker", a.me.Identity)}

@@ -67,6 +67,10 @@ func statusOf(err error) int {
 	if errors.Is(err, store.ErrNotFound) {
 		return http.StatusNotFound
 	}
+	if errors.Is(err, store.ErrRunForged) {
+		// Not the server's fault: the run's row was changed outside azero.
+		return http.StatusConflict
+	}
 	return http.StatusInternalServerError
 }
 
@@ -105,12 +109,25 @@ func (s *Server) answer(ctx context.Context, ref string, req AnswerRequest, c cl
 		}
 		attrs = append(attrs, slog.String("reason", err.Error()))
 		_ = s.opts.Audit.Event(context.WithoutCancel(ctx), "web_answer_refused", runID, attrs...)
+		s.reportForged(ctx, err)
 		return res, err
 	}
 	attrs = append(attrs, slog.String("answer", res.Answer), slog.String("decision", res.Decision))
 	_ = s.opts.Audit.Event(context.WithoutCancel(ctx), "web_answer", runID, attrs...)
 	res.Continued = s.continueIfIdle(runID)
 	return res, nil
+}
+
+// reportForged records err as run_forged, once for each forged row, when
+// it says a run's stored row was changed outside azero and the source
+// can tell one forgery from another (the store).
+func (s *Server) reportForged(ctx context.Context, err error) {
+	reporter, ok := s.opts.Store.(interface {
+		ReportForged(ctx context.Context, rec store.Recorder, by string, err error) bool
+	})
+	if ok && s.opts.Audit != nil {
+		reporter.ReportForged(ctx, s.opts.Audit, "serve", err)
+	}
 }
 
 func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c client) (AnswerResult, error) {

@@ -3,6 +3,7 @@ package web_test
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,5 +54,53 @@ func TestForgedAnswerIsNotShownAndDoesNotBlock(t *testing.T) {
 	decisions := f.auditRecords("gate_decision")
 	if len(decisions) != 1 || decisions[0]["decision"] != "APPROVED" || decisions[0]["channel"] != human.ChannelWeb {
 		t.Errorf("want the page's approval decided, and nothing else: %v", decisions)
+	}
+}
+
+// A run whose stored row was rewritten with SQL (moved past its gate) is
+// listed, marked as not verified, but nothing acts on it: its page and
+// its API say the row was changed outside azero, an answer posted for it
+// is refused (409) and never continues it, and run_forged is recorded.
+func TestForgedRunRowIsListedButNotActedOn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.waitingRun(state{})
+	db, err := sql.Open("sqlite", f.st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE runs SET node = 'edit', question = replace(question, 'review', 'edit') WHERE id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	resp, page := f.request("GET", "/", "", bearer)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, id) || !strings.Contains(page, "not verified") {
+		t.Errorf("the runs page (%d) does not list the run marked:\n%s", resp.StatusCode, page)
+	}
+	code, doc := f.api("GET", "/api/runs", "")
+	runs, _ := doc["runs"].([]any)
+	if code != http.StatusOK || len(runs) != 1 || !strings.Contains(fmt.Sprint(runs[0].(map[string]any)["unverified"]), "was changed outside azero") {
+		t.Errorf("GET /api/runs = %d %v: want the run, unverified", code, doc)
+	}
+	resp, page = f.request("GET", "/runs/"+id, "", bearer)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "was changed outside azero") {
+		t.Errorf("the run's page: %d\n%s", resp.StatusCode, page)
+	}
+	code, doc = f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"edit","answer":"send"}`)
+	if code != http.StatusConflict || !strings.Contains(fmt.Sprint(doc["error"]), "azero will not act on it") {
+		t.Errorf("an answer for the forged run: %d %v, want 409 and why", code, doc)
+	}
+	f.mu.Lock()
+	continued := len(f.continued)
+	f.mu.Unlock()
+	if continued != 0 {
+		t.Errorf("the forged run was continued")
+	}
+	if recs := f.auditRecords("run_forged"); len(recs) != 1 || recs[0]["run_id"] != id || recs[0]["by"] != "serve" {
+		t.Errorf("run_forged records = %v", recs)
+	}
+	if recs := f.auditRecords("gate_decision"); len(recs) != 0 {
+		t.Errorf("decisions: %v", recs)
 	}
 }
