@@ -350,29 +350,25 @@ type Filter struct {
 	Workflow string
 	Key      string
 	Status   Status
-	Limit    int
+	// Asking selects the runs that have not ended and ask a question now
+	// or wait for an answer to one.
+	Asking bool
+	Limit  int
+	// Offset skips this many of the runs selected, newest first.
+	Offset int
+	// Brief leaves the runs' state, question and answer out (nil), for
+	// lists that do not show them.
+	Brief bool
 }
 
 // ListRuns returns matching runs, newest first.
 func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
-	q := `SELECT ` + runColumns + ` FROM runs WHERE 1=1`
-	var args []any
-	if f.Workflow != "" {
-		q += ` AND workflow = ?`
-		args = append(args, f.Workflow)
+	cols := runColumns
+	if f.Brief {
+		cols = briefColumns
 	}
-	if f.Key != "" {
-		q += ` AND run_key = ?`
-		args = append(args, f.Key)
-	}
-	if f.Status != "" {
-		q += ` AND status = ?`
-		args = append(args, string(f.Status))
-	}
-	q += ` ORDER BY created_at DESC, id DESC`
-	if f.Limit > 0 {
-		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
-	}
+	cond, order, args := where(f)
+	q := `SELECT ` + cols + ` FROM runs` + cond + order
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -383,6 +379,9 @@ func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
 		r, err := scanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		if f.Brief {
+			r.State, r.Question, r.Answer = nil, nil, nil
 		}
 		out = append(out, r)
 	}
