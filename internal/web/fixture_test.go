@@ -21,6 +21,7 @@ import (
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/web"
+	"github.com/azero-dev/azero/internal/workflow/gates"
 )
 
 // The fixture workflow has a gate of each kind a human meets:
@@ -35,6 +36,9 @@ type state struct {
 	Verdict  string `json:"verdict"`
 	Decision string `json:"decision,omitempty"`
 	Report   string `json:"report,omitempty"` // the review's report; a diff report by default
+	// Repo, when set, makes review the real diff review of the change in
+	// this repository (approve or reject).
+	Repo string `json:"repo,omitempty"`
 }
 
 const testToken = "0123456789abcdef0123456789abcdef-test-token"
@@ -67,6 +71,9 @@ func graph() *flow.Graph[state] {
 			return "review", nil
 		}, "review").
 		Gate("review", func(ctx context.Context, s *state) (human.Question, error) {
+			if s.Repo != "" {
+				return gates.DiffReview(ctx, s.Repo)
+			}
 			return human.Question{Kind: human.Word, Title: "Diff review", Format: "diff-report", Report: s.Report,
 				Prompt: "Merge this change?",
 				Options: []human.Option{
@@ -128,6 +135,13 @@ func newFixture(t *testing.T) *fixture {
 // wrap (nil: directly).
 func newFixtureOver(t *testing.T, wrap func(web.Source) web.Source) *fixture {
 	t.Helper()
+	return newFixtureWith(t, wrap, nil)
+}
+
+// newFixtureWith is newFixtureOver with the server's options changed by
+// opt (nil: none).
+func newFixtureWith(t *testing.T, wrap func(web.Source) web.Source, opt func(*web.Options)) *fixture {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
 	if err != nil {
@@ -146,14 +160,18 @@ func newFixtureOver(t *testing.T, wrap func(web.Source) web.Source) *fixture {
 	if wrap != nil {
 		src = wrap(st)
 	}
-	srv, err := web.New(web.Options{Store: src, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
+	opts := web.Options{Store: src, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
 		Continue: func(ctx context.Context, runID string) error {
 			f.mu.Lock()
 			f.continued = append(f.continued, runID)
 			f.mu.Unlock()
 			_, err := flow.Drive(ctx, f.eng, graph(), runID)
 			return err
-		}})
+		}}
+	if opt != nil {
+		opt(&opts)
+	}
+	srv, err := web.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,11 @@ func TestPagesShowRunsAndGates(t *testing.T) {
 		want       []string
 		not        []string
 	}{
-		{"runs", "/", []string{id, done, "webtest", "waiting", "aborted", "asks: Merge this change?", "$0.0000", `href="/runs/` + id + `"`}, nil},
+		{"runs", "/", []string{id, done, "webtest", "waiting", "aborted", "asks: Diff review · Merge this change?", "$0.0000", `href="/runs/` + id + `"`}, nil},
 		{"runs filtered", "/?status=aborted", []string{done}, []string{`data-run="` + id + `"`}},
 		{"gates", "/gates", []string{id, "Merge this change?", `name="answer"`, `name="csrf"`}, []string{`data-run="` + done + `"`}},
 		{"run", "/runs/" + id, []string{"Waiting at review", "Merge this change?", "Type <code>approve</code> to proceed",
-			"What should change?", `name="feedback"`, `name="question_id"`, "▸ work", "? review asks: Merge this change?",
+			"What should change?", `name="feedback"`, `name="question_id"`, "▸ work", "? review asks: Diff review · Merge this change?",
 			"prompts/001-coder.txt", "/runs/" + id + "/diff", `<span class="line add">+return slugify(s) // &lt;script&gt;alert(1)&lt;/script&gt;</span>`,
 			`<span class="line warning">!! WARNING: MODIFIED: textkit/slug.go</span>`, `<span class="change">MODIFIED</span>`},
 			[]string{"<script>alert(1)</script>", `type="submit" name="answer"`}},
@@ -267,7 +267,7 @@ func TestListsAreNotOlderThanTheirStreams(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"/", "/gates"} {
 		f, src, _ := endingFixture(t, state{}, "review=abort")
-		since := regexp.MustCompile(`data-stream="/events\?since=([0-9a-f]+)"`)
+		since := regexp.MustCompile(`data-stream="/events\?since=([0-9a-f]+)(?:&amp;[^"]*)?"`)
 		src.armed.Store(true)
 		_, page := f.request("GET", path, "", bearer)
 		_, now := f.request("GET", path, "", bearer)

@@ -94,6 +94,9 @@ type Options struct {
 	Log io.Writer
 	// Now is the clock; time.Now by default.
 	Now func() time.Time
+	// Location is the time zone the pages show times in, each with its
+	// zone's name; time.Local by default. The API's times are RFC 3339.
+	Location *time.Location
 	// Poll is how often live views look for news; default 500 ms.
 	Poll time.Duration
 }
@@ -123,21 +126,26 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
 	if opts.Poll <= 0 {
 		opts.Poll = 500 * time.Millisecond
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	pages, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
-	if err != nil {
-		return nil, fmt.Errorf("web: templates: %w", err)
-	}
 	mac := hmac.New(sha256.New, []byte(opts.Token))
 	mac.Write([]byte("azero serve csrf"))
 	ctx, stop := context.WithCancel(context.Background())
-	return &Server{opts: opts, pages: pages, csrf: hex.EncodeToString(mac.Sum(nil)), driving: map[string]bool{},
-		ctx: ctx, stop: stop}, nil
+	s := &Server{opts: opts, csrf: hex.EncodeToString(mac.Sum(nil)), driving: map[string]bool{}, ctx: ctx, stop: stop}
+	pages, err := template.New("").Funcs(funcs).Funcs(template.FuncMap{"clock": s.clock, "stamp": s.stamp}).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("web: templates: %w", err)
+	}
+	s.pages = pages
+	return s, nil
 }
 
 // Handler returns the server's handler for requests to a server listening
