@@ -197,7 +197,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "the body must be one JSON object")
 		return
 	}
-	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r))
+	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r, human.ChannelAPI))
 	if err != nil {
 		s.failErr(w, r, err)
 		return

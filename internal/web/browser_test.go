@@ -97,7 +97,7 @@ func TestBrowserFollowsARunLive(t *testing.T) {
 		t.Fatal(code, doc)
 	}
 	webtest.WaitFor(t, ctx, `document.querySelector('#question[data-gate="edit"]') !== null`)
-	webtest.WaitFor(t, ctx, `document.getElementById('events').innerText.includes('review answered APPROVED on the web channel by 127.0.0.1:')`)
+	webtest.WaitFor(t, ctx, `document.getElementById('events').innerText.includes('review answered APPROVED on the api channel by 127.0.0.1:')`)
 
 	// What a person typed is never thrown away: with text in the form, a
 	// change is announced instead of reloading.

@@ -715,7 +715,7 @@ func (s *Server) formAnswer(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req.Feedback = strings.ReplaceAll(req.Feedback, "\r\n", "\n")
-	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r))
+	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r, human.ChannelWeb))
 	if err != nil {
 		status := statusOf(err)
 		if status == http.StatusNotFound || status == http.StatusInternalServerError {

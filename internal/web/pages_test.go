@@ -47,7 +47,7 @@ func TestPagesShowRunsAndGates(t *testing.T) {
 			`<span class="line warning">!! WARNING: MODIFIED: textkit/slug.go</span>`, `<span class="change">MODIFIED</span>`},
 			[]string{"<script>alert(1)</script>", `type="submit" name="answer"`}},
 		{"run by prefix", "/runs/" + id[:len(id)-2], []string{"Run " + id}, nil},
-		{"ended run", "/runs/" + done, []string{"aborted", "review answered ABORTED on the web channel by 127.0.0.1:"}, []string{`name="answer"`}},
+		{"ended run", "/runs/" + done, []string{"aborted", "review answered ABORTED on the api channel by 127.0.0.1:"}, []string{`name="answer"`}},
 		{"diff", "/runs/" + id + "/diff", []string{"the report of the question waiting at review", `<span class="line file">diff --git a/textkit/slug.go b/textkit/slug.go</span>`,
 			`<span class="line hunk">@@ -1,3 +1,3 @@</span>`, `<span class="line del">-return strings.ToLower(s)</span>`}, nil},
 		{"diff of an ended run", "/runs/" + done + "/diff", []string{"the report review showed at", "diff --git"}, nil},
