@@ -20,17 +20,24 @@ import (
 const heartbeat = 15 * time.Second
 
 // sse prepares w for server-sent events.
-func sse(w http.ResponseWriter) (*http.ResponseController, bool) {
+func (s *Server) sse(w http.ResponseWriter) (*http.ResponseController, bool) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	// A stream lasts as long as the page is open.
-	_ = rc.SetWriteDeadline(time.Time{})
+	// A stream lasts as long as the page is open (the server lifts the
+	// read bound of a request without a body once it is read): each
+	// message has the time to write that a reply has.
+	s.extend(rc)
 	if err := rc.Flush(); err != nil {
 		return nil, false
 	}
 	return rc, true
+}
+
+// extend gives a stream the time to write its next message.
+func (s *Server) extend(rc *http.ResponseController) {
+	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.Timeouts.Write))
 }
 
 // streamEvent is the data of a run stream's message.
@@ -56,7 +63,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	if id, err := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64); err == nil && id > after {
 		after = id
 	}
-	rc, ok := sse(w)
+	rc, ok := s.sse(w)
 	if !ok {
 		return
 	}
@@ -97,10 +104,12 @@ func (s *Server) follow(ctx context.Context, poll func() bool, rc *http.Response
 		case <-s.ctx.Done():
 			return
 		case <-beat.C:
+			s.extend(rc)
 			if _, err := fmt.Fprint(w, ": azero\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}
 		case <-tick.C:
+			s.extend(rc)
 			if !poll() {
 				return
 			}
@@ -145,7 +154,7 @@ func (s *Server) listStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	since := r.URL.Query().Get("since")
-	rc, ok := sse(w)
+	rc, ok := s.sse(w)
 	if !ok {
 		return
 	}
