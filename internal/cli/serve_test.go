@@ -305,6 +305,16 @@ func TestServeDemoApprovedInABrowser(t *testing.T) {
 		t.Fatalf("GET /api/runs: %d", code)
 	}
 	cliList := runAzeroIn(t, state, base, nil, "runs", "--json")
+	// The API adds where its page stands in the list.
+	var paging struct {
+		Runs  json.RawMessage `json:"runs"`
+		Total int             `json:"total"`
+		Next  string          `json:"next"`
+	}
+	if err := json.Unmarshal(listed, &paging); err != nil || paging.Total != 1 || paging.Next != "" {
+		t.Errorf("GET /api/runs: %v\n%s", err, listed)
+	}
+	listed, _ = json.Marshal(map[string]json.RawMessage{"runs": paging.Runs})
 	if got, want := withoutAge(t, listed), withoutAge(t, []byte(cliList.stdout)); got != want {
 		t.Errorf("GET /api/runs\n got %s\nwant %s", got, want)
 	}
@@ -430,8 +440,16 @@ func TestServeAnswersARunAtATerminal(t *testing.T) {
 	if code := s.exit(t); code != ExitOK {
 		t.Fatalf("the terminal's azero exited %d:\n%s", code, s.Text())
 	}
-	if !strings.Contains(s.Text(), "answered APPROVED on the web channel 127.0.0.1:") || !strings.Contains(s.Text(), "serve-test-script") {
-		t.Errorf("the terminal was not told who answered:\n%s", s.Text())
+	screen := s.Text()
+	notice := strings.Index(screen, "approve answered APPROVED on the api channel 127.0.0.1:")
+	if notice < 0 || !strings.Contains(screen, "serve-test-script") {
+		t.Errorf("the terminal was not told who answered:\n%s", screen)
+	} else if !strings.HasSuffix(screen[:notice], "\n") {
+		t.Errorf("the notice is printed on the prompt's line:\n%q", screen[max(notice-80, 0):min(notice+80, len(screen))])
+	}
+	// runs show says which channel answered.
+	if show := runAzeroIn(t, state, dir, nil, "runs", "show", id, "--events"); !strings.Contains(show.stdout, "approve answered APPROVED on the api channel") {
+		t.Errorf("runs show --events:\n%s", show.stdout)
 	}
 	if r := runByID(t, state, id); r.Status != store.StatusDone {
 		t.Errorf("run %s", r.Status)
