@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -323,6 +324,18 @@ func (s *Server) continueIfIdle(runID string) bool {
 	return true
 }
 
+// Driving lists the runs this server continues now, by id.
+func (s *Server) Driving() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.driving))
+	for id := range s.driving {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // maxContinues bounds the drives one answer can start in a row.
 const maxContinues = 100
 
@@ -345,6 +358,8 @@ func (s *Server) outcome(runID string, err error) string {
 		return fmt.Sprintf("run %s continued: %v", runID, errors.Join(err, gerr))
 	}
 	switch st := rundoc.Status(s.opts.Store, r); st {
+	case store.StatusInterrupted:
+		return fmt.Sprintf("run %s is saved at %s: azero serve stopped while it continued it; it can be resumed", runID, r.Node)
 	case store.StatusWaiting:
 		return fmt.Sprintf("run %s continued after the answer and now waits at %s", runID, r.Node)
 	case store.StatusDone, store.StatusAborted:

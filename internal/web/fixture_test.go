@@ -70,27 +70,7 @@ func graph() *flow.Graph[state] {
 			s.Works++
 			return "review", nil
 		}, "review").
-		Gate("review", func(ctx context.Context, s *state) (human.Question, error) {
-			if s.Repo != "" {
-				return gates.DiffReview(ctx, s.Repo)
-			}
-			return human.Question{Kind: human.Word, Title: "Diff review", Format: "diff-report", Report: s.Report,
-				Prompt: "Merge this change?",
-				Options: []human.Option{
-					{Key: "approve", Label: "to proceed", Decision: "APPROVED"},
-					{Key: "revise", Label: "to send it back", Decision: "REVISE", Text: "What should change?"},
-					{Key: "abort", Label: "to stop", Decision: "ABORTED"},
-				}}, nil
-		}, func(s *state, q human.Question, a human.Answer) (string, error) {
-			switch a.Key {
-			case "approve":
-				return "edit", nil
-			case "revise":
-				s.Feedback = a.Text
-				return "work", nil
-			}
-			return "", fmt.Errorf("stopped at review: %w", flow.ErrAborted)
-		}, "edit", "work").
+		Gate("review", reviewQuestion, decideReview, "edit", "work").
 		Gate("edit", func(ctx context.Context, s *state) (human.Question, error) {
 			approve := human.Option{Key: "A", Label: "Approve", Decision: "approve"}
 			if s.Verdict == "BLOCK" {
@@ -108,6 +88,34 @@ func graph() *flow.Graph[state] {
 			s.Decision = a.Key
 			return flow.End, nil
 		}, flow.End)
+}
+
+// reviewQuestion is the review gate's question: the real diff review of
+// s.Repo, or a word question over s.Report.
+func reviewQuestion(ctx context.Context, s *state) (human.Question, error) {
+	if s.Repo != "" {
+		return gates.DiffReview(ctx, s.Repo)
+	}
+	return human.Question{Kind: human.Word, Title: "Diff review", Format: "diff-report", Report: s.Report,
+		Prompt: "Merge this change?",
+		Options: []human.Option{
+			{Key: "approve", Label: "to proceed", Decision: "APPROVED"},
+			{Key: "revise", Label: "to send it back", Decision: "REVISE", Text: "What should change?"},
+			{Key: "abort", Label: "to stop", Decision: "ABORTED"},
+		}}, nil
+}
+
+// decideReview routes the review: approve to edit, revise back to work,
+// anything else aborts.
+func decideReview(s *state, q human.Question, a human.Answer) (string, error) {
+	switch a.Key {
+	case "approve":
+		return "edit", nil
+	case "revise":
+		s.Feedback = a.Text
+		return "work", nil
+	}
+	return "", fmt.Errorf("stopped at review: %w", flow.ErrAborted)
 }
 
 // fixture is a store with runs of the fixture workflow and a server over

@@ -117,8 +117,8 @@ type Options struct {
 	// Timeouts bound what a client may hold of the server; zero fields
 	// take DefaultTimeouts'.
 	Timeouts Timeouts
-	// MaxConns bounds the connections served at once (default 512): a
-	// client that opens more waits for one to end. Every connection is
+	// MaxConns bounds the connections served at once (default
+	// DefaultMaxConns): a client that opens more waits for one to end. Every connection is
 	// bounded in time (Timeouts) except live streams, which browsers open
 	// a few of.
 	MaxConns int
@@ -139,6 +139,10 @@ type Timeouts struct {
 	// request.
 	Idle time.Duration
 }
+
+// DefaultMaxConns is how many connections a Server serves at once unless
+// told otherwise.
+const DefaultMaxConns = 512
 
 // DefaultTimeouts are the timeouts of a Server unless told otherwise.
 var DefaultTimeouts = Timeouts{Header: 10 * time.Second, Read: 30 * time.Second, Write: time.Minute, Idle: 2 * time.Minute}
@@ -171,7 +175,7 @@ func New(opts Options) (*Server, error) {
 	t, d := &opts.Timeouts, DefaultTimeouts
 	t.Header, t.Read, t.Write, t.Idle = orDefault(t.Header, d.Header), orDefault(t.Read, d.Read), orDefault(t.Write, d.Write), orDefault(t.Idle, d.Idle)
 	if opts.MaxConns <= 0 {
-		opts.MaxConns = 512
+		opts.MaxConns = DefaultMaxConns
 	}
 	if opts.Location == nil {
 		opts.Location = time.Local
