@@ -379,7 +379,7 @@ func (s *Server) resumeAnswered() {
 	if s.opts.Continue == nil {
 		return
 	}
-	runs, err := s.opts.Store.ListRuns(s.ctx, store.Filter{})
+	runs, err := s.opts.Store.ListRuns(s.ctx, gatesFilter)
 	if err != nil {
 		s.logf("cannot list runs: %v", err)
 		return

@@ -146,7 +146,7 @@ func (s *Server) heads(ctx context.Context, f store.Filter) ([]store.Head, error
 	if hl, ok := s.opts.Store.(headLister); ok {
 		return hl.ListHeads(ctx, f)
 	}
-	runs, err := s.opts.Store.ListRuns(ctx, f)
+	runs, err := s.runsAt(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,8 @@ func (s *Server) heads(ctx context.Context, f store.Filter) ([]store.Head, error
 		if len(r.Question) > 0 {
 			h.Asks = &store.Asking{}
 			if q, err := rundoc.Question(r); err == nil {
-				h.Asks = &store.Asking{Gate: q.Gate, Title: q.Title, Prompt: q.Prompt, Flagged: gates.Flagged(*q)}
+				a := askingOf(*q)
+				h.Asks = &a
 			}
 		}
 		h.Issue, h.Slug, h.Filed = issueRef(r.State)
@@ -165,6 +166,21 @@ func (s *Server) heads(ctx context.Context, f store.Filter) ([]store.Head, error
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// runsAt lists the runs f selects, skipping f.Offset of them here for a
+// source that may not (the runs on Temporal).
+func (s *Server) runsAt(ctx context.Context, f store.Filter) ([]store.Run, error) {
+	if _, ok := s.opts.Store.(headLister); ok || f.Offset == 0 {
+		return s.opts.Store.ListRuns(ctx, f)
+	}
+	skip := f.Offset
+	f.Offset = 0
+	if f.Limit > 0 {
+		f.Limit += skip
+	}
+	runs, err := s.opts.Store.ListRuns(ctx, f)
+	return runs[min(skip, len(runs)):], err
 }
 
 // count counts the runs f selects.

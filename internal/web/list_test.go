@@ -18,10 +18,11 @@ import (
 )
 
 // pagedFixture has seven runs, newest first: three interrupted (created,
-// never driven), then four waiting at review.
-func pagedFixture(t *testing.T) (*fixture, []string) {
+// never driven), then four waiting at review. The server reads them
+// through wrap (nil: the store).
+func pagedFixture(t *testing.T, wrap func(web.Source) web.Source) (*fixture, []string) {
 	t.Helper()
-	f := newFixture(t)
+	f := newFixtureOver(t, wrap)
 	var ids []string
 	for range 4 {
 		ids = append(ids, f.waitingRun(state{}))
@@ -48,11 +49,37 @@ type runsPage struct {
 	Next   string `json:"next"`
 }
 
+// plainSource is a source that lists runs only as the runs on Temporal
+// do: whole, from the newest, whatever a filter says beyond its workflow,
+// status and limit.
+type plainSource struct{ web.Source }
+
+func (p plainSource) ListRuns(ctx context.Context, f store.Filter) ([]store.Run, error) {
+	f.Offset, f.Brief, f.Asking = 0, false, false
+	return p.Source.ListRuns(ctx, f)
+}
+
+// sources are the ways a server reads runs: the store, and a source like
+// the runs on Temporal.
+var sources = map[string]func(web.Source) web.Source{
+	"store":        nil,
+	"plain source": func(s web.Source) web.Source { return plainSource{s} },
+}
+
 // The API pages through the runs: each page says how many runs there are
 // in all and where the next page is, until the last.
 func TestTheAPIPagesThroughRuns(t *testing.T) {
 	t.Parallel()
-	f, ids := pagedFixture(t)
+	for name, wrap := range sources {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testAPIPages(t, wrap)
+		})
+	}
+}
+
+func testAPIPages(t *testing.T, wrap func(web.Source) web.Source) {
+	f, ids := pagedFixture(t, wrap)
 	tests := []struct {
 		name, first  string
 		want         []string
@@ -104,7 +131,16 @@ func TestTheAPIPagesThroughRuns(t *testing.T) {
 // newer and older pages, keeping the filter.
 func TestTheRunsPageLinksToOlderRuns(t *testing.T) {
 	t.Parallel()
-	f, ids := pagedFixture(t)
+	for name, wrap := range sources {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testPageLinks(t, wrap)
+		})
+	}
+}
+
+func testPageLinks(t *testing.T, wrap func(web.Source) web.Source) {
+	f, ids := pagedFixture(t, wrap)
 	tests := []struct {
 		path, count, newer, older string
 		shown                     []string

@@ -125,7 +125,7 @@ func (s *Server) follow(ctx context.Context, poll func() bool, rc *http.Response
 // question or answer.
 func (s *Server) fingerprint(ctx context.Context, page store.Filter) string {
 	page.Brief = true
-	runs, err := s.opts.Store.ListRuns(ctx, page)
+	runs, err := s.runsAt(ctx, page)
 	if err != nil {
 		return ""
 	}
