@@ -45,6 +45,9 @@ type Factory struct {
 	prompt *prompt.Prompter
 	key    *answerkey.Key
 	notify notifications // the user's [notify] (notify.go)
+	// interrupt says what a first Ctrl-C does to the command running
+	// (interrupt.go); nil: it saves the run.
+	interrupt func() string
 }
 
 // NewFactory returns a Factory bound to the real process environment.

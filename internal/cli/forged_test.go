@@ -100,17 +100,17 @@ func TestForgedApprovalInTheStoreIsNotMerged(t *testing.T) {
 	if merged := testenv.Git(t, repo, "show", "main:textkit/text.go"); !strings.Contains(merged, "strings.Builder") {
 		t.Errorf("main's text.go is not the approved change:\n%s", merged)
 	}
-	web := 0
+	api := 0
 	for _, d := range auditOf(t, state, "gate_decision") {
-		if d["channel"] == human.ChannelWeb {
+		if d["channel"] == human.ChannelAPI {
 			if ua, _ := d["user_agent"].(string); ua != "serve-test-script" {
-				t.Errorf("a web decision not made by the API's client: %v", d)
+				t.Errorf("an API decision not made by the API's client: %v", d)
 			}
-			web++
+			api++
 		}
 	}
-	if web != approvals || approvals == 0 {
-		t.Errorf("%d web decisions recorded for %d approvals sent", web, approvals)
+	if api != approvals || approvals == 0 {
+		t.Errorf("%d API decisions recorded for %d approvals sent", api, approvals)
 	}
 	if code := srv.stop(t); code != ExitOK {
 		t.Errorf("azero serve exit %d\n%s", code, srv.stderr)

@@ -231,7 +231,7 @@ func TestImplementWriteReviewAnsweredThroughServe(t *testing.T) {
 		t.Errorf("path %s", p)
 	}
 	approvals := auditOf(t, state, "file_write_approval")
-	if len(approvals) != 1 || approvals[0]["approval"] != "approved" || approvals[0]["channel"] != human.ChannelWeb {
+	if len(approvals) != 1 || approvals[0]["approval"] != "approved" || approvals[0]["channel"] != human.ChannelAPI {
 		t.Errorf("file_write_approval records: %v", approvals)
 	}
 	var decisions []string
@@ -240,7 +240,7 @@ func TestImplementWriteReviewAnsweredThroughServe(t *testing.T) {
 			decisions = append(decisions, fmt.Sprint(rec["decision"], ":", rec["channel"], ":", rec["text"]))
 		}
 	}
-	if got := strings.Join(decisions, ","); got != "REVISE:web:"+feedback+",APPROVED:web:<nil>" {
+	if got := strings.Join(decisions, ","); got != "REVISE:api:"+feedback+",APPROVED:api:<nil>" {
 		t.Errorf("write review decisions: %s", got)
 	}
 	if code := srv.stop(t); code != ExitOK {

@@ -32,7 +32,7 @@ func Main(version string) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
-		fmt.Fprintln(f.IO.ErrOut, "\nazero: interrupted; saving the run (press Ctrl-C again to quit at once)")
+		fmt.Fprintln(f.IO.ErrOut, "\n"+f.interruptNote())
 		cancel()
 		<-sigs
 		os.Exit(ExitInterrupted)

@@ -44,17 +44,21 @@ func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command 
 		Short: "A local web page for runs, diffs and waiting gates, with a JSON API",
 		Long: trimLines(`
   Serve a web page over the runs of this state directory: every run with its
-  status, workflow, issue, age and cost; one run with its steps, its events as
-  they happen, test results, lineage files and cost; the full diff with the
+  status, workflow, issue, age, cost and what it asks, 50 to a page with how
+  many there are and links to older ones; one run with its steps, its events
+  as they happen, test results, lineage files and cost; the full diff with the
   diff review's banners; the issue workflow's drafts and verdicts; and every
-  gate waiting for a human, with its question.
+  gate waiting for a human, with its question. Times show their zone; the
+  API's are RFC 3339.
 
-  A gate is answered on the page as at the terminal: an approval needs the
-  word typed in full, a menu offers exactly the gate's answers, revise takes
-  feedback. A waiting run answered on the page is continued by azero serve
-  itself; a run being driven at a terminal can be answered from the page too
-  (the first answer wins, and the other side is told). Every decision is in
-  the audit log with the channel (web), the remote address and user agent.
+  A gate is answered on the page as at the terminal, in its words: an
+  approval needs the word typed in full, a menu offers exactly the gate's
+  answers, revise takes feedback. A waiting run answered on the page is
+  continued by azero serve itself; a run being driven at a terminal can be
+  answered from the page too (the first answer wins, and the other side is
+  told). Every decision is in the audit log with its channel (web for the
+  page, api for the JSON API), the remote address and user agent, and the
+  time it was taken, never before the question was asked.
 
   On start azero serve prints its URL with a fresh random token,
   http://127.0.0.1:PORT/?token=TOKEN, and keeps the token in
@@ -64,7 +68,8 @@ func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command 
   the same store uses the same token only with --token-file.
 
   JSON API (the documents of 'azero runs --json' and 'azero runs show --json'):
-    GET  /api/runs[?status=waiting&workflow=NAME&limit=N]
+    GET  /api/runs[?status=waiting&workflow=NAME&limit=N&offset=K]
+         (50 runs unless told, 0 for all; with total, offset, limit and next)
     GET  /api/runs/RUN[?events=1]
     GET  /api/runs/RUN/events?after=SEQ
     GET  /api/gates
@@ -78,10 +83,15 @@ func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command 
   Temporal Update, refused before it reaches the run's history when the
   question does not allow it, and the cluster's workers continue the run.
 
+  A request without the token or with a wrong Host header is refused from its
+  headers, before any body is read, and its connection closed. Connections
+  are bounded in time (headers 10s, a request 30s, a reply 60s, live pages
+  extending theirs, idle 2m) and in number (512 at once).
+
   It listens on this machine only (127.0.0.1) unless --addr names another
   address, which it warns about: the page is plain HTTP. --addr with port 0
-  picks a free port. Stop it with Ctrl-C; runs it is continuing are saved
-  and can be resumed.`),
+  picks a free port. Stop it with Ctrl-C: it says it stopped, or names the
+  runs it was continuing, which are saved and can be resumed.`),
 		Example: "  azero serve\n" +
 			"  azero serve --addr 127.0.0.1:0\n" +
 			"  curl -H \"Authorization: Bearer $(cat ~/.local/state/azero/serve.token)\" http://127.0.0.1:7077/api/runs\n" +
@@ -193,6 +203,7 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	f.onInterrupt(func() string { return serveStopping(srv.Driving()) })
 	// The one line a person or a script looks for comes first.
 	fmt.Fprintln(errOut, pageURL(ln.Addr(), token))
 	if !loopbackOnly(opts.Addr) {
@@ -208,6 +219,18 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	}
 	_ = logger.Event(context.WithoutCancel(ctx), "serve_stopped", "", slog.String("addr", ln.Addr().String()))
 	return nil
+}
+
+// serveStopping is what azero serve says when told to stop while it
+// continues the runs driving (none: it only stops).
+func serveStopping(driving []string) string {
+	switch len(driving) {
+	case 0:
+		return "azero serve: stopped"
+	case 1:
+		return "azero serve: stopping; saving run " + driving[0] + ", which it continues (press Ctrl-C again to quit at once)"
+	}
+	return "azero serve: stopping; saving runs " + strings.Join(driving, ", ") + ", which it continues (press Ctrl-C again to quit at once)"
 }
 
 // pageURL is the address a person opens: the listening address with the

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/web"
 	"github.com/azero-dev/azero/internal/web/webtest"
 )
 
@@ -305,6 +307,16 @@ func TestServeDemoApprovedInABrowser(t *testing.T) {
 		t.Fatalf("GET /api/runs: %d", code)
 	}
 	cliList := runAzeroIn(t, state, base, nil, "runs", "--json")
+	// The API adds where its page stands in the list.
+	var paging struct {
+		Runs  json.RawMessage `json:"runs"`
+		Total int             `json:"total"`
+		Next  string          `json:"next"`
+	}
+	if err := json.Unmarshal(listed, &paging); err != nil || paging.Total != 1 || paging.Next != "" {
+		t.Errorf("GET /api/runs: %v\n%s", err, listed)
+	}
+	listed, _ = json.Marshal(map[string]json.RawMessage{"runs": paging.Runs})
 	if got, want := withoutAge(t, listed), withoutAge(t, []byte(cliList.stdout)); got != want {
 		t.Errorf("GET /api/runs\n got %s\nwant %s", got, want)
 	}
@@ -430,8 +442,16 @@ func TestServeAnswersARunAtATerminal(t *testing.T) {
 	if code := s.exit(t); code != ExitOK {
 		t.Fatalf("the terminal's azero exited %d:\n%s", code, s.Text())
 	}
-	if !strings.Contains(s.Text(), "answered APPROVED on the web channel 127.0.0.1:") || !strings.Contains(s.Text(), "serve-test-script") {
-		t.Errorf("the terminal was not told who answered:\n%s", s.Text())
+	screen := s.Text()
+	notice := strings.Index(screen, "approve answered APPROVED on the api channel 127.0.0.1:")
+	if notice < 0 || !strings.Contains(screen, "serve-test-script") {
+		t.Errorf("the terminal was not told who answered:\n%s", screen)
+	} else if !strings.HasSuffix(screen[:notice], "\n") {
+		t.Errorf("the notice is printed on the prompt's line:\n%q", screen[max(notice-80, 0):min(notice+80, len(screen))])
+	}
+	// runs show says which channel answered.
+	if show := runAzeroIn(t, state, dir, nil, "runs", "show", id, "--events"); !strings.Contains(show.stdout, "approve answered APPROVED on the api channel") {
+		t.Errorf("runs show --events:\n%s", show.stdout)
 	}
 	if r := runByID(t, state, id); r.Status != store.StatusDone {
 		t.Errorf("run %s", r.Status)
@@ -643,5 +663,52 @@ func TestServeWebhookNotifications(t *testing.T) {
 	if res.code != ExitNeedsHuman || !strings.Contains(res.stderr, "notification of run") || !strings.Contains(res.stderr, "500") ||
 		strings.Contains(res.stderr, "secret-part") {
 		t.Fatalf("exit %d with a failing webhook:\n%s", res.code, res.stderr)
+	}
+}
+
+// Ctrl-C on an azero serve that continues no run says it stopped, not
+// that it saves a run; one that continues runs names them.
+func TestServeSaysWhatCtrlCDoes(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t, t.TempDir())
+	srv.linesUntil(t, "stop with Ctrl-C")
+	if code := srv.stop(t); code != ExitOK {
+		t.Errorf("azero serve exited %d on SIGINT\n%s", code, srv.stderr)
+	}
+	if out := srv.stderr.String(); !strings.Contains(out, "\nazero serve: stopped\n") || strings.Contains(out, "saving the run") {
+		t.Errorf("an idle azero serve stopped with Ctrl-C says:\n%s", out)
+	}
+	for _, tt := range []struct {
+		driving []string
+		want    string
+	}{
+		{nil, "azero serve: stopped"},
+		{[]string{"r1"}, "azero serve: stopping; saving run r1, which it continues (press Ctrl-C again to quit at once)"},
+		{[]string{"r1", "r2"}, "azero serve: stopping; saving runs r1, r2, which it continues (press Ctrl-C again to quit at once)"},
+	} {
+		if got := serveStopping(tt.driving); got != tt.want {
+			t.Errorf("serveStopping(%v) = %q, want %q", tt.driving, got, tt.want)
+		}
+	}
+}
+
+// serve's help and the README say how the list pages, which channel an
+// answer is recorded with, how connections are bounded and what Ctrl-C
+// does, with the numbers the server holds to.
+func TestServeDocumentsItsLimits(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := runAzeroIn(t, t.TempDir(), t.TempDir(), nil, "serve", "--help")
+	for name, doc := range map[string]string{"azero serve --help": help.stdout, "README.md": string(readme)} {
+		doc = strings.Join(strings.Fields(doc), " ")
+		for _, want := range []string{strconv.Itoa(web.DefaultLimit) + " ", "offset", "total", "next",
+			strconv.Itoa(web.DefaultMaxConns) + " ", "api", "zone", "RFC 3339", "stopped", "before any body is read"} {
+			if !strings.Contains(doc, want) {
+				t.Errorf("%s does not say %q", name, want)
+			}
+		}
 	}
 }

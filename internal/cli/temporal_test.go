@@ -512,7 +512,7 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	if code := srv.api(t, "POST", "/api/runs/"+runID+"/answer", `{"gate":"human_review","answer":"approve"}`, &refused); code != http.StatusConflict {
 		t.Errorf("a second approval: HTTP %d (%s), want 409", code, refused.Error)
 	}
-	term.WaitFor(t, "human_review was answered on the web channel first", 1)
+	term.WaitFor(t, "human_review was answered on the api channel first", 1)
 	if code := term.exit(t); code != 0 {
 		t.Errorf("the terminal's resume should follow the run to its end: exit %d\n%s", code, term.Text())
 	}
@@ -526,7 +526,7 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	recs := auditOf(t, w.state, "gate_decision")
 	var web []map[string]any
 	for _, r := range recs {
-		if r["channel"] == human.ChannelWeb {
+		if r["channel"] == human.ChannelAPI {
 			web = append(web, r)
 		}
 	}

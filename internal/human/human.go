@@ -76,8 +76,11 @@ const (
 
 // Channels an answer can come from.
 const (
-	ChannelTerminal   = "terminal"
-	ChannelWeb        = "web"
+	ChannelTerminal = "terminal"
+	// ChannelWeb is the form on the page of `azero serve`.
+	ChannelWeb = "web"
+	// ChannelAPI is the JSON API of `azero serve` (a script, another tool).
+	ChannelAPI        = "api"
 	ChannelTemporal   = "temporal"
 	ChannelUnattended = "unattended" // the gate's Unattended option: no human was asked
 )
@@ -110,6 +113,22 @@ func (o Option) MenuLabel() string {
 		return "[" + o.Key + "]" + o.Label[len(o.Label)-len(rest):]
 	}
 	return "[" + o.Key + "] " + o.Label
+}
+
+// Wording returns what follows each option's key where a word is asked
+// for ("Type approve to proceed or reject to stop"), as every channel
+// says it: the option's Label, or, for a question of two options without
+// labels (approve or reject), "to proceed" and "to stop".
+func (q Question) Wording() []string {
+	out := make([]string, len(q.Options))
+	if len(q.Options) == 2 && q.Options[0].Label == "" && q.Options[1].Label == "" {
+		out[0], out[1] = "to proceed", "to stop"
+		return out
+	}
+	for i, o := range q.Options {
+		out[i] = o.Label
+	}
+	return out
 }
 
 // File is a file an Editor question asks the human to edit.

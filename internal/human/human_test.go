@@ -196,3 +196,27 @@ func TestDecisionRecordKeepsAClaimApart(t *testing.T) {
 		t.Errorf("an answer that claimed nothing more has a claimed_channel: %v", got)
 	}
 }
+
+func TestWording(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		q    Question
+		want []string
+	}{
+		{"approve or reject", Question{Kind: Word, Options: []Option{{Key: "approve"}, {Key: "reject"}}}, []string{"to proceed", "to stop"}},
+		{"labels", Question{Kind: Word, Options: []Option{{Key: "approve", Label: "to merge"}, {Key: "abort", Label: "to stop"}}}, []string{"to merge", "to stop"}},
+		{"three without labels", approveQ, []string{"", "", ""}},
+		{"one labelled of two", Question{Kind: Word, Options: []Option{{Key: "a", Label: "to go"}, {Key: "b"}}}, []string{"to go", ""}},
+		{"none", Question{Kind: Text}, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := tt.q.Wording()
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+				t.Errorf("Wording = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

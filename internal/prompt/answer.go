@@ -98,24 +98,18 @@ func (p *Prompter) choose(ctx context.Context, q human.Question) (human.Option, 
 	}
 	cs := p.io.ColorScheme()
 	words := make([]string, len(q.Options))
+	parts := make([]string, len(q.Options))
+	wording := q.Wording()
 	for i, o := range q.Options {
 		words[i] = "'" + o.Key + "'"
-	}
-	var ask, again string
-	if len(q.Options) == 2 && q.Options[0].Label == "" && q.Options[1].Label == "" {
-		ask = fmt.Sprintf("Type '%s' to proceed or '%s' to stop: ", cs.Bold(q.Options[0].Key), cs.Bold(q.Options[1].Key))
-		again = fmt.Sprintf("Please type %s or %s in full: ", words[0], words[1])
-	} else {
-		parts := make([]string, len(q.Options))
-		for i, o := range q.Options {
-			parts[i] = "'" + cs.Bold(o.Key) + "'"
-			if o.Label != "" {
-				parts[i] += " " + o.Label
-			}
+		parts[i] = "'" + cs.Bold(o.Key) + "'"
+		if wording[i] != "" {
+			parts[i] += " " + wording[i]
 		}
-		ask = "Type " + joinOr(parts) + ": "
-		again = "Please type " + joinOr(words) + " in full: "
 	}
+	// The page of azero serve words it the same way (human.Wording).
+	ask := "Type " + joinOr(parts) + ": "
+	again := "Please type " + joinOr(words) + " in full: "
 	text := ask
 	if q.Prompt != "" {
 		text = q.Prompt + "\n" + ask

@@ -8,6 +8,7 @@
 // first discards input typed ahead (iostreams.FlushInput), so an "approve"
 // typed while a diff was still scrolling by never approves it. Lines typed
 // after the question, including answers to its repeated asks, are kept.
+// A question withdrawn while it waits ends its line.
 package prompt
 
 import (
@@ -51,6 +52,12 @@ func (p *Prompter) readAnswer(ctx context.Context, question string) (string, err
 		return "", ErrNoAnswer
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			// Withdrawn (answered on another channel, or interrupted)
+			// with the cursor after the question: what is printed next,
+			// such as who answered, starts on a line of its own.
+			fmt.Fprintln(p.io.ErrOut)
+		}
 		return "", err
 	}
 	return strings.TrimSpace(line), nil

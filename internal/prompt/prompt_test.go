@@ -481,3 +481,29 @@ func TestAnswerer(t *testing.T) {
 		}
 	})
 }
+
+// A question withdrawn while it waits (answered on the page of azero
+// serve, or interrupted) ends the line it was asked on: what is printed
+// next, such as who answered, starts on a line of its own.
+func TestAWithdrawnQuestionEndsItsLine(t *testing.T) {
+	t.Parallel()
+	term, io := newTerminal(t)
+	p := prompt.New(io, noEnv, exec.LookPath)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	q := human.Question{Gate: "review", Kind: human.Word, Prompt: "Merge?", Options: []human.Option{{Key: "approve"}, {Key: "reject"}}}
+	go func() {
+		_, err := p.Answer(ctx, q)
+		done <- err
+	}()
+	term.WaitFor(t, "to stop: ", 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("withdrawn question: %v", err)
+	}
+	fmt.Fprintln(io.ErrOut, "review answered APPROVED on the web channel")
+	term.WaitFor(t, "web channel", 1)
+	if screen := term.Text(); !strings.Contains(screen, "to stop: \r\nreview answered APPROVED") {
+		t.Errorf("the notice does not start on a line of its own:\n%q", screen)
+	}
+}

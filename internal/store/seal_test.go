@@ -349,7 +349,7 @@ func TestMigrationSealsAnOlderStoreOnce(t *testing.T) {
 
 	db := sqlite(t, path)
 	var version int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 5 {
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 6 {
 		t.Fatalf("schema version %d, %v", version, err)
 	}
 	// A row without a seal after the migration is a forgery, opened again

@@ -383,7 +383,16 @@ type Filter struct {
 	Workflow string
 	Key      string
 	Status   Status
-	Limit    int
+	// Asking selects the runs that have not ended and ask a question now
+	// or wait for an answer to one.
+	Asking bool
+	Limit  int
+	// Offset skips this many of the runs selected, newest first.
+	Offset int
+	// Brief leaves the runs' state, question and answer out (nil), for
+	// lists that do not show them. They are still read: a row's seal
+	// covers them.
+	Brief bool
 	// Unverified includes the runs whose stored row does not verify, with
 	// Run.Unverified saying why: for showing them, never for acting on
 	// them. Without it they are left out.
@@ -394,24 +403,8 @@ type Filter struct {
 // verifies, and with f.Unverified the others too. Without f.Unverified,
 // an answer key that cannot be read is an error.
 func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
-	q := `SELECT ` + runColumns + ` FROM runs WHERE 1=1`
-	var args []any
-	if f.Workflow != "" {
-		q += ` AND workflow = ?`
-		args = append(args, f.Workflow)
-	}
-	if f.Key != "" {
-		q += ` AND run_key = ?`
-		args = append(args, f.Key)
-	}
-	if f.Status != "" {
-		q += ` AND status = ?`
-		args = append(args, string(f.Status))
-	}
-	q += ` ORDER BY created_at DESC, id DESC`
-	if f.Limit > 0 {
-		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
-	}
+	cond, order, args := where(f)
+	q := `SELECT ` + runColumns + ` FROM runs` + cond + order
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -441,6 +434,9 @@ func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
 				CreatedAt: time.Unix(0, rw.created), UpdatedAt: time.Unix(0, rw.updated)}
 		}
 		r.Unverified = verr
+		if f.Brief {
+			r.State, r.Question, r.Answer = nil, nil, nil
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/human"
@@ -74,17 +76,21 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// client names who sent a request, for the audit log.
+// client names who sent a request and through which channel, for the
+// audit log.
 type client struct {
 	addr, agent string
+	// channel is human.ChannelWeb for the page's form, human.ChannelAPI
+	// for the JSON API.
+	channel string
 }
 
-func clientOf(r *http.Request) client {
+func clientOf(r *http.Request, channel string) client {
 	ua := r.UserAgent()
 	if len(ua) > 300 {
 		ua = ua[:300]
 	}
-	return client{addr: r.RemoteAddr, agent: ua}
+	return client{addr: r.RemoteAddr, agent: ua, channel: channel}
 }
 
 // by is how Answer.By names the client: its address and user agent.
@@ -99,8 +105,8 @@ func (c client) by() string {
 // checking it as every channel does, and continues the run when nobody
 // drives it. Every attempt, accepted or refused, is audited.
 func (s *Server) answer(ctx context.Context, ref string, req AnswerRequest, c client) (AnswerResult, error) {
-	res, err := s.post(ctx, ref, req, c)
-	attrs := []slog.Attr{slog.String("gate", req.Gate), slog.String("channel", human.ChannelWeb),
+	res, a, asked, err := s.post(ctx, ref, req, c)
+	attrs := []slog.Attr{slog.String("gate", req.Gate), slog.String("channel", c.channel),
 		slog.String("remote_addr", c.addr), slog.String("user_agent", c.agent)}
 	runID := res.RunID
 	if err != nil {
@@ -112,7 +118,8 @@ func (s *Server) answer(ctx context.Context, ref string, req AnswerRequest, c cl
 		s.reportForged(ctx, err)
 		return res, err
 	}
-	attrs = append(attrs, slog.String("answer", res.Answer), slog.String("decision", res.Decision))
+	attrs = append(attrs, slog.String("answer", res.Answer), slog.String("decision", res.Decision),
+		slog.Time("asked_at", asked), slog.Time("answered_at", a.At))
 	_ = s.opts.Audit.Event(context.WithoutCancel(ctx), "web_answer", runID, attrs...)
 	res.Continued = s.continueIfIdle(runID)
 	return res, nil
@@ -130,30 +137,34 @@ func (s *Server) reportForged(ctx context.Context, err error) {
 	}
 }
 
-func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c client) (AnswerResult, error) {
+// post checks what a human typed for run ref against the question it
+// asks, as every channel does, and posts it: it returns the answer posted
+// and when its question was asked.
+func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c client) (AnswerResult, human.Answer, time.Time, error) {
+	var none human.Answer
 	st := s.opts.Store
 	r, err := st.FindRun(ctx, ref)
 	if err != nil {
-		return AnswerResult{}, err
+		return AnswerResult{}, none, time.Time{}, err
 	}
 	res := AnswerResult{RunID: r.ID, Gate: req.Gate}
 	q, err := rundoc.Question(r)
 	if err != nil {
-		return res, err
+		return res, none, time.Time{}, err
 	}
 	if q == nil {
-		return res, refuse(http.StatusConflict, "run %s is not waiting for an answer (it is %s at %s)%s", r.ID, rundoc.Status(st, r), r.Node,
+		return res, none, time.Time{}, refuse(http.StatusConflict, "run %s is not waiting for an answer (it is %s at %s)%s", r.ID, rundoc.Status(st, r), r.Node,
 			s.answeredBefore(ctx, r.ID, req.Gate))
 	}
 	if strings.TrimSpace(req.Gate) == "" {
-		return res, refuse(http.StatusUnprocessableEntity, "name the gate you answer: run %s waits at %s", r.ID, q.Gate)
+		return res, none, time.Time{}, refuse(http.StatusUnprocessableEntity, "name the gate you answer: run %s waits at %s", r.ID, q.Gate)
 	}
 	if req.Gate != q.Gate {
-		return res, refuse(http.StatusConflict, "gate %s is not waiting: run %s waits at %s%s", req.Gate, r.ID, q.Gate,
+		return res, none, time.Time{}, refuse(http.StatusConflict, "gate %s is not waiting: run %s waits at %s%s", req.Gate, r.ID, q.Gate,
 			s.answeredBefore(ctx, r.ID, req.Gate))
 	}
 	if req.QuestionID != "" && req.QuestionID != q.ID {
-		return res, refuse(http.StatusConflict, "the question at %s changed since you read it: look at it again%s", q.Gate,
+		return res, none, time.Time{}, refuse(http.StatusConflict, "the question at %s changed since you read it: look at it again%s", q.Gate,
 			s.answeredBefore(ctx, r.ID, req.Gate))
 	}
 	// A forged answer is not an answer: this one is posted over it, and
@@ -163,9 +174,9 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 	case errors.Is(err, store.ErrForged):
 		forged = err
 	case err != nil:
-		return res, err
+		return res, none, time.Time{}, err
 	case ok:
-		return res, refuse(http.StatusConflict, "%s was already answered%s; the run continues with that answer", q.Gate, answeredOn(prior))
+		return res, none, time.Time{}, refuse(http.StatusConflict, "%s was already answered%s; the run continues with that answer", q.Gate, answeredOn(prior))
 	}
 	asked := *q
 	if asked.Kind == human.Editor && len(asked.Options) > 0 {
@@ -174,7 +185,7 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 	}
 	a, err := human.Parse(asked, req.Answer, req.Feedback, req.Confirm)
 	if err != nil {
-		return res, refuse(http.StatusUnprocessableEntity, "%v", err)
+		return res, none, time.Time{}, refuse(http.StatusUnprocessableEntity, "%v", err)
 	}
 	if q.Kind == human.Editor {
 		a.Files = map[string]string{}
@@ -185,15 +196,15 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 			a.Files[name] = content
 		}
 	}
-	a.QuestionID, a.Channel, a.By, a.At = q.ID, human.ChannelWeb, c.by(), s.opts.Now().UTC()
+	a.QuestionID, a.Channel, a.By, a.At = q.ID, c.channel, c.by(), s.answeredAt(*q)
 	a.RemoteAddr, a.UserAgent = c.addr, c.agent
 	opt, err := human.Validate(*q, a)
 	if err != nil {
-		return res, refuse(http.StatusUnprocessableEntity, "%v", err)
+		return res, none, time.Time{}, refuse(http.StatusUnprocessableEntity, "%v", err)
 	}
 	raw, err := json.Marshal(a)
 	if err != nil {
-		return res, err
+		return res, none, time.Time{}, err
 	}
 	switch err := st.PostAnswer(ctx, r.ID, q.ID, raw); {
 	case errors.Is(err, store.ErrAnswered):
@@ -203,11 +214,11 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 				on = answeredOn(prior)
 			}
 		}
-		return res, refuse(http.StatusConflict, "%s was answered first%s; your answer was not used", q.Gate, on)
+		return res, none, time.Time{}, refuse(http.StatusConflict, "%s was answered first%s; your answer was not used", q.Gate, on)
 	case errors.Is(err, store.ErrNotAsked):
-		return res, refuse(http.StatusConflict, "run %s no longer asks that question: look at it again", r.ID)
+		return res, none, time.Time{}, refuse(http.StatusConflict, "run %s no longer asks that question: look at it again", r.ID)
 	case err != nil:
-		return res, err
+		return res, none, time.Time{}, err
 	}
 	if forged != nil {
 		s.forged(ctx, r.ID, q.Gate, forged)
@@ -216,7 +227,18 @@ func (s *Server) post(ctx context.Context, ref string, req AnswerRequest, c clie
 	if q.Kind == human.Text {
 		res.Answer = a.Text
 	}
-	return res, nil
+	return res, a, q.AskedAt, nil
+}
+
+// answeredAt is when an answer to q is taken: now, by this server's
+// clock, and never before q was asked (by the clock of whatever asked it,
+// which may run ahead of this one). The answer is sealed with it.
+func (s *Server) answeredAt(q human.Question) time.Time {
+	now := s.opts.Now().UTC()
+	if now.Before(q.AskedAt) {
+		return q.AskedAt.UTC()
+	}
+	return now
 }
 
 // answeredBefore tells someone whose answer came too late how the gate
@@ -319,6 +341,18 @@ func (s *Server) continueIfIdle(runID string) bool {
 	return true
 }
 
+// Driving lists the runs this server continues now, by id.
+func (s *Server) Driving() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.driving))
+	for id := range s.driving {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // maxContinues bounds the drives one answer can start in a row.
 const maxContinues = 100
 
@@ -341,6 +375,8 @@ func (s *Server) outcome(runID string, err error) string {
 		return fmt.Sprintf("run %s continued: %v", runID, errors.Join(err, gerr))
 	}
 	switch st := rundoc.Status(s.opts.Store, r); st {
+	case store.StatusInterrupted:
+		return fmt.Sprintf("run %s is saved at %s: azero serve stopped while it continued it; it can be resumed", runID, r.Node)
 	case store.StatusWaiting:
 		return fmt.Sprintf("run %s continued after the answer and now waits at %s", runID, r.Node)
 	case store.StatusDone, store.StatusAborted:
@@ -360,7 +396,7 @@ func (s *Server) resumeAnswered() {
 	if s.opts.Continue == nil {
 		return
 	}
-	runs, err := s.opts.Store.ListRuns(s.ctx, store.Filter{})
+	runs, err := s.opts.Store.ListRuns(s.ctx, gatesFilter)
 	if err != nil {
 		s.logf("cannot list runs: %v", err)
 		return

@@ -54,7 +54,7 @@ func TestWrongOrPartialWordsAreRefused(t *testing.T) {
 	if len(refused) != 8 {
 		t.Fatalf("%d refusals audited, want 8", len(refused))
 	}
-	if refused[0]["channel"] != "web" || !strings.HasPrefix(refused[0]["remote_addr"].(string), "127.0.0.1:") || refused[0]["user_agent"] != "Go-http-client/1.1" {
+	if refused[0]["channel"] != "api" || !strings.HasPrefix(refused[0]["remote_addr"].(string), "127.0.0.1:") || refused[0]["user_agent"] != "Go-http-client/1.1" {
 		t.Errorf("refusal record %v", refused[0])
 	}
 }
@@ -88,7 +88,7 @@ func TestAnApprovalContinuesTheRun(t *testing.T) {
 	}
 	d := decisions[0]
 	by, _ := d["by"].(string)
-	if d["channel"] != "web" || d["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(by, "azero-test-script/1.0") {
+	if d["channel"] != "api" || d["decision"] != "APPROVED" || !strings.Contains(by, "127.0.0.1:") || !strings.Contains(by, "azero-test-script/1.0") {
 		t.Errorf("decision record %v", d)
 	}
 	if addr, _ := d["remote_addr"].(string); !strings.HasPrefix(addr, "127.0.0.1:") || d["user_agent"] != "azero-test-script/1.0" {
@@ -377,7 +377,7 @@ func TestARefusedFormIsNotCarriedToTheNextQuestion(t *testing.T) {
 	edit := question(t, f.waitsAt(id, "edit"))
 	code, body := post(url.Values{"gate": {"review"}, "question_id": {review.ID}, "answer": {"revise"}, "feedback": {"typed for the review"}})
 	if code != http.StatusConflict || !strings.Contains(body, `id="answer-refused"`) ||
-		!strings.Contains(body, "review was answered APPROVED on the web channel") {
+		!strings.Contains(body, "review was answered APPROVED on the api channel") {
 		t.Errorf("a form for a gate answered elsewhere: %d\n%s", code, body)
 	}
 	if strings.Contains(body, "typed for the review") || strings.Contains(body, `id="answer-error"`) || !strings.Contains(body, `data-gate="edit"`) {
@@ -396,7 +396,7 @@ func TestARefusedFormIsNotCarriedToTheNextQuestion(t *testing.T) {
 	f.waitFor(id, "finished", func(r store.Run) bool { return r.Status == store.StatusDone })
 	code, body = post(url.Values{"gate": {"edit"}, "question_id": {edit.ID}, "answer": {"M"}})
 	if code != http.StatusConflict || !strings.Contains(body, `id="answer-refused"`) || !strings.Contains(body, "is not waiting") ||
-		!strings.Contains(body, "edit was answered send on the web channel") {
+		!strings.Contains(body, "edit was answered send on the api channel") {
 		t.Errorf("a form for a run that ended: %d\n%s", code, body)
 	}
 	if r := f.run(id); r.Status != store.StatusDone {
@@ -419,7 +419,8 @@ func TestAPIDocumentsAreTheCLIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameShape(t, got, map[string]any{"runs": views}, "age_ms")
+	// The API adds where the page stands in the list.
+	sameShape(t, got, map[string]any{"runs": views, "total": 2, "offset": 0, "limit": 50}, "age_ms")
 
 	code, got = f.api("GET", "/api/runs/"+id, "")
 	if code != http.StatusOK {

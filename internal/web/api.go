@@ -49,49 +49,34 @@ func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
 	s.fail(w, r, status, msg)
 }
 
-// filterOf reads a list's filter from the query, with the defaults of
-// `azero runs`.
-func filterOf(r *http.Request) (rundoc.Filter, error) {
-	q := r.URL.Query()
-	f := rundoc.Filter{Workflow: q.Get("workflow"), Status: q.Get("status"), Limit: 50}
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 0 {
-			return f, refuse(http.StatusBadRequest, "limit must be a whole number, 0 for all (got %q)", l)
-		}
-		f.Limit = n
-	}
-	return f, nil
+// runsDoc is the document of GET /api/runs: the runs of `azero runs
+// --json`, one page of them, with how many the filter selects in all.
+type runsDoc struct {
+	Runs   []rundoc.View `json:"runs"`
+	Total  int           `json:"total"`
+	Offset int           `json:"offset"`
+	Limit  int           `json:"limit"`
+	// Next is the address of the next page; none on the last.
+	Next string `json:"next,omitempty"`
 }
 
-// apiRuns is GET /api/runs: the document of `azero runs --json`.
+// apiRuns is GET /api/runs[?status=S&workflow=W&limit=N&offset=K].
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
-	_, views, ok := s.runsOf(w, r)
-	if !ok {
+	lq, err := queryOf(r)
+	if err != nil {
+		s.failErr(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": views})
-}
-
-// runsOf lists the runs the request's query selects, or answers the
-// request with what was wrong (a bad filter is the client's mistake).
-func (s *Server) runsOf(w http.ResponseWriter, r *http.Request) (rundoc.Filter, []rundoc.View, bool) {
-	f, err := filterOf(r)
+	l, err := s.list(r.Context(), lq)
 	if err != nil {
 		s.failErr(w, r, err)
-		return f, nil, false
+		return
 	}
-	views, err := rundoc.List(r.Context(), s.opts.Store, f, s.opts.Now())
-	var bad *rundoc.ErrStatus
-	if errors.As(err, &bad) {
-		s.fail(w, r, http.StatusBadRequest, err.Error())
-		return f, nil, false
+	doc := runsDoc{Runs: s.views(l.Heads, s.opts.Now()), Total: l.Total, Offset: lq.Offset, Limit: lq.Limit}
+	if next := lq.Offset + len(l.Heads); lq.Limit > 0 && next < l.Total {
+		doc.Next = "/api/runs?" + lq.at(next)
 	}
-	if err != nil {
-		s.failErr(w, r, err)
-		return f, nil, false
-	}
-	return f, views, true
+	writeJSON(w, http.StatusOK, doc)
 }
 
 // detail builds the document of `azero runs show RUN --json`.
@@ -159,11 +144,12 @@ type waitingGate struct {
 	// Answered is set when an answer was posted and the run has not
 	// taken it yet.
 	Answered bool `json:"answered,omitempty"`
+	issue    string
 }
 
 // gates lists the runs asking a question now, newest first.
 func (s *Server) gates(r *http.Request) ([]waitingGate, error) {
-	runs, err := s.opts.Store.ListRuns(r.Context(), store.Filter{})
+	runs, err := s.opts.Store.ListRuns(r.Context(), gatesFilter)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +164,7 @@ func (s *Server) gates(r *http.Request) ([]waitingGate, error) {
 			return nil, err
 		}
 		_, answered, _ := s.opts.Store.PostedAnswer(run)
-		out = append(out, waitingGate{Run: rundoc.ViewOf(s.opts.Store, run, now), Question: q, Answered: answered})
+		out = append(out, waitingGate{Run: rundoc.ViewOf(s.opts.Store, run, now), Question: q, Answered: answered, issue: issueOf(run)})
 	}
 	return out, nil
 }
@@ -211,7 +197,7 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "the body must be one JSON object")
 		return
 	}
-	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r))
+	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r, human.ChannelAPI))
 	if err != nil {
 		s.failErr(w, r, err)
 		return

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 )
 
 // hostRule is what the Host header of a request may name: the listening
@@ -133,22 +134,38 @@ func (s *Server) guard(hosts hostRule, cookie string, next http.Handler) http.Ha
 		hd.Set("Referrer-Policy", "no-referrer")
 		hd.Set("Cache-Control", "no-store")
 		api := strings.HasPrefix(r.URL.Path, "/api/")
+		// Everything here is decided from the request's line and headers,
+		// before any of its body is read: a refusal goes out at once and
+		// ends the connection, instead of waiting for a body that a client
+		// without the token may announce and never send.
+		refuse := func(status int, msg string) {
+			pending := r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody
+			if pending {
+				hd.Set("Connection", "close")
+			}
+			s.fail(w, r, status, msg)
+			if pending {
+				// The server would read what is left of the body before
+				// closing the connection: there is nothing left to read.
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			}
+		}
 
 		how := s.authenticate(r, cookie)
 		if how == authNone {
 			if api {
 				hd.Set("WWW-Authenticate", `Bearer realm="azero"`)
 			}
-			s.fail(w, r, http.StatusUnauthorized, "this page needs azero serve's token: open the URL it printed (…/?token=TOKEN), or send Authorization: Bearer TOKEN")
+			refuse(http.StatusUnauthorized, "this page needs azero serve's token: open the URL it printed (…/?token=TOKEN), or send Authorization: Bearer TOKEN")
 			return
 		}
 		if !hosts.allows(r.Host) {
-			s.fail(w, r, http.StatusForbidden, fmt.Sprintf("the Host header %q does not name this server: use the address azero serve printed", r.Host))
+			refuse(http.StatusForbidden, fmt.Sprintf("the Host header %q does not name this server: use the address azero serve printed", r.Host))
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			if r.ContentLength > MaxBody {
-				s.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than %d bytes", MaxBody))
+				refuse(http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than %d bytes", MaxBody))
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
@@ -159,7 +176,7 @@ func (s *Server) guard(hosts hostRule, cookie string, next http.Handler) http.Ha
 				site := r.Header.Get("Sec-Fetch-Site")
 				o := r.Header.Get("Origin")
 				if site == "cross-site" || site == "same-site" || o != "" && o != "null" && o != "http://"+r.Host {
-					s.fail(w, r, http.StatusForbidden, "the request comes from another site")
+					refuse(http.StatusForbidden, "the request comes from another site")
 					return
 				}
 				// The form field is read from a body already bounded.
@@ -168,7 +185,7 @@ func (s *Server) guard(hosts hostRule, cookie string, next http.Handler) http.Ha
 					tok = r.PostFormValue("csrf")
 				}
 				if subtle.ConstantTimeCompare([]byte(tok), []byte(s.csrf)) != 1 {
-					s.fail(w, r, http.StatusForbidden, "the form lacks its CSRF token: reload the page and answer again")
+					refuse(http.StatusForbidden, "the form lacks its CSRF token: reload the page and answer again")
 					return
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,7 +98,7 @@ func TestBrowserFollowsARunLive(t *testing.T) {
 		t.Fatal(code, doc)
 	}
 	webtest.WaitFor(t, ctx, `document.querySelector('#question[data-gate="edit"]') !== null`)
-	webtest.WaitFor(t, ctx, `document.getElementById('events').innerText.includes('review answered APPROVED on the web channel by 127.0.0.1:')`)
+	webtest.WaitFor(t, ctx, `document.getElementById('events').innerText.includes('review answered APPROVED on the api channel by 127.0.0.1:')`)
 
 	// What a person typed is never thrown away: with text in the form, a
 	// change is announced instead of reloading.
@@ -191,5 +192,34 @@ func TestBrowserOpensTheURLFromAnotherSite(t *testing.T) {
 	}
 	if cookie, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.cookie")); cookie != "" {
 		t.Errorf("scripts can read the cookie %q", cookie)
+	}
+}
+
+// A person pages through the runs, sees what a waiting run asks, and
+// reads its question worded as at the terminal, with times in a zone
+// named.
+func TestBrowserPagesThroughRuns(t *testing.T) {
+	t.Parallel()
+	f, ids := pagedFixture(t, nil)
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.Navigate(f.http.URL+"/?limit=3&token="+testToken), chromedp.WaitVisible(chromedp.CSS("#count")))
+	if got := webtest.Text(t, ctx, "#count"); got != "Runs 1–3 of 7, newest first" {
+		t.Errorf("the first page says %q", got)
+	}
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#older")))
+	webtest.WaitFor(t, ctx, `document.querySelector('#count') !== null && document.querySelector('#count').innerText === 'Runs 4–6 of 7, newest first'`)
+	// The filter keeps the page's size.
+	webtest.Do(t, ctx, chromedp.SetValue(chromedp.CSS(`select[name=status]`), "waiting"), chromedp.Submit(chromedp.CSS(`select[name=status]`)))
+	webtest.WaitFor(t, ctx, `document.querySelector('#count') !== null && document.querySelector('#count').innerText === 'Runs 1–3 of 4, newest first'`)
+	asks := webtest.Text(t, ctx, `tr[data-run="`+ids[3]+`"] .asks`)
+	if asks != "asks: Diff review · Merge this change?" {
+		t.Errorf("the list says %q", asks)
+	}
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS(`tr[data-run="`+ids[3]+`"] a`)), chromedp.WaitVisible(chromedp.CSS("#question .words")))
+	if words := webtest.Text(t, ctx, "#question .words"); words != "Type approve to proceed, revise to send it back or abort to stop" {
+		t.Errorf("the form says %q", words)
+	}
+	if created := webtest.Text(t, ctx, "dl.facts time"); !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ([A-Z]{2,5}|[+-]\d{4})$`).MatchString(created) {
+		t.Errorf("the run was created at %q: no zone", created)
 	}
 }

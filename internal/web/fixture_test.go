@@ -21,6 +21,7 @@ import (
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/web"
+	"github.com/azero-dev/azero/internal/workflow/gates"
 )
 
 // The fixture workflow has a gate of each kind a human meets:
@@ -35,6 +36,9 @@ type state struct {
 	Verdict  string `json:"verdict"`
 	Decision string `json:"decision,omitempty"`
 	Report   string `json:"report,omitempty"` // the review's report; a diff report by default
+	// Repo, when set, makes review the real diff review of the change in
+	// this repository (approve or reject).
+	Repo string `json:"repo,omitempty"`
 }
 
 const testToken = "0123456789abcdef0123456789abcdef-test-token"
@@ -66,24 +70,7 @@ func graph() *flow.Graph[state] {
 			s.Works++
 			return "review", nil
 		}, "review").
-		Gate("review", func(ctx context.Context, s *state) (human.Question, error) {
-			return human.Question{Kind: human.Word, Title: "Diff review", Format: "diff-report", Report: s.Report,
-				Prompt: "Merge this change?",
-				Options: []human.Option{
-					{Key: "approve", Label: "to proceed", Decision: "APPROVED"},
-					{Key: "revise", Label: "to send it back", Decision: "REVISE", Text: "What should change?"},
-					{Key: "abort", Label: "to stop", Decision: "ABORTED"},
-				}}, nil
-		}, func(s *state, q human.Question, a human.Answer) (string, error) {
-			switch a.Key {
-			case "approve":
-				return "edit", nil
-			case "revise":
-				s.Feedback = a.Text
-				return "work", nil
-			}
-			return "", fmt.Errorf("stopped at review: %w", flow.ErrAborted)
-		}, "edit", "work").
+		Gate("review", reviewQuestion, decideReview, "edit", "work").
 		Gate("edit", func(ctx context.Context, s *state) (human.Question, error) {
 			approve := human.Option{Key: "A", Label: "Approve", Decision: "approve"}
 			if s.Verdict == "BLOCK" {
@@ -101,6 +88,34 @@ func graph() *flow.Graph[state] {
 			s.Decision = a.Key
 			return flow.End, nil
 		}, flow.End)
+}
+
+// reviewQuestion is the review gate's question: the real diff review of
+// s.Repo, or a word question over s.Report.
+func reviewQuestion(ctx context.Context, s *state) (human.Question, error) {
+	if s.Repo != "" {
+		return gates.DiffReview(ctx, s.Repo)
+	}
+	return human.Question{Kind: human.Word, Title: "Diff review", Format: "diff-report", Report: s.Report,
+		Prompt: "Merge this change?",
+		Options: []human.Option{
+			{Key: "approve", Label: "to proceed", Decision: "APPROVED"},
+			{Key: "revise", Label: "to send it back", Decision: "REVISE", Text: "What should change?"},
+			{Key: "abort", Label: "to stop", Decision: "ABORTED"},
+		}}, nil
+}
+
+// decideReview routes the review: approve to edit, revise back to work,
+// anything else aborts.
+func decideReview(s *state, q human.Question, a human.Answer) (string, error) {
+	switch a.Key {
+	case "approve":
+		return "edit", nil
+	case "revise":
+		s.Feedback = a.Text
+		return "work", nil
+	}
+	return "", fmt.Errorf("stopped at review: %w", flow.ErrAborted)
 }
 
 // fixture is a store with runs of the fixture workflow and a server over
@@ -128,6 +143,13 @@ func newFixture(t *testing.T) *fixture {
 // wrap (nil: directly).
 func newFixtureOver(t *testing.T, wrap func(web.Source) web.Source) *fixture {
 	t.Helper()
+	return newFixtureWith(t, wrap, nil)
+}
+
+// newFixtureWith is newFixtureOver with the server's options changed by
+// opt (nil: none).
+func newFixtureWith(t *testing.T, wrap func(web.Source) web.Source, opt func(*web.Options)) *fixture {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
 	if err != nil {
@@ -146,14 +168,18 @@ func newFixtureOver(t *testing.T, wrap func(web.Source) web.Source) *fixture {
 	if wrap != nil {
 		src = wrap(st)
 	}
-	srv, err := web.New(web.Options{Store: src, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
+	opts := web.Options{Store: src, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
 		Continue: func(ctx context.Context, runID string) error {
 			f.mu.Lock()
 			f.continued = append(f.continued, runID)
 			f.mu.Unlock()
 			_, err := flow.Drive(ctx, f.eng, graph(), runID)
 			return err
-		}})
+		}}
+	if opt != nil {
+		opt(&opts)
+	}
+	srv, err := web.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,8 +52,8 @@ func TestForgedAnswerIsNotShownAndDoesNotBlock(t *testing.T) {
 		t.Errorf("answer_forged records = %v", recs)
 	}
 	decisions := f.auditRecords("gate_decision")
-	if len(decisions) != 1 || decisions[0]["decision"] != "APPROVED" || decisions[0]["channel"] != human.ChannelWeb {
-		t.Errorf("want the page's approval decided, and nothing else: %v", decisions)
+	if len(decisions) != 1 || decisions[0]["decision"] != "APPROVED" || decisions[0]["channel"] != human.ChannelAPI {
+		t.Errorf("want the API's approval decided, and nothing else: %v", decisions)
 	}
 }
 

@@ -46,17 +46,11 @@ type errorPage struct {
 
 var funcs = template.FuncMap{
 	"usd": func(v float64) string { return fmt.Sprintf("$%.4f", v) },
-	"clock": func(t time.Time) string {
+	"rfc3339": func(t time.Time) string {
 		if t.IsZero() {
 			return ""
 		}
-		return t.Local().Format("15:04:05")
-	},
-	"stamp": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Local().Format("2006-01-02 15:04:05")
+		return t.Format(time.RFC3339)
 	},
 	"ms":       func(d time.Duration) string { return d.Round(time.Millisecond).String() },
 	"menuText": func(o human.Option) string { return o.MenuLabel() },
@@ -66,6 +60,24 @@ var funcs = template.FuncMap{
 	},
 	// pair hands a partial template two values.
 	"pair": func(a, b any) struct{ A, B any } { return struct{ A, B any }{a, b} },
+}
+
+// clock is a time of day as the pages show it, with its zone: the zone
+// of the server's clock (Options.Location), which a person reading the
+// page elsewhere may not share.
+func (s *Server) clock(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(s.opts.Location).Format("15:04:05 MST")
+}
+
+// stamp is a date and time as the pages show it, with its zone.
+func (s *Server) stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(s.opts.Location).Format("2006-01-02 15:04:05 MST")
 }
 
 // render executes the page template name with data into a buffer, then
@@ -98,34 +110,14 @@ type titled interface {
 	stream() string
 }
 
+// countWaiting counts the runs waiting for a human, for the navigation
+// of every page.
 func (s *Server) countWaiting(ctx context.Context) int {
-	runs, err := s.opts.Store.ListRuns(ctx, store.Filter{Status: store.StatusWaiting})
+	n, err := s.count(ctx, store.Filter{Status: store.StatusWaiting})
 	if err != nil {
 		return 0
 	}
-	return len(runs)
-}
-
-// issueOf names the issue a run works on: the design's issue number of an
-// implementation, the filed issue or the slug of a governance run.
-func issueOf(r store.Run) string {
-	var s struct {
-		Issue string `json:"issue"`
-		Slug  string `json:"slug"`
-		Filed *struct {
-			Number int `json:"number"`
-		} `json:"filed"`
-	}
-	if json.Unmarshal(r.State, &s) != nil {
-		return ""
-	}
-	switch {
-	case s.Filed != nil && s.Filed.Number > 0:
-		return "#" + strconv.Itoa(s.Filed.Number)
-	case s.Issue != "":
-		return "#" + strings.TrimPrefix(s.Issue, "#")
-	}
-	return s.Slug
+	return n
 }
 
 // runRow is a run in the list.
@@ -134,38 +126,54 @@ type runRow struct {
 	Issue   string
 	CostUSD float64
 	Age     string
-	Gate    string // the question's headline, when one waits
+	Gate    string // what the run asks, when it does
 }
 
 type runsData struct {
-	Filter      rundoc.Filter
+	Query       listQuery
 	Rows        []runRow
 	Fingerprint string
+	Total       int
+	// Count says which runs are shown of how many.
+	Count string
+	// Limit is the limit asked for, when not the default (the filter's
+	// form keeps it).
+	Limit string
+	// Newer, Older and Newest are the addresses of the pages around and
+	// of the first ("" for none).
+	Newer, Older, Newest string
 }
 
 func (d runsData) title() string  { return "Runs" }
-func (d runsData) stream() string { return "/events?since=" + d.Fingerprint }
+func (d runsData) stream() string { return listStreamURL(d.Fingerprint, d.Query.at(d.Query.Offset)) }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
-	// Taken before the runs are read: a change while they are is then
-	// announced to the page, not folded into what it already waits past.
-	fp := s.fingerprint(r.Context())
-	f, views, ok := s.runsOf(w, r)
-	if !ok {
+	lq, err := queryOf(r)
+	if err != nil {
+		s.failErr(w, r, err)
 		return
 	}
-	d := runsData{Filter: f, Fingerprint: fp}
+	// Taken before the runs are read: a change while they are is then
+	// announced to the page, not folded into what it already waits past.
+	fp := s.fingerprint(r.Context(), lq.page())
+	l, err := s.list(r.Context(), lq)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	d := runsData{Query: lq, Fingerprint: fp, Total: l.Total}
 	now := s.opts.Now()
-	for _, v := range views {
-		row := runRow{View: v, Age: rundoc.Age(now.Sub(v.CreatedAt))}
-		if run, err := s.opts.Store.GetRun(r.Context(), v.ID); err == nil {
-			row.Issue = issueOf(run)
-			if q, _ := rundoc.Question(run); q != nil {
-				row.Gate = firstNonEmpty(q.Prompt, q.Title)
-			}
+	views := s.views(l.Heads, now)
+	for i, h := range l.Heads {
+		row := runRow{View: views[i], Issue: issueName(h.Issue, h.Slug, h.Filed), CostUSD: h.CostUSD, Age: rundoc.Age(now.Sub(h.CreatedAt))}
+		if h.Asks != nil {
+			row.Gate = asks(*h.Asks)
 		}
-		row.CostUSD, _ = s.opts.Store.Spent(r.Context(), v.ID)
 		d.Rows = append(d.Rows, row)
+	}
+	d.Count, d.Newer, d.Older, d.Newest = pages(lq, len(l.Heads), l.Total)
+	if lq.Limit != DefaultLimit {
+		d.Limit = strconv.Itoa(lq.Limit)
 	}
 	s.render(w, r, http.StatusOK, "runs", d)
 }
@@ -176,7 +184,7 @@ type gatesData struct {
 }
 
 func (d gatesData) title() string  { return "Waiting gates" }
-func (d gatesData) stream() string { return "/events?since=" + d.Fingerprint }
+func (d gatesData) stream() string { return listStreamURL(d.Fingerprint, "gates=1") }
 
 // gateView is a waiting gate with its form.
 type gateView struct {
@@ -187,7 +195,7 @@ type gateView struct {
 }
 
 func (s *Server) gatesPage(w http.ResponseWriter, r *http.Request) {
-	fp := s.fingerprint(r.Context()) // before the gates are read, as on the runs page
+	fp := s.fingerprint(r.Context(), gatesFilter) // before the gates are read, as on the runs page
 	gs, err := s.gates(r)
 	if err != nil {
 		s.failErr(w, r, err)
@@ -195,11 +203,7 @@ func (s *Server) gatesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d := gatesData{Fingerprint: fp}
 	for _, g := range gs {
-		gv := gateView{Run: g.Run, Answered: g.Answered, Form: newQuestionView(g.Run.ID, *g.Question, formValues{})}
-		if run, err := s.opts.Store.GetRun(r.Context(), g.Run.ID); err == nil {
-			gv.Issue = issueOf(run)
-		}
-		d.Gates = append(d.Gates, gv)
+		d.Gates = append(d.Gates, gateView{Run: g.Run, Issue: g.issue, Answered: g.Answered, Form: newQuestionView(g.Run.ID, *g.Question, formValues{})})
 	}
 	s.render(w, r, http.StatusOK, "gates", d)
 }
@@ -223,11 +227,22 @@ type questionView struct {
 	// Choose: the options are a menu (a menu, or an editor's options);
 	// otherwise the word is typed in full (or the text, for a text
 	// question).
-	Choose   bool
-	Text     bool           // a text question
-	Feedback string         // the request for text, when an option needs it
-	Confirms []human.Option // options that need a confirmation word
-	Files    []fileField
+	Choose bool
+	Text   bool // a text question
+	// Words are the options of a word question as the terminal offers
+	// them: "Type approve to proceed or reject to stop".
+	Words []wordView
+	// Feedback is the request for text, when an option needs it, and
+	// FeedbackFor the options that need it ("revise", "[R]evise").
+	Feedback, FeedbackFor string
+	Confirms              []human.Option // options that need a confirmation word
+	Files                 []fileField
+}
+
+// wordView is an option of a word question: what comes before it (", ",
+// " or "), its key and what it does.
+type wordView struct {
+	Sep, Key, Label string
 }
 
 type fileField struct {
@@ -240,13 +255,26 @@ func newQuestionView(runID string, q human.Question, v formValues) questionView 
 		Report: classifyReport(q.Report, q.Format == gates.ReportFormat || looksLikeDiff(q.Report))}
 	qv.Choose = q.Kind == human.Menu || q.Kind == human.Editor && len(q.Options) > 0
 	qv.Text = q.Kind == human.Text
-	for _, o := range q.Options {
-		if o.Text != "" && qv.Feedback == "" {
-			qv.Feedback = o.Text
+	wording := q.Wording()
+	var needText []string
+	for i, o := range q.Options {
+		qv.Words = append(qv.Words, wordView{Sep: separator(i, len(q.Options)), Key: o.Key, Label: wording[i]})
+		if o.Text != "" {
+			if qv.Feedback == "" {
+				qv.Feedback = o.Text
+			}
+			name := o.Key
+			if qv.Choose {
+				name = o.MenuLabel()
+			}
+			needText = append(needText, name)
 		}
 		if o.Confirm != "" {
 			qv.Confirms = append(qv.Confirms, o)
 		}
+	}
+	for i, name := range needText {
+		qv.FeedbackFor += separator(i, len(needText)) + name
 	}
 	for _, f := range q.Files {
 		content := f.Content
@@ -256,6 +284,18 @@ func newQuestionView(runID string, q human.Question, v formValues) questionView 
 		qv.Files = append(qv.Files, fileField{Name: f.Name, Content: content, Rows: min(max(strings.Count(content, "\n")+2, 8), 40)})
 	}
 	return qv
+}
+
+// separator is what comes before the i-th of n items said in a row:
+// "a, b or c", as the terminal says them.
+func separator(i, n int) string {
+	switch {
+	case i == 0:
+		return ""
+	case i == n-1:
+		return " or "
+	}
+	return ", "
 }
 
 // eventView is one event as the page lists it.
@@ -297,7 +337,9 @@ func viewEvent(ev event.Event) eventView {
 	case event.Question:
 		var q human.Question
 		_ = ev.Decode(&q)
-		v.Text = fmt.Sprintf("? %s asks: %s", ev.Node, firstNonEmpty(q.Prompt, q.Title))
+		// The report is not in the list of events: the question is said
+		// as a list says it.
+		v.Text = fmt.Sprintf("? %s asks: %s", ev.Node, asks(askingOf(q)))
 	case event.Answer:
 		var a human.Answer
 		_ = ev.Decode(&a)
@@ -633,7 +675,7 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 		for i := len(evs) - 1; i >= 0; i-- {
 			var q human.Question
 			if evs[i].Kind == event.Question && evs[i].Decode(&q) == nil && (q.Format == gates.ReportFormat || looksLikeDiff(q.Report)) {
-				show(fmt.Sprintf("the report %s showed at %s", q.Gate, q.AskedAt.Local().Format("2006-01-02 15:04:05")), q.Report)
+				show(fmt.Sprintf("the report %s showed at %s", q.Gate, s.stamp(q.AskedAt)), q.Report)
 				return
 			}
 		}
@@ -646,15 +688,6 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Empty = "This run has no diff to show yet."
 	s.render(w, r, http.StatusOK, "diff", d)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if strings.TrimSpace(x) != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // formAnswer is POST /runs/RUN/answer, the page's form.
@@ -682,7 +715,7 @@ func (s *Server) formAnswer(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req.Feedback = strings.ReplaceAll(req.Feedback, "\r\n", "\n")
-	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r))
+	res, err := s.answer(r.Context(), r.PathValue("id"), req, clientOf(r, human.ChannelWeb))
 	if err != nil {
 		status := statusOf(err)
 		if status == http.StatusNotFound || status == http.StatusInternalServerError {

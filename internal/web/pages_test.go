@@ -38,16 +38,16 @@ func TestPagesShowRunsAndGates(t *testing.T) {
 		want       []string
 		not        []string
 	}{
-		{"runs", "/", []string{id, done, "webtest", "waiting", "aborted", "asks: Merge this change?", "$0.0000", `href="/runs/` + id + `"`}, nil},
+		{"runs", "/", []string{id, done, "webtest", "waiting", "aborted", "asks: Diff review · Merge this change?", "$0.0000", `href="/runs/` + id + `"`}, nil},
 		{"runs filtered", "/?status=aborted", []string{done}, []string{`data-run="` + id + `"`}},
 		{"gates", "/gates", []string{id, "Merge this change?", `name="answer"`, `name="csrf"`}, []string{`data-run="` + done + `"`}},
 		{"run", "/runs/" + id, []string{"Waiting at review", "Merge this change?", "Type <code>approve</code> to proceed",
-			"What should change?", `name="feedback"`, `name="question_id"`, "▸ work", "? review asks: Merge this change?",
+			"What should change?", `name="feedback"`, `name="question_id"`, "▸ work", "? review asks: Diff review · Merge this change?",
 			"prompts/001-coder.txt", "/runs/" + id + "/diff", `<span class="line add">+return slugify(s) // &lt;script&gt;alert(1)&lt;/script&gt;</span>`,
 			`<span class="line warning">!! WARNING: MODIFIED: textkit/slug.go</span>`, `<span class="change">MODIFIED</span>`},
 			[]string{"<script>alert(1)</script>", `type="submit" name="answer"`}},
 		{"run by prefix", "/runs/" + id[:len(id)-2], []string{"Run " + id}, nil},
-		{"ended run", "/runs/" + done, []string{"aborted", "review answered ABORTED on the web channel by 127.0.0.1:"}, []string{`name="answer"`}},
+		{"ended run", "/runs/" + done, []string{"aborted", "review answered ABORTED on the api channel by 127.0.0.1:"}, []string{`name="answer"`}},
 		{"diff", "/runs/" + id + "/diff", []string{"the report of the question waiting at review", `<span class="line file">diff --git a/textkit/slug.go b/textkit/slug.go</span>`,
 			`<span class="line hunk">@@ -1,3 +1,3 @@</span>`, `<span class="line del">-return strings.ToLower(s)</span>`}, nil},
 		{"diff of an ended run", "/runs/" + done + "/diff", []string{"the report review showed at", "diff --git"}, nil},
@@ -267,7 +267,7 @@ func TestListsAreNotOlderThanTheirStreams(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"/", "/gates"} {
 		f, src, _ := endingFixture(t, state{}, "review=abort")
-		since := regexp.MustCompile(`data-stream="/events\?since=([0-9a-f]+)"`)
+		since := regexp.MustCompile(`data-stream="/events\?since=([0-9a-f]+)(?:&amp;[^"]*)?"`)
 		src.armed.Store(true)
 		_, page := f.request("GET", path, "", bearer)
 		_, now := f.request("GET", path, "", bearer)

@@ -9,11 +9,22 @@
 //     cookie set when the browser first opened the URL with ?token=);
 //     anything else gets 401. The Host header must name the address the
 //     server listens on (DNS rebinding); a form posted with the cookie
-//     must carry the CSRF token derived from the server's token.
+//     must carry the CSRF token derived from the server's token. Both are
+//     checked on the request's headers, before any of its body is read: a
+//     refusal is sent at once and ends the connection.
+//   - Every connection is bounded in time (Timeouts: headers, the whole
+//     request, the reply, idleness) except live streams, whose write
+//     bound is extended message by message; the connections served at
+//     once are bounded in number (MaxConns).
 //   - An answer is what a human typed: a word question's word in full
 //     (human.Parse refuses a partial or wrong word, 422), a menu's key, the
 //     text an option needs. No request answers without a field typed or
 //     chosen by a person, and there is no setting that approves.
+//   - An answer from the page's form is recorded with channel web, one
+//     from the JSON API with channel api (human.ChannelWeb, ChannelAPI),
+//     sealed with the answer; a client cannot name its channel. It is
+//     stamped by the server's clock when taken, never before its question
+//     was asked.
 //   - An answer is posted to the store for the question the run asks now
 //     (store.PostAnswer: the first answer, from any channel, wins, sealed
 //     for the question's nonce); a gate that is not waiting takes none.
@@ -21,7 +32,11 @@
 //     into the store by anything else is recorded as answer_forged when an
 //     answer is posted over it, and never shown.
 //   - The JSON documents of /api/runs and /api/runs/RUN are those of
-//     `azero runs --json` and `azero runs show RUN --json` (package rundoc).
+//     `azero runs --json` and `azero runs show RUN --json` (package rundoc);
+//     /api/runs adds where its page stands (total, offset, limit, next).
+//   - Over the store, a list costs a page of rows, read in a query or two
+//     whatever the number of runs (store.ListHeads): no question is
+//     decoded and no query made per run listed.
 package web
 
 import (
@@ -94,9 +109,43 @@ type Options struct {
 	Log io.Writer
 	// Now is the clock; time.Now by default.
 	Now func() time.Time
+	// Location is the time zone the pages show times in, each with its
+	// zone's name; time.Local by default. The API's times are RFC 3339.
+	Location *time.Location
 	// Poll is how often live views look for news; default 500 ms.
 	Poll time.Duration
+	// Timeouts bound what a client may hold of the server; zero fields
+	// take DefaultTimeouts'.
+	Timeouts Timeouts
+	// MaxConns bounds the connections served at once (default
+	// DefaultMaxConns): a client that opens more waits for one to end. Every connection is
+	// bounded in time (Timeouts) except live streams, which browsers open
+	// a few of.
+	MaxConns int
 }
+
+// Timeouts bound each connection of a Server.
+type Timeouts struct {
+	// Header bounds the reading of a request's headers.
+	Header time.Duration
+	// Read bounds the reading of a whole request, its body included. A
+	// live stream, which has no body, is not bounded.
+	Read time.Duration
+	// Write bounds the writing of a reply; a live stream's bound is
+	// extended before each message it sends, so that only a client that
+	// stops reading is cut.
+	Write time.Duration
+	// Idle bounds how long a kept-alive connection waits for its next
+	// request.
+	Idle time.Duration
+}
+
+// DefaultMaxConns is how many connections a Server serves at once unless
+// told otherwise.
+const DefaultMaxConns = 512
+
+// DefaultTimeouts are the timeouts of a Server unless told otherwise.
+var DefaultTimeouts = Timeouts{Header: 10 * time.Second, Read: 30 * time.Second, Write: time.Minute, Idle: 2 * time.Minute}
 
 // Server serves the pages and the API.
 type Server struct {
@@ -123,21 +172,38 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	t, d := &opts.Timeouts, DefaultTimeouts
+	t.Header, t.Read, t.Write, t.Idle = orDefault(t.Header, d.Header), orDefault(t.Read, d.Read), orDefault(t.Write, d.Write), orDefault(t.Idle, d.Idle)
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
 	if opts.Poll <= 0 {
 		opts.Poll = 500 * time.Millisecond
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	pages, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
-	if err != nil {
-		return nil, fmt.Errorf("web: templates: %w", err)
-	}
 	mac := hmac.New(sha256.New, []byte(opts.Token))
 	mac.Write([]byte("azero serve csrf"))
 	ctx, stop := context.WithCancel(context.Background())
-	return &Server{opts: opts, pages: pages, csrf: hex.EncodeToString(mac.Sum(nil)), driving: map[string]bool{},
-		ctx: ctx, stop: stop}, nil
+	s := &Server{opts: opts, csrf: hex.EncodeToString(mac.Sum(nil)), driving: map[string]bool{}, ctx: ctx, stop: stop}
+	pages, err := template.New("").Funcs(funcs).Funcs(template.FuncMap{"clock": s.clock, "stamp": s.stamp}).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("web: templates: %w", err)
+	}
+	s.pages = pages
+	return s, nil
+}
+
+func orDefault(v, d time.Duration) time.Duration {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // Handler returns the server's handler for requests to a server listening
@@ -177,18 +243,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, requested string) e
 	if err != nil {
 		return err
 	}
+	to := s.opts.Timeouts
 	srv := &http.Server{
 		Handler: h,
-		// No ReadTimeout: it would cut the live streams. Headers are
-		// bounded in time, bodies in size (MaxBody).
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		// Bodies are bounded in size too (MaxBody). The live streams lift
+		// the read bound and extend the write bound as they go.
+		ReadHeaderTimeout: to.Header,
+		ReadTimeout:       to.Read,
+		WriteTimeout:      to.Write,
+		IdleTimeout:       to.Idle,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
 	}
 	s.resumeAnswered()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(limitListener(ln, s.opts.MaxConns)) }()
 	select {
 	case err := <-errc:
 		s.shutdown()
