@@ -589,7 +589,7 @@ func decideEscalate(s *State, _ human.Question, a human.Answer) (string, error) 
 // the worktree, with every file's diff: the reviewer approves a change
 // nobody has seen yet.
 func (n *nodes) askDiffReview(ctx context.Context, s *State) (human.Question, error) {
-	q, err := gates.DiffReview(ctx, s.Worktree)
+	q, err := gates.DiffReview(ctx, s.Worktree, s.BaseCommit)
 	if err != nil {
 		return q, err
 	}
@@ -620,7 +620,7 @@ func (n *nodes) askReview(ctx context.Context, s *State) (human.Question, error)
 	if s.GateDecision != string(review.Approved) && s.GateDecision != string(review.Rejected) {
 		// Nobody saw the change at the diff review (it passed unattended):
 		// show all of it before asking.
-		c, err := gates.Describe(ctx, s.Worktree)
+		c, err := gates.Describe(ctx, s.Worktree, s.BaseCommit)
 		if err != nil {
 			return human.Question{}, err
 		}
