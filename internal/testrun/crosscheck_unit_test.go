@@ -87,6 +87,8 @@ func TestJSWitnessReadsTheSummary(t *testing.T) {
 		want          *counts
 	}{
 		{KindNode, "ℹ tests 3\nℹ suites 0\nℹ pass 2\nℹ fail 1\nℹ cancelled 0\nℹ skipped 1\n", &counts{2, 1, 0}},
+		// A file that ran no test passes as a "test" named by its path.
+		{KindNode, "✔ adds (13.8ms)\n✔ /tmp/my project/multiply.test.js (226.0ms)\nℹ tests 2\nℹ pass 2\nℹ fail 0\n", &counts{1, 0, 0}},
 		{KindVitest, " Test Files  1 failed (1)\n      Tests  1 failed | 2 passed | 1 skipped (4)\n", &counts{2, 1, 0}},
 		{KindJest, "Tests:       1 failed, 2 passed, 3 total\n", &counts{2, 1, 0}},
 		{KindJest, "nothing\n", nil},
