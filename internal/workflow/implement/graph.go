@@ -36,6 +36,13 @@
 //     a replacement of a file over 100 lines is written only after a human
 //     approved that very content at a write review gate (whatever channel
 //     answered), or with --auto --force.
+//   - Nothing the executed code (tests, code, conftest.py) arranged is
+//     trusted (integrity.go): a run that changed the shared git directory
+//     ends the run before the next git call; a run that changed the
+//     worktree is put back and never counts; the test files are those of
+//     the valid red, the reviewed and committed change is the one the
+//     green run tested, the branch is where azero left it, and the merge
+//     merges exactly azero's commit.
 //   - Every node is safe to repeat: a run killed anywhere resumes.
 package implement
 
