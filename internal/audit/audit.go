@@ -36,9 +36,9 @@ const Redacted = "[REDACTED]"
 // Logger records audit events. The zero value is not usable; a nil *Logger
 // discards events, so optional auditing needs no branches.
 type Logger struct {
-	h       slog.Handler
-	closer  io.Closer
-	secrets []string
+	h      slog.Handler
+	closer io.Closer
+	r      *Redactor
 }
 
 // Open appends to the log at path, creating it and its directory (0700,
@@ -59,15 +59,41 @@ func Open(path string, secrets []string) (*Logger, error) {
 
 // New returns a Logger writing to w.
 func New(w io.Writer, secrets []string) *Logger {
-	l := &Logger{}
-	for _, s := range secrets {
-		// Short values would redact ordinary words; real keys are long.
-		if len(s) >= 8 {
-			l.secrets = append(l.secrets, s)
-		}
-	}
+	l := &Logger{r: NewRedactor(secrets)}
 	l.h = slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: l.replace})
 	return l
+}
+
+// Redactor removes secrets from text by the log's own rule: the secret
+// values it was given, and text shaped like well-known key formats. It is
+// how any text azero keeps or shows (a test run's output, which the
+// tested code could fill with the keys it found) is kept as clean as the
+// log. A nil *Redactor removes only the key-shaped text.
+type Redactor struct {
+	secrets []string
+}
+
+// NewRedactor returns a Redactor of secrets (typically SecretsFromEnv);
+// values shorter than 8 bytes are left alone, as they would redact
+// ordinary words (real keys are long).
+func NewRedactor(secrets []string) *Redactor {
+	r := &Redactor{}
+	for _, s := range secrets {
+		if len(s) >= 8 {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	return r
+}
+
+// Scrub removes known secrets and key-shaped text from s.
+func (r *Redactor) Scrub(s string) string {
+	if r != nil {
+		for _, secret := range r.secrets {
+			s = strings.ReplaceAll(s, secret, Redacted)
+		}
+	}
+	return secretShape().ReplaceAllString(s, Redacted)
 }
 
 // Close closes the underlying file, if any.
@@ -139,10 +165,7 @@ func (l *Logger) Scrub(s string) string {
 	if l == nil {
 		return s
 	}
-	for _, secret := range l.secrets {
-		s = strings.ReplaceAll(s, secret, Redacted)
-	}
-	return secretShape().ReplaceAllString(s, Redacted)
+	return l.r.Scrub(s)
 }
 
 // SecretsFromEnv returns the values of environment variables that hold

@@ -113,3 +113,21 @@ func TestNilLoggerDiscards(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRedactor(t *testing.T) {
+	t.Parallel()
+	r := audit.NewRedactor(audit.SecretsFromEnv([]string{"MY_SERVICE_TOKEN=correct-horse-battery", "SHORT_KEY=abc", "PATH=/usr/bin"}))
+	for in, want := range map[string]string{
+		"env: MY_SERVICE_TOKEN=correct-horse-battery\n": "env: MY_SERVICE_TOKEN=" + audit.Redacted + "\n",
+		"key sk-ant-api03-abcdefghijklmnopqrstuvwxyz":   "key " + audit.Redacted,
+		"abc /usr/bin stays":                            "abc /usr/bin stays",
+	} {
+		if got := r.Scrub(in); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var none *audit.Redactor
+	if got := none.Scrub("sk-ant-api03-abcdefghijklmnopqrstuvwxyz"); got != audit.Redacted {
+		t.Errorf("a nil Redactor left a key-shaped text: %q", got)
+	}
+}

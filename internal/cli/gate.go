@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/azero-dev/azero/internal/shell"
@@ -266,14 +265,10 @@ func installHook(ctx context.Context, opts *GateOptions) error {
 	if err != nil {
 		return err
 	}
-	// --git-path honours core.hooksPath and linked worktrees.
-	out, err := gitx.Repo{Dir: top}.Run(ctx, "rev-parse", "--git-path", "hooks")
+	// core.hooksPath and linked worktrees decide where git looks.
+	hooks, err := gitx.Repo{Dir: top}.HooksDir(ctx)
 	if err != nil {
 		return err
-	}
-	hooks := strings.TrimSuffix(string(out), "\n")
-	if !filepath.IsAbs(hooks) {
-		hooks = filepath.Join(top, hooks)
 	}
 	exe, err := opts.Executable()
 	if err != nil {

@@ -338,7 +338,8 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 		return implement.Deps{}, err
 	}
 	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: events, Audit: a,
-		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices)}, nil
+		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices),
+		Secrets:   append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...)}, nil
 }
 
 // maxOutput is the most output a role's reply may ask for: the configured

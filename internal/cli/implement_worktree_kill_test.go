@@ -18,6 +18,8 @@ import (
 // the checkout (in a smudge filter). The resumed run must not reuse what
 // the kill left (a stale ref lock, a worktree on no branch or half checked
 // out): it repairs it and goes on to the review with a complete worktree.
+// (azero's git runs no hook of the repository: the killed azero finds git
+// through a git on PATH that lifts that protection, see hooksAllowed.)
 func TestImplementKilledInsideGitWorktreeAdd(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
@@ -26,18 +28,19 @@ func TestImplementKilledInsideGitWorktreeAdd(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		setup  func(t *testing.T, repo string)
+		setup  func(t *testing.T, repo string) []string // the killed azero's extra environment
 		marker string
 		left   func(t *testing.T, repo, wt string)
 	}{
 		{
 			name: "holding the branch's ref lock",
-			setup: func(t *testing.T, repo string) {
+			setup: func(t *testing.T, repo string) []string {
 				hook := filepath.Join(repo, ".git", "hooks", "reference-transaction")
 				os.WriteFile(hook, []byte(`#!/bin/sh
 [ -n "$MARK" ] && [ "$1" = prepared ] || exit 0
 if grep -q refs/heads/azero/ && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; exec sleep 600; fi
 `), 0o755)
+				return hooksAllowed(t)
 			},
 			marker: ".lock",
 			left: func(t *testing.T, repo, wt string) {
@@ -49,9 +52,10 @@ if grep -q refs/heads/azero/ && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; ex
 		},
 		{
 			name: "halfway through the checkout",
-			setup: func(t *testing.T, repo string) {
+			setup: func(t *testing.T, repo string) []string {
 				testenv.Git(t, repo, "config", "filter.pause.clean", "cat")
 				testenv.Git(t, repo, "config", "filter.pause.smudge", `sh -c 'if [ -n "$MARK" ] && [ ! -e "$MARK.smudge" ]; then : > "$MARK.smudge"; exec sleep 600; fi; cat'`)
+				return nil
 			},
 			marker: ".smudge",
 			left: func(t *testing.T, repo, wt string) {
@@ -72,12 +76,12 @@ if grep -q refs/heads/azero/ && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; ex
 				files[string(c)+".txt"] = string(c) + "\n"
 			}
 			repo, state := testenv.NewRepo(t, files), t.TempDir()
-			tt.setup(t, repo)
+			extra := tt.setup(t, repo)
 			mark := filepath.Join(t.TempDir(), "reached")
 			script := coderScript(t, goodTests, goodCalc)
 			cmd := exec.Command(os.Args[0], "implement", "--lld", "docs/design.md")
 			cmd.Dir = repo
-			cmd.Env = azeroEnv(state, "AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT="+script, "MARK="+mark)
+			cmd.Env = azeroEnv(state, append([]string{"AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT=" + script, "MARK=" + mark}, extra...)...)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -131,4 +135,21 @@ if grep -q refs/heads/azero/ && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; ex
 			}
 		})
 	}
+}
+
+// hooksAllowed returns the environment of an azero whose git runs the
+// repository's hooks: a git first on PATH that drops the protection gitx
+// passes through the environment, as only a test would.
+func hooksAllowed(t *testing.T) []string {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := "#!/bin/sh\nunset GIT_CONFIG_COUNT\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}
 }

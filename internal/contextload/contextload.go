@@ -17,12 +17,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/iostreams"
 )
 
@@ -243,9 +243,7 @@ func expand(ctx context.Context, realRoot, p string) ([]string, error) {
 // and untracked but not ignored, relative to root (which may be below the
 // work tree's top). ok is false when root is not in a work tree.
 func gitFiles(ctx context.Context, root, dir string) ([]string, bool) {
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z",
-		"--cached", "--others", "--exclude-standard", "--", dir)
-	out, err := cmd.Output()
+	out, err := gitx.Repo{Dir: root}.Run(ctx, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", dir)
 	if err != nil {
 		return nil, false
 	}

@@ -8,7 +8,8 @@ package gitx_test
 // (the branch's ref lock is held), in a git wrapper on GIT_EXEC_PATH (the
 // child git that points HEAD at the branch, or the one that checks the
 // files out), in a smudge filter (half of the files written) or in the
-// post-checkout hook (everything done).
+// post-checkout hook (everything done); the hooks run through a git on
+// PATH that lifts gitx's protection (see hooksAllowed).
 
 import (
 	"context"
@@ -66,6 +67,23 @@ func writeHook(t *testing.T, repo, name, body string) {
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// hooksAllowed returns the environment of a helper whose git runs the
+// repository's hooks: a git first on PATH that drops the protection
+// gitx passes through the environment, as only a test would.
+func hooksAllowed(t *testing.T) []string {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\nunset GIT_CONFIG_COUNT\nexec '%s' \"$@\"\n", real)
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}
 }
 
 // gitWrapper returns a directory for GIT_EXEC_PATH whose git stops, once,
@@ -242,7 +260,7 @@ func TestAddWorktreeAfterAKillAtEachStep(t *testing.T) {
 				writeHook(t, repo, "reference-transaction", `[ "$1" = prepared ] || exit 0
 if grep -q refs/heads/azero/ && [ ! -e "$MARK" ]; then : > "$MARK"; exec sleep 600; fi
 `)
-				return nil
+				return hooksAllowed(t)
 			},
 			left: func(t *testing.T, repo, path string) {
 				if _, err := os.Stat(filepath.Join(repo, ".git", "refs", "heads", branch+".lock")); err != nil {
@@ -301,7 +319,7 @@ if grep -q refs/heads/azero/ && [ ! -e "$MARK" ]; then : > "$MARK"; exec sleep 6
 			setup: func(t *testing.T, repo string) []string {
 				writeHook(t, repo, "post-checkout", `if [ ! -e "$MARK" ]; then : > "$MARK"; exec sleep 600; fi
 `)
-				return nil
+				return hooksAllowed(t)
 			},
 			left: func(t *testing.T, repo, path string) {},
 			kept: true,

@@ -7,7 +7,15 @@
 //     from headers whose quoting is fixed by the arguments azero passes
 //     (core.quotePath=true, explicit a/ and b/ prefixes); a path may hold
 //     spaces, quotes, tabs, newlines or any byte but NUL.
-//   - Objects are requested by id (cat-file --batch), never by path.
+//   - No program a repository's configuration names runs inside these
+//     calls where configuration can prevent it: every git gets protective
+//     configuration through its environment (see protection: no fsmonitor,
+//     no hooks unless Repo.UserHooks, no signing program), and every diff,
+//     log and show --no-ext-diff and --no-textconv. Filters and merge
+//     drivers cannot be turned off this way; package integrity checks the
+//     configuration that names them.
+//   - Objects are requested by id (cat-file --batch), never by path, and
+//     read as stored (GIT_NO_REPLACE_OBJECTS).
 //   - A failed git command is an *Error carrying git's exit code and
 //     standard error; it matches ErrNotRepository, ErrNoCommits and
 //     ErrGitNotFound with errors.Is where those apply. A directory to run
@@ -100,23 +108,41 @@ type Repo struct {
 	// Dir is the directory git runs in (its -C).
 	Dir string
 	// Env holds extra KEY=VALUE variables, applied after the process's
-	// environment and the package's fixed settings.
+	// environment and the package's fixed settings, under the protective
+	// configuration (see protection), which they cannot undo.
 	Env []string
+	// UserHooks lets git run the repository's own hooks, as the user's
+	// `git commit` would: only for a commit azero makes in the user's
+	// checkout on their behalf (the issue workflow's audit trail), never
+	// in a run's work tree, whose hooks a test run could have planted.
+	UserHooks bool
 }
 
 // environ is the process's environment plus settings that make git's
 // behaviour independent of the user's terminal and locale: no credential
 // prompts, no optional index lock (a read must not block or fail a
-// concurrent `git commit`), English messages.
-func (r Repo) environ() []string {
-	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	return append(env, r.Env...)
+// concurrent `git commit`), English messages, the objects as stored (no
+// replacement refs, which would show azero another commit than the one it
+// merges); then the protective configuration (see protection), which
+// nothing in r.Env can undo. except names a key of protection to leave
+// out.
+func (r Repo) environ(except string) []string {
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1")
+	env = append(env, r.Env...)
+	return protect(env, except)
 }
 
 func (r Repo) command(ctx context.Context, args []string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	if r.UserHooks {
+		return r.commandExcept(ctx, args, "core.hooksPath")
+	}
+	return r.commandExcept(ctx, args, "")
+}
+
+func (r Repo) commandExcept(ctx context.Context, args []string, except string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", noExternalDiff(args)...)
 	cmd.Dir = r.Dir
-	cmd.Env = r.environ()
+	cmd.Env = r.environ(except)
 	// Children that keep a pipe open must not hang Wait after git exits.
 	cmd.WaitDelay = 5 * time.Second
 	return cmd

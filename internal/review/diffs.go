@@ -24,6 +24,9 @@ type FileDiff struct {
 type DiffOptions struct {
 	Staged   bool // the index against HEAD, as in AnalyzeOptions
 	MaxLines int  // lines kept per file; default DefaultMaxDiffLines
+	// Base, when set, is the commit compared with instead of HEAD, as in
+	// AnalyzeOptions: give both the same.
+	Base string
 }
 
 // maxPathspecBytes bounds the paths passed on git's command line; beyond
@@ -45,9 +48,15 @@ func Diffs(ctx context.Context, repoDir string, files []FileAnalysis, opts DiffO
 }
 
 func diffs(ctx context.Context, repo checkout, files []FileAnalysis, opts DiffOptions) (map[string]FileDiff, error) {
-	base, err := repo.base(opts.Staged)
-	if err != nil {
-		return nil, err
+	base := opts.Base
+	switch {
+	case strings.HasPrefix(base, "-"):
+		return nil, fmt.Errorf("compare with %q: a base must name a commit, not an option", opts.Base)
+	case base == "":
+		var err error
+		if base, err = repo.base(opts.Staged); err != nil {
+			return nil, err
+		}
 	}
 	max := opts.MaxLines
 	if max <= 0 {
@@ -93,7 +102,7 @@ func diffs(ctx context.Context, repo checkout, files []FileAnalysis, opts DiffOp
 		out[path] = d
 		return nil
 	}
-	err = repo.Stream(ctx, nil, func(r io.Reader) error { return gitx.ScanPatch(r, collect) }, args...)
+	err := repo.Stream(ctx, nil, func(r io.Reader) error { return gitx.ScanPatch(r, collect) }, args...)
 	if err != nil {
 		return nil, fmt.Errorf("diff flagged files in %s: %w", repo.Dir, err)
 	}

@@ -122,10 +122,11 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 		}
 	}
 	out := &display{}
-	lt := &libtest{messages: map[string]int{}}
+	lt, lw := &libtest{messages: map[string]int{}}, &libtestWitness{}
 	w := newLineWriter(func(line []byte) {
 		out.Write(append(line, '\n'))
 		lt.line(string(line))
+		lw.line(string(line))
 	})
 	var before os.FileInfo
 	if report != "" {
@@ -140,6 +141,7 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
 	if report == "" {
 		v.tally = lt.t
+		crossCheck(&v, lw.witness(c.opts.TestCmd == ""))
 		return v.result(c.Name(), argv, x, out), nil
 	}
 	if x.exitCode == 4 {
@@ -149,6 +151,7 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 		noReport(&v, problem, lt.t.errors, out)
 	}
 	v.broken = v.broken || lt.t.broken
+	crossCheck(&v, witness{runner: "cargo nextest", report: "JUnit report", exitRule: true})
 	return v.result(c.Name(), argv, x, out), nil
 }
 

@@ -33,7 +33,8 @@ func (g *goTest) Run(ctx context.Context, dir string) (Result, error) {
 	}
 	out := &display{}
 	stream := newGoStream(out)
-	stdout := newLineWriter(stream.line)
+	witness := newGoWitness()
+	stdout := newLineWriter(func(line []byte) { stream.line(line); witness.line(line) })
 	stderr := newLineWriter(func(line []byte) {
 		out.Write(append(line, '\n'))
 		stream.stderrLine(string(line))
@@ -45,6 +46,7 @@ func (g *goTest) Run(ctx context.Context, dir string) (Result, error) {
 	stdout.Close()
 	stderr.Close()
 	v := stream.verdict(x)
+	crossCheck(&v, witness.witness(g.opts.TestCmd == ""))
 	return v.result(g.Name(), argv, x, out), nil
 }
 

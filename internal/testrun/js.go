@@ -165,6 +165,7 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 			v.errorLine(l)
 		}
 	}
+	crossCheck(&v, jsWitness(j.kind, text.String(), true))
 	return v.result(j.Name(), argv, x, out), nil
 }
 

@@ -85,6 +85,7 @@ func (p *pytest) Run(ctx context.Context, dir string) (Result, error) {
 	default:
 		v.crashed = true
 	}
+	crossCheck(&v, pytestWitness(fromReport, text.String(), p.opts.TestCmd == ""))
 	return v.result(p.Name(), argv, x, out), nil
 }
 

@@ -60,8 +60,8 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		// The reports this run writes into the project are read, then
 		// removed: they are products of the run, not changes to the
 		// project, and would otherwise show up in a diff review and be
-		// committed.
-		defer removeNew(path, asDir, before)
+		// committed; so are the directories the run made for them.
+		defer removeNew(path, asDir, before, missingDirs(dir, path, asDir))
 	}
 	out := &display{}
 	var console consoleWatch
@@ -118,13 +118,35 @@ func reportFiles(path string, asDir bool) map[string]os.FileInfo {
 	return out
 }
 
-// removeNew removes the reports at path that were not there before.
-func removeNew(path string, asDir bool, before map[string]os.FileInfo) {
+// removeNew removes the reports at path that were not there before, then
+// the directories of dirs (deepest first) that are left empty.
+func removeNew(path string, asDir bool, before map[string]os.FileInfo, dirs []string) {
 	for p := range reportFiles(path, asDir) {
 		if _, ok := before[p]; !ok {
 			_ = os.Remove(p)
 		}
 	}
+	for _, d := range dirs {
+		_ = os.Remove(d) // only when empty
+	}
+}
+
+// missingDirs lists the directories below dir that the report at path
+// needs and that do not exist yet, deepest first.
+func missingDirs(dir, path string, asDir bool) []string {
+	d := filepath.Dir(path)
+	if asDir {
+		d = path
+	}
+	var out []string
+	for inside(dir, d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		out = append(out, d)
+		d = filepath.Dir(d)
+	}
+	return out
 }
 
 // readFreshJUnitDir tallies every report of the directory that this run

@@ -77,6 +77,9 @@ type verdict struct {
 	// quiet: the console need not show what failed (a command whose
 	// report says it): the output always ends with the digest.
 	quiet bool
+	// disagreement says how the run's report, console and exit code
+	// disagree (see crossCheck); the run is broken then.
+	disagreement string
 }
 
 // outcome applies the package's rules, in the order documented there.
@@ -107,6 +110,7 @@ func (v verdict) result(runner string, argv []string, x execResult, out *display
 		FailedTests: append(append([]string(nil), v.failedNames...), v.erroredNames...),
 		Failures:    v.failures, Errors: v.errors,
 		TimedOut: x.timedOut, Duration: x.duration, DurationMS: x.duration.Milliseconds(),
+		Disagreement: v.disagreement,
 	}
 	r.Output = out.String()
 	if digest := v.digest(r.Outcome); digest != "" && (v.quiet || out.dropped() > 0 || strings.Count(r.Output, "\n") > digestAfterLines) {
@@ -171,6 +175,9 @@ func (v verdict) detail(o Outcome) string {
 	case Fail:
 		return v.counts() + ": " + strings.Join(first(v.failedNames, 5), " ")
 	case Broken:
+		if v.disagreement != "" {
+			return v.disagreement
+		}
 		what := "the tests cannot run"
 		if len(v.erroredNames) > 0 {
 			what += " (" + strconv.Itoa(v.errored) + " errors: " + strings.Join(first(v.erroredNames, 3), " ") + ")"

@@ -17,6 +17,10 @@
 //   - NoTests: nothing above, and no test ran (zero tests is never green);
 //   - Pass: at least one test ran, every test passed, and the runner exited 0.
 //
+// A run whose report, exit code and console summary disagree is Broken
+// whatever they say (Result.Disagreement): the tested code can reach each
+// of them, and a red or a green needs all three (see crosscheck.go).
+//
 // Checked in that order: Broken wins over Fail, so a red is only ever a run
 // whose every problem is an assertion failure.
 //
@@ -136,10 +140,14 @@ type Result struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Errors are the runner's own error lines when tests could not run:
 	// compiler errors, import or collection errors, usage errors.
-	Errors     []string      `json:"errors,omitempty"`
-	TimedOut   bool          `json:"timed_out,omitempty"`
-	Duration   time.Duration `json:"-"`
-	DurationMS int64         `json:"duration_ms"`
+	Errors   []string `json:"errors,omitempty"`
+	TimedOut bool     `json:"timed_out,omitempty"`
+	// Disagreement says how the runner's report, its console and its exit
+	// code disagreed: the tested code changed one of them (see
+	// crosscheck.go), and the run is Broken.
+	Disagreement string        `json:"disagreement,omitempty"`
+	Duration     time.Duration `json:"-"`
+	DurationMS   int64         `json:"duration_ms"`
 	// Output is the runner's output as shown to a human or a model: its
 	// first and last parts when it is long, followed by a digest of the
 	// failures and errors when they may have fallen out of it.

@@ -664,7 +664,7 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 	var st implement.State
 	if run.Workflow == implement.Name && json.Unmarshal(run.State, &st) == nil && !run.Status.Finished() && st.Worktree != "" {
 		if info, err := os.Stat(st.Worktree); err == nil && info.IsDir() {
-			if c, err := gates.Describe(ctx, st.Worktree); err == nil {
+			if c, err := gates.Describe(ctx, st.Worktree, st.BaseCommit); err == nil {
 				show("the worktree "+st.Worktree+" now, as the diff review shows it", c.Report)
 				return
 			}

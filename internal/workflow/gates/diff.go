@@ -32,14 +32,17 @@ type Change struct {
 	Report  string // plain text: every file's diff, flagged files first with their banners
 }
 
-// Describe analyses the change in dir (tracked changes against HEAD and
-// untracked files) and renders the report with every file's diff.
-func Describe(ctx context.Context, dir string) (Change, error) {
-	files, err := review.Analyze(ctx, dir, review.AnalyzeOptions{})
+// Describe analyses the change in dir (tracked changes against base and
+// untracked files) and renders the report with every file's diff. base is
+// the commit the change started from (a workflow's run records it when it
+// begins): a commit made on the branch since then is part of what is
+// shown. "" compares with HEAD.
+func Describe(ctx context.Context, dir, base string) (Change, error) {
+	files, err := review.Analyze(ctx, dir, review.AnalyzeOptions{Base: base})
 	if err != nil {
 		return Change{}, fmt.Errorf("diff review: %w", err)
 	}
-	diffs, err := review.Diffs(ctx, dir, files, review.DiffOptions{})
+	diffs, err := review.Diffs(ctx, dir, files, review.DiffOptions{Base: base})
 	if err != nil {
 		return Change{}, fmt.Errorf("diff review: %w", err)
 	}
@@ -47,13 +50,14 @@ func Describe(ctx context.Context, dir string) (Change, error) {
 		Report: review.FormatReport(files, diffs, review.ReportOptions{AllDiffs: true})}, nil
 }
 
-// DiffReview builds the diff review question for the change in dir: the
-// report with every file's diff (a workflow's reviewer approves a change
-// nobody has seen yet), then approve or reject, typed in full. Only when
-// nothing is flagged may it pass unattended (NOT_REQUIRED); a flagged
-// change waits for a human however long it takes.
-func DiffReview(ctx context.Context, dir string) (human.Question, error) {
-	c, err := Describe(ctx, dir)
+// DiffReview builds the diff review question for the change in dir since
+// the commit base (see Describe): the report with every file's diff (a
+// workflow's reviewer approves a change nobody has seen yet), then approve
+// or reject, typed in full. Only when nothing is flagged may it pass
+// unattended (NOT_REQUIRED); a flagged change waits for a human however
+// long it takes.
+func DiffReview(ctx context.Context, dir, base string) (human.Question, error) {
+	c, err := Describe(ctx, dir, base)
 	if err != nil {
 		return human.Question{}, err
 	}

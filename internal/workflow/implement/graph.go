@@ -36,6 +36,13 @@
 //     a replacement of a file over 100 lines is written only after a human
 //     approved that very content at a write review gate (whatever channel
 //     answered), or with --auto --force.
+//   - Nothing the executed code (tests, code, conftest.py) arranged is
+//     trusted (integrity.go): a run that changed the shared git directory
+//     ends the run before the next git call; a run that changed the
+//     worktree is put back and never counts; the test files are those of
+//     the valid red, the reviewed and committed change is the one the
+//     green run tested, the branch is where azero left it, and the merge
+//     merges exactly azero's commit.
 //   - Every node is safe to repeat: a run killed anywhere resumes.
 package implement
 
@@ -61,6 +68,7 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/integrity"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/safewrite"
@@ -90,6 +98,10 @@ type Deps struct {
 	// double.
 	MaxOutput int
 	Lint      func(ctx context.Context, dir, kind string, files []string, opts testrun.Options) (testrun.LintResult, error) // default testrun.Lint
+	// Secrets are values scrubbed from every test run's output before it
+	// is kept, shown or sent to the model (the provider keys azero holds;
+	// the keys in the process's environment always are).
+	Secrets []string
 }
 
 // Graph builds the implementation workflow over d.
@@ -109,16 +121,16 @@ func Graph(d Deps) *flow.Graph[State] {
 	n := &nodes{d: d}
 	return flow.New[State](Name, NodeWorktree).
 		Node(NodeWorktree, n.worktree, NodeBaseline).
-		Node(NodeBaseline, n.baseline, NodeScaffold, NodeCleanup).
+		Node(NodeBaseline, n.baseline, NodeScaffold, NodeCleanup, flow.End).
 		Node(NodeScaffold, n.scaffold, NodeRed, NodeScaffoldWriteReview).
 		Gate(NodeScaffoldWriteReview, n.askWriteReview, decideWriteReview, NodeScaffoldApplyWrites, NodeScaffold, NodeCleanup).
 		Node(NodeScaffoldApplyWrites, n.applyScaffoldWrites, NodeRed, NodeScaffold).
-		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeEscalate).
+		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeEscalate, flow.End).
 		Node(NodeImplement, n.implement, NodeGreen, NodeWriteReview).
 		Gate(NodeWriteReview, n.askWriteReview, decideWriteReview, NodeApplyWrites, NodeImplement, NodeCleanup).
 		Node(NodeApplyWrites, n.applyImplementWrites, NodeGreen, NodeImplement).
-		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate).
-		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement).
+		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate, flow.End).
+		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement, flow.End).
 		Gate(NodeEscalate, n.askEscalate, decideEscalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
 		Gate(NodeDiffGate, n.askDiffReview, decideDiffReview, NodeReview).
 		Gate(NodeReview, n.askReview, decideReview, NodeCommit, NodeImplement, NodeCleanup).
@@ -167,14 +179,28 @@ func (n *nodes) worktree(ctx context.Context, s *State) (string, error) {
 // tests that do not import or build) would make every red and green
 // meaningless, so the run stops with the runner's own error.
 func (n *nodes) baseline(ctx context.Context, s *State) (string, error) {
-	b, err := testrun.CheckBaseline(ctx, n.d.Runner, s.Worktree)
+	var b testrun.Baseline
+	out, err := n.watch(ctx, s, "the test run", "baseline", func(ctx context.Context) (err error) {
+		b, err = testrun.CheckBaseline(ctx, n.d.Runner, s.Worktree)
+		return err
+	})
 	if err != nil {
-		return "", err
+		return n.stopRun(ctx, s, err)
 	}
+	b.Problem = n.redactor().Scrub(b.Problem)
 	if b.Result != nil {
-		if err := n.saveTests(ctx, *b.Result, "baseline"); err != nil {
+		res := n.redact(*b.Result)
+		b.Result = &res
+		n.auditDisagreement(ctx, res, "baseline")
+		if err := n.saveTests(ctx, res, "baseline"); err != nil {
 			return "", err
 		}
+	}
+	if !out.Counts() {
+		// The base commit's own tests write into the project: azero could
+		// not tell what the tests wrote from what the code did.
+		b.Startable = false
+		b.Problem = fmt.Sprintf("the tests change the files of the project when they run (%s): azero cannot tell that from a change the code made; make them write elsewhere (a temporary directory), commit, and start again", out.Changed)
 	}
 	if !b.Startable {
 		s.Result, s.BaselineProblem = ResultBaselineBroken, b.Problem
@@ -430,13 +456,25 @@ func (n *nodes) testsText(s *State, current FileSpec) string {
 	return b.String()
 }
 
-// runTests runs the project's tests in the worktree and records the
-// output in the lineage.
+// runTests runs the project's tests in the worktree, watched (see
+// integrity.go), and records the output, scrubbed of secrets, in the
+// lineage. A run that changed the shared git directory is a
+// *integrity.GitChangedError (stopRun).
 func (n *nodes) runTests(ctx context.Context, s *State, phase string) (testrun.Result, error) {
-	res, err := n.d.Runner.Run(ctx, s.Worktree)
-	if err != nil {
+	var res testrun.Result
+	out, err := n.watch(ctx, s, "the test run", phase, func(ctx context.Context) (err error) {
+		res, err = n.d.Runner.Run(ctx, s.Worktree)
+		return err
+	})
+	var ge *integrity.GitChangedError
+	switch {
+	case errors.As(err, &ge):
+		return testrun.Result{}, err
+	case err != nil:
 		return testrun.Result{}, fmt.Errorf("run tests: %w", err)
 	}
+	res = n.redact(changedTheChange(res, "the test run", out))
+	n.auditDisagreement(ctx, res, phase)
 	s.TestOutput = tail(res.Output, 200)
 	return res, n.saveTests(ctx, res, phase)
 }
@@ -458,12 +496,15 @@ func (n *nodes) saveTests(ctx context.Context, res testrun.Result, phase string)
 func (n *nodes) red(ctx context.Context, s *State) (string, error) {
 	res, err := n.runTests(ctx, s, "red")
 	if err != nil {
-		return "", err
+		return n.stopRun(ctx, s, err)
 	}
 	s.Red = &res
 	next := RouteRed(res.Outcome, s.Scaffolds)
 	switch next {
 	case NodeImplement:
+		if err := recordTests(s); err != nil {
+			return "", err
+		}
 		n.testResult(ctx, event.Bad, res, "red: %s", res.Summary)
 	case NodeScaffold:
 		n.testResult(ctx, event.Warn, res, "not a valid red: %s; scaffolding again", res.Summary)
@@ -477,9 +518,12 @@ func (n *nodes) red(ctx context.Context, s *State) (string, error) {
 
 // green is the gate after the code: every test must pass.
 func (n *nodes) green(ctx context.Context, s *State) (string, error) {
+	if err := n.checkTests(ctx, s, "before the green run"); err != nil {
+		return "", err
+	}
 	res, err := n.runTests(ctx, s, "green")
 	if err != nil {
-		return "", err
+		return n.stopRun(ctx, s, err)
 	}
 	if why := missingTests(s.Red, res); why != "" {
 		res = notAllRan(res, why)
@@ -488,6 +532,9 @@ func (n *nodes) green(ctx context.Context, s *State) (string, error) {
 	next := RouteGreen(res.Outcome, s.Implementations)
 	switch next {
 	case NodeLint:
+		if err := recordTested(ctx, s); err != nil {
+			return "", err
+		}
 		n.testResult(ctx, event.Good, res, "green: %s", res.Summary)
 		s.TestOutput = ""
 	case NodeImplement:
@@ -516,9 +563,18 @@ func (n *nodes) changedFiles(s *State) []string {
 // lint runs the static checks; findings go back to the coder while
 // attempts remain, then to the human with the diff.
 func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
-	res, err := n.d.Lint(ctx, s.Worktree, s.Runner, n.changedFiles(s), testrun.Options{Checkout: s.Repo})
+	var res testrun.LintResult
+	out, err := n.watch(ctx, s, "the lint step", "lint", func(ctx context.Context) (err error) {
+		res, err = n.d.Lint(ctx, s.Worktree, s.Runner, n.changedFiles(s), testrun.Options{Checkout: s.Repo})
+		return err
+	})
 	if err != nil {
-		return "", err
+		return n.stopRun(ctx, s, err)
+	}
+	res = n.redactLint(res)
+	if !out.Counts() {
+		res.Passed = false
+		res.Output = fmt.Sprintf("azero: the lint step changed the worktree: %s; put back as it was\n\n%s", out.Changed, res.Output)
 	}
 	s.Lint = &res
 	for _, note := range res.Notes {
@@ -589,9 +645,17 @@ func decideEscalate(s *State, _ human.Question, a human.Answer) (string, error) 
 // the worktree, with every file's diff: the reviewer approves a change
 // nobody has seen yet.
 func (n *nodes) askDiffReview(ctx context.Context, s *State) (human.Question, error) {
-	q, err := gates.DiffReview(ctx, s.Worktree)
+	if err := n.checkChange(ctx, s, "at the diff review"); err != nil {
+		return human.Question{}, err
+	}
+	q, err := gates.DiffReview(ctx, s.Worktree, s.BaseCommit)
 	if err != nil {
 		return q, err
+	}
+	// What the report shows is what was tested, not something written
+	// while it was made.
+	if err := n.checkTested(ctx, s, "at the diff review"); err != nil {
+		return human.Question{}, err
 	}
 	q.Report += looseMatchNote(s)
 	return q, nil
@@ -616,11 +680,14 @@ const (
 // attempts remain), abort cleans up. A change the diff review rejected can
 // only be revised or aborted.
 func (n *nodes) askReview(ctx context.Context, s *State) (human.Question, error) {
+	if err := n.checkChange(ctx, s, "at the human review"); err != nil {
+		return human.Question{}, err
+	}
 	var b strings.Builder
 	if s.GateDecision != string(review.Approved) && s.GateDecision != string(review.Rejected) {
 		// Nobody saw the change at the diff review (it passed unattended):
 		// show all of it before asking.
-		c, err := gates.Describe(ctx, s.Worktree)
+		c, err := gates.Describe(ctx, s.Worktree, s.BaseCommit)
 		if err != nil {
 			return human.Question{}, err
 		}
@@ -690,7 +757,8 @@ func decideReview(s *State, _ human.Question, a human.Answer) (string, error) {
 // trailer marks the run's commit, so a repeated commit node finds it.
 func trailer(runID string) string { return "Azero-Run: " + runID }
 
-// commit records the approved change on the run's branch.
+// commit records the approved change on the run's branch: exactly the
+// change the green run tested and the human reviewed, on the base commit.
 func (n *nodes) commit(ctx context.Context, s *State) (string, error) {
 	runID := flow.RunID(ctx)
 	wt := n.git(s.Worktree)
@@ -699,11 +767,23 @@ func (n *nodes) commit(ctx context.Context, s *State) (string, error) {
 		return "", err
 	}
 	if head != s.BaseCommit {
-		msg, err := wt.Run(ctx, "log", "-1", "--format=%B", head)
-		if err == nil && strings.Contains(string(msg), trailer(runID)) {
-			s.Commit = head
-			return NodeMerge, nil
+		// A commit node run again finds its own commit; anything else on
+		// the branch was not made by azero.
+		own, err := n.ownCommit(ctx, s, head)
+		if err != nil {
+			return "", err
 		}
+		if !own {
+			return "", n.checkBranch(ctx, s, "at the commit", s.BaseCommit)
+		}
+		if err := n.checkBranch(ctx, s, "at the commit", head); err != nil {
+			return "", err
+		}
+		s.Commit = head
+		return NodeMerge, nil
+	}
+	if err := n.checkChange(ctx, s, "at the commit"); err != nil {
+		return "", err
 	}
 	if _, err := wt.Run(ctx, "add", "-A"); err != nil {
 		return "", err
@@ -723,8 +803,32 @@ func (n *nodes) commit(ctx context.Context, s *State) (string, error) {
 	if s.Commit, err = wt.Head(ctx); err != nil {
 		return "", err
 	}
+	if own, err := n.ownCommit(ctx, s, s.Commit); err != nil || !own {
+		if err == nil {
+			err = n.checkTested(ctx, s, "in the commit")
+		}
+		if err == nil {
+			err = fmt.Errorf("the commit %s on %s is not the change that was tested and reviewed: inspect it", gitx.ShortID(s.Commit), s.Branch)
+		}
+		return "", err
+	}
 	n.say(ctx, event.Plain, "committed %s on %s", gitx.ShortID(s.Commit), s.Branch)
 	return NodeMerge, nil
+}
+
+// ownCommit reports whether commit is this run's: one commit whose only
+// parent is the base, carrying the run's trailer, holding exactly the
+// content the green run tested (a commit made behind azero's back with a
+// copied trailer holds something else, or it is what was reviewed).
+func (n *nodes) ownCommit(ctx context.Context, s *State, commit string) (bool, error) {
+	out, err := n.git(s.Worktree).Run(ctx, "log", "-1", "--format=%P%n%T%n%B", commit)
+	if err != nil {
+		return false, err
+	}
+	parents, rest, _ := strings.Cut(string(out), "\n")
+	tree, msg, _ := strings.Cut(rest, "\n")
+	return parents == s.BaseCommit && (s.TestedTree == "" || tree == s.TestedTree) &&
+		strings.Contains(msg, trailer(flow.RunID(ctx))), nil
 }
 
 // designName names the design in a commit message: its path in the
@@ -753,6 +857,9 @@ func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
 		s.Result = ResultMerged
 		return NodeCleanup, nil
 	}
+	if err := n.checkBranch(ctx, s, "at the merge", s.Commit); err != nil {
+		return "", err
+	}
 	cur, err := repo.CurrentBranch(ctx)
 	if err != nil {
 		return "", err
@@ -771,8 +878,9 @@ func (n *nodes) merge(ctx context.Context, s *State) (string, error) {
 	if both := intersect(dirty, changed); len(both) > 0 {
 		return stop(fmt.Sprintf("you have uncommitted changes to %s, which the merge would touch", strings.Join(both, ", ")))
 	}
-	if _, err := repo.Run(ctx, "merge", "--ff-only", "--quiet", s.Branch); err != nil {
-		if _, err := repo.Run(ctx, "merge", "--no-edit", "--no-verify", "--quiet", s.Branch); err != nil {
+	// Exactly the approved commit, whatever the branch's name says now.
+	if _, err := repo.Run(ctx, "merge", "--ff-only", "--quiet", s.Commit); err != nil {
+		if _, err := repo.Run(ctx, "merge", "--no-edit", "--no-verify", "--quiet", "-m", "Merge branch '"+s.Branch+"'", s.Commit); err != nil {
 			// Leave the checkout exactly as it was.
 			_, _ = repo.Run(context.WithoutCancel(ctx), "merge", "--abort")
 			return stop("the merge conflicts with commits made since the run began")
@@ -879,6 +987,8 @@ func finish(s *State) error {
 		return nil
 	case ResultBaselineBroken:
 		return &BaselineError{Problem: s.BaselineProblem}
+	case ResultIntegrity:
+		return &IntegrityError{Problem: s.IntegrityProblem}
 	case ResultTestsFailed:
 		res := testrun.Result{}
 		if s.Green != nil {

@@ -64,16 +64,26 @@ func TestNoPathSkipsAGate(t *testing.T) {
 	}
 }
 
+// runBranch is a repository checked out on a run's branch azero/x at its
+// first commit, which it returns, as a run's work tree is before azero's
+// commit.
+func runBranch(t *testing.T) (repo, head string) {
+	t.Helper()
+	repo = testenv.NewRepo(t, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n"})
+	testenv.Git(t, repo, "checkout", "-q", "-b", "azero/x")
+	return repo, strings.TrimSpace(testenv.Git(t, repo, "rev-parse", "HEAD"))
+}
+
 // TestEveryGateAnswerIsADeclaredRoute asks every gate in the states a run
 // can reach it in, and routes every answer each question allows: each
 // lands on a declared next node (Graph.Decide checks), so no answer on any
 // channel can take a run where the graph does not show.
 func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
 	t.Parallel()
-	repo := testenv.NewRepo(t, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n"})
+	repo, head := runBranch(t)
 	testenv.WriteFiles(t, repo, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n", "test_calc.py": "import calc\n"})
 	g := Graph(Deps{})
-	base := State{Worktree: repo, Repo: repo, Branch: "azero/x", BaseBranch: "main",
+	base := State{Worktree: repo, Repo: repo, Branch: "azero/x", BaseBranch: "main", BaseCommit: head,
 		Files: []FileSpec{{Path: "calc.py", Change: "Modify"}, {Path: "test_calc.py", Change: "Add", Test: true}},
 		Green: &testrun.Result{Summary: "2 passed"}}
 	scaffoldWrite := func(purpose string, scaffolds int) State {
@@ -167,10 +177,10 @@ func TestReviseSendsFeedbackToTheCoder(t *testing.T) {
 // list the edit blocks that matched their file only loosely.
 func TestReviewsListLooseMatches(t *testing.T) {
 	t.Parallel()
-	repo := testenv.NewRepo(t, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n"})
+	repo, head := runBranch(t)
 	testenv.WriteFiles(t, repo, map[string]string{"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"})
 	g := Graph(Deps{})
-	s := State{Worktree: repo, Repo: repo, Branch: "azero/x", BaseBranch: "main",
+	s := State{Worktree: repo, Repo: repo, Branch: "azero/x", BaseBranch: "main", BaseCommit: head,
 		Files:        []FileSpec{{Path: "calc.py", Change: "Modify"}},
 		LooseMatches: []LooseMatch{{Path: "calc.py", What: "block 1, lines 1-2: applied, loose match: indentation shifted by +4 spaces"}}}
 	for _, gate := range []string{NodeDiffGate, NodeReview} {

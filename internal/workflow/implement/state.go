@@ -27,6 +27,8 @@ const (
 	ResultTestsFailed    = "tests_failed"
 	ResultMergeStopped   = "merge_stopped"   // in --json only: the run waits at its merge (MergeStoppedError)
 	ResultBaselineBroken = "baseline_broken" // the tests could not run before any change
+	// ResultIntegrity (integrity.go): the code a run executed changed the
+	// shared git directory; the run stopped there.
 )
 
 // State is an implementation run. Everything a node needs is here (or in
@@ -69,6 +71,16 @@ type State struct {
 	Result          string              `json:"result,omitempty"`
 	Patch           string              `json:"patch,omitempty"` // lineage file with the last attempt, when nothing was merged
 	BaselineProblem string              `json:"baseline_problem,omitempty"`
+
+	// TestHashes are the test files' sha256 after the last valid red: the
+	// code step may not change them (checked at green, the reviews and the
+	// commit).
+	TestHashes map[string]string `json:"test_hashes,omitempty"`
+	// TestedTree is the change's content (a git tree) as the last green run
+	// tested it: what is reviewed and committed must be it.
+	TestedTree string `json:"tested_tree,omitempty"`
+	// IntegrityProblem says why the run stopped with ResultIntegrity.
+	IntegrityProblem string `json:"integrity_problem,omitempty"`
 
 	// Feedback is the human's request for changes at the review, for the
 	// next implementation; Revisions counts such requests.

@@ -77,7 +77,11 @@ func commitPaths(ctx context.Context, root string, paths []string, msg string) (
 		return "", err
 	}
 	args := append([]string{"commit", "--quiet", "--only", "-m", msg, "--"}, keep...)
-	if _, err := runLocked(ctx, repo, args...); err != nil {
+	// The trail is committed in the user's checkout as their own commit
+	// would be: their commit hooks run (and may refuse it).
+	hooked := repo
+	hooked.UserHooks = true
+	if _, err := runLocked(ctx, hooked, args...); err != nil {
 		return "", fmt.Errorf("commit the audit trail: %w", err)
 	}
 	// Not HEAD: a parallel run may have committed its own trail since.
