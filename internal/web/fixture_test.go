@@ -94,7 +94,7 @@ func graph() *flow.Graph[state] {
 // s.Repo, or a word question over s.Report.
 func reviewQuestion(ctx context.Context, s *state) (human.Question, error) {
 	if s.Repo != "" {
-		return gates.DiffReview(ctx, s.Repo)
+		return gates.DiffReview(ctx, s.Repo, "")
 	}
 	return human.Question{Kind: human.Word, Title: "Diff review", Format: "diff-report", Report: s.Report,
 		Prompt: "Merge this change?",
