@@ -389,6 +389,54 @@ func TestAddWorktreeAfterKillsAtTimedMoments(t *testing.T) {
 	}
 }
 
+// TestAddWorktreeAfterUnfinishedRegistrations: each state a `git worktree
+// add` killed between two of its writes leaves in .git/worktrees (found by
+// the timed kills above, made here on purpose): a directory with nothing
+// in it, a lock cut short, a gitdir cut short, a registration without its
+// commondir (which stops git from even listing the work trees). The next
+// AddWorktree removes it and makes the work tree, with one registration.
+func TestAddWorktreeAfterUnfinishedRegistrations(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files func(path string) map[string]string
+	}{
+		{"an empty directory", func(string) map[string]string { return nil }},
+		{"an empty lock", func(string) map[string]string { return map[string]string{"locked": ""} }},
+		{"a lock cut short", func(string) map[string]string { return map[string]string{"locked": "initia"} }},
+		{"an empty gitdir", func(string) map[string]string { return map[string]string{"locked": "initializing\n", "gitdir": ""} }},
+		{"a gitdir cut short", func(p string) map[string]string {
+			return map[string]string{"locked": "initializing\n", "gitdir": filepath.Join(p, ".g")}
+		}},
+		{"no commondir", func(p string) map[string]string {
+			return map[string]string{"locked": "initializing\n", "gitdir": filepath.Join(p, ".git") + "\n"}
+		}},
+		{"a HEAD cut short", func(p string) map[string]string {
+			return map[string]string{"locked": "initializing\n", "gitdir": filepath.Join(p, ".git") + "\n", "commondir": "../..\n", "HEAD": "ref: refs/he"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo, head := crashRepo(t)
+			path := filepath.Join(t.TempDir(), "wt")
+			admin := filepath.Join(repo, ".git", "worktrees", "wt")
+			if err := os.MkdirAll(admin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range tt.files(path) {
+				if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := (gitx.Repo{Dir: repo}).AddWorktree(t.Context(), path, "azero/unfinished", head); err != nil {
+				t.Fatalf("AddWorktree: %v", err)
+			}
+			requireComplete(t, repo, path, "azero/unfinished", head)
+		})
+	}
+}
+
 // TestAddWorktreeWaitsForAnOrphanedGit kills only the process running
 // AddWorktree: its `git worktree add` lives on and finishes the work tree,
 // which the next AddWorktree must let finish and keep, not tear down.

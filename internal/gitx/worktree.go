@@ -151,11 +151,14 @@ func (r Repo) AddWorktree(ctx context.Context, path, branch, base string) error 
 	if err != nil {
 		return fmt.Errorf("add worktree: base %s: %w", base, err)
 	}
+	settle(ctx, func(p process) bool { return p.worksOn(path) })
+	if err := r.dropUnfinished(ctx, path); err != nil {
+		return err
+	}
 	l, err := r.layout(ctx)
 	if err != nil {
 		return err
 	}
-	settle(ctx, func(p process) bool { return p.worksOn(path) })
 	if _, err := r.removeStaleRefLock(ctx, l, "refs/heads/"+branch); err != nil {
 		return err
 	}
@@ -321,31 +324,11 @@ func (l layout) inspect(path string) (worktreeState, error) {
 		}
 	}
 	adminRoot := filepath.Join(l.common, "worktrees")
-	ents, err := os.ReadDir(adminRoot)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	admins, err := adminsOf(l.common, path)
+	if err != nil {
 		return st, err
 	}
-	base := filepath.Base(path)
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		dir := filepath.Join(adminRoot, e.Name())
-		gitdir, err := os.ReadFile(filepath.Join(dir, "gitdir"))
-		switch {
-		case err == nil:
-			if canonical(filepath.Dir(strings.TrimSpace(string(gitdir)))) == want {
-				st.admins = append(st.admins, dir)
-			}
-		case errors.Is(err, fs.ErrNotExist):
-			lock, _ := os.ReadFile(filepath.Join(dir, "locked"))
-			if strings.TrimSpace(string(lock)) == initializingReason && namedAfter(e.Name(), base) {
-				st.admins = append(st.admins, dir)
-			}
-		default:
-			return st, err
-		}
-	}
+	st.admins = admins
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -379,6 +362,80 @@ func readNames(dir string) ([]string, error) {
 		err = nil
 	}
 	return names, err
+}
+
+// adminsOf lists the administrative directories of common (the shared git
+// directory) that belong to the work tree at path: those whose gitdir
+// names it, and those a killed `git worktree add` left unfinished under
+// its name (see inspect).
+func adminsOf(common, path string) ([]string, error) {
+	want := canonical(path)
+	var out []string
+	adminRoot := filepath.Join(common, "worktrees")
+	ents, err := os.ReadDir(adminRoot)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	base := filepath.Base(path)
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(adminRoot, e.Name())
+		gitdir, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+		// git writes "PATH\n": a file without its newline is one a
+		// killed `git worktree add` was writing.
+		complete := err == nil && strings.HasSuffix(string(gitdir), "\n") && strings.TrimSpace(string(gitdir)) != ""
+		switch {
+		case complete:
+			if canonical(filepath.Dir(strings.TrimSpace(string(gitdir)))) == want {
+				out = append(out, dir)
+			}
+		case err == nil, errors.Is(err, fs.ErrNotExist):
+			// No gitdir yet, or cut short: a `git worktree add` killed after
+			// it made the directory, while it wrote its "initializing" lock
+			// (missing, empty or cut short) or its gitdir.
+			lock, err := os.ReadFile(filepath.Join(dir, "locked"))
+			reason := strings.TrimSpace(string(lock))
+			unfinished := errors.Is(err, fs.ErrNotExist) || err == nil && strings.HasPrefix(initializingReason, reason)
+			if unfinished && namedAfter(e.Name(), base) {
+				out = append(out, dir)
+			}
+		default:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// dropUnfinished removes the administrative directories of path that a
+// killed `git worktree add` left without the files git needs to read them
+// (its commondir or HEAD, missing or cut short): git cannot even list the
+// work trees while one is there. Called once nothing works on path.
+func (r Repo) dropUnfinished(ctx context.Context, path string) error {
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return err
+	}
+	admins, err := adminsOf(common, path)
+	if err != nil {
+		return err
+	}
+	for _, dir := range admins {
+		if whole(filepath.Join(dir, "commondir")) && whole(filepath.Join(dir, "HEAD")) {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove the unfinished work tree registration %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// whole reports whether the file at p holds a line git finished writing.
+func whole(p string) bool {
+	b, err := os.ReadFile(p)
+	return err == nil && len(b) > 1 && b[len(b)-1] == '\n'
 }
 
 // namedAfter reports whether git could have named an administrative
@@ -435,11 +492,14 @@ func canonical(p string) string {
 // gone is not an error; a directory at path that is not a work tree of
 // this repository is refused.
 func (r Repo) RemoveWorktree(ctx context.Context, path string) error {
+	settle(ctx, func(p process) bool { return p.worksOn(path) })
+	if err := r.dropUnfinished(ctx, path); err != nil {
+		return err
+	}
 	l, err := r.layout(ctx)
 	if err != nil {
 		return err
 	}
-	settle(ctx, func(p process) bool { return p.worksOn(path) })
 	st, err := l.inspect(path)
 	if err != nil {
 		return err
