@@ -112,12 +112,12 @@ func (j *jsRunner) viaScript(dir string, args []string, sub string) ([]string, e
 }
 
 func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
-	tmp, err := os.MkdirTemp("", "azero-"+j.kind+"-")
+	inv, err := j.opts.start(dir)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s report: %w", j.kind, err)
+		return Result{}, err
 	}
-	defer os.RemoveAll(tmp)
-	report := filepath.Join(tmp, "report")
+	defer inv.Close()
+	report := filepath.Join(inv.jail.Tmp, "report")
 	argv, extra, err := j.command(dir, report)
 	if err != nil {
 		return Result{}, err
@@ -130,7 +130,7 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 		text.Write(append(line, '\n'))
 		console.line(string(line))
 	})
-	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, append(extra, jsEnv...)...), j.opts.Timeout, w, w)
+	x, err := execute(ctx, inv, argv, append(extra, jsEnv...), j.opts.Timeout, w, w)
 	if err != nil {
 		return Result{}, err
 	}
