@@ -250,12 +250,13 @@ func gorootOf(path string) string {
 // split returns grants that cover paths but none of the hidden places
 // inside them: a path holding a hidden place is replaced by its entries,
 // recursively, and listed in dirs, which may only be listed (a rule
-// cannot take a place back out of a grant). Paths that do not exist are
-// left out.
+// cannot take a place back out of a grant). A path that lies inside a
+// hidden place was granted on purpose (a worktree in azero's state
+// directory) and stays. Paths that do not exist are left out.
 func split(paths, hidden []string) (grants, dirs []string) {
-	var walk func(p string)
-	walk = func(p string) {
-		if within(p, hidden) {
+	var walk func(p string, top bool)
+	walk = func(p string, top bool) {
+		if !top && slices.Contains(hidden, p) {
 			return
 		}
 		holds := slices.ContainsFunc(hidden, func(h string) bool { return inside(h, p) && h != p })
@@ -271,11 +272,11 @@ func split(paths, hidden []string) (grants, dirs []string) {
 		}
 		dirs = append(dirs, p)
 		for _, e := range entries {
-			walk(filepath.Join(p, e.Name()))
+			walk(filepath.Join(p, e.Name()), false)
 		}
 	}
 	for _, p := range paths {
-		walk(p)
+		walk(p, true)
 	}
 	return grants, dirs
 }

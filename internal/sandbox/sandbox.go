@@ -259,13 +259,18 @@ type Jail struct {
 
 // Prepare makes a jail for spec.
 func (s *Sandbox) Prepare(spec Spec) (*Jail, error) {
-	clean := func(paths []string) ([]string, error) {
+	// Grants are of real paths; a writable one must exist, a read-only one
+	// that does not is nothing to read.
+	clean := func(paths []string, missingOK bool) ([]string, error) {
 		var out []string
 		for _, p := range paths {
 			if p == "" {
 				continue
 			}
 			r, err := resolve(p)
+			if errors.Is(err, fs.ErrNotExist) && missingOK {
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("sandbox: %w", err)
 			}
@@ -274,10 +279,10 @@ func (s *Sandbox) Prepare(spec Spec) (*Jail, error) {
 		return out, nil
 	}
 	var err error
-	if spec.Writable, err = clean(spec.Writable); err != nil {
+	if spec.Writable, err = clean(spec.Writable, false); err != nil {
 		return nil, err
 	}
-	if spec.ReadOnly, err = clean(spec.ReadOnly); err != nil {
+	if spec.ReadOnly, err = clean(spec.ReadOnly, true); err != nil {
 		return nil, err
 	}
 	// What to protect or hide may not exist (yet): keep the path as given.
