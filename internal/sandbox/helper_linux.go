@@ -324,10 +324,24 @@ func userTasks(uid int) int {
 
 // dropCapabilities empties this thread's bounding, ambient, inheritable,
 // permitted and effective sets: nothing the command execs, set-uid or with
-// file capabilities, gets any back.
+// file capabilities, gets any back. A process without CAP_SETPCAP (an
+// unprivileged user outside a user namespace) cannot shrink its bounding
+// set, and needs not: it holds no capability, and no_new_privs (set next)
+// keeps exec from granting any.
 func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("ambient: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[0].Effective&(1<<capSetpcap) == 0 {
+		if data[0].Effective|data[1].Effective|data[0].Permitted|data[1].Permitted != 0 {
+			return errors.New("some capabilities but not CAP_SETPCAP: cannot empty the bounding set")
+		}
+		return nil
 	}
 	for c := 0; c <= 63; c++ {
 		in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
@@ -341,8 +355,7 @@ func dropCapabilities() error {
 			return fmt.Errorf("bounding set, capability %d: %w", c, err)
 		}
 	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
+	data = [2]unix.CapUserData{}
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capset: %w", err)
 	}

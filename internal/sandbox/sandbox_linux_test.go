@@ -546,3 +546,118 @@ func BenchmarkInit(b *testing.B) {
 		Init()
 	}
 }
+
+// unconfinedPytest is the unconfined run's time per op, for the ratio of
+// the confined ones (the sub-benchmarks run in order).
+var unconfinedPytest time.Duration
+
+// BenchmarkSandboxOverhead runs a one-test pytest project unconfined and
+// on each path, jail made and removed every time, as a test run of azero
+// is. The confined ones report the milliseconds added and the ratio.
+func BenchmarkSandboxOverhead(b *testing.B) {
+	pytest, err := exec.LookPath("pytest")
+	if err != nil {
+		b.Skip("pytest is not installed")
+	}
+	dir := b.TempDir()
+	testenv.WriteFiles(b, dir, map[string]string{"test_calc.py": "def test_add():\n    assert 1 + 2 == 3\n"})
+	argv := []string{pytest, "-q", "-p", "no:cacheprovider"}
+	b.Run("unconfined", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v\n%s", err, out)
+			}
+		}
+		unconfinedPytest = b.Elapsed() / time.Duration(b.N)
+	})
+	for _, mc := range mechanisms() {
+		b.Run(mc.name, func(b *testing.B) {
+			cfg := mc.cfg
+			cfg.TempRoot = b.TempDir()
+			s, err := New(cfg)
+			if err != nil || s.Mechanism() != mc.name {
+				b.Skipf("%s does not work here: %v", mc.name, err)
+			}
+			for b.Loop() {
+				j, err := s.Prepare(Spec{Dir: dir, Writable: []string{dir}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cmd, err := j.Command(b.Context(), argv, os.Environ(), []string{"PYTHONDONTWRITEBYTECODE=1"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v\n%s", err, out)
+				}
+				if err := j.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			per := b.Elapsed() / time.Duration(b.N)
+			if unconfinedPytest > 0 {
+				b.ReportMetric(float64(per-unconfinedPytest)/1e6, "ms-added/op")
+				b.ReportMetric(float64(per)/float64(unconfinedPytest), "x-unconfined")
+			}
+		})
+	}
+}
+
+// BenchmarkHelperStart is the cost of the helper alone: the executable
+// started as the helper in mode off (rlimits, exec) running true, against
+// true started directly.
+func BenchmarkHelperStart(b *testing.B) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("no true")
+	}
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command(truePath).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("helper", func(b *testing.B) {
+		args, err := helperArgs(helperSpec{Mode: modeOff}, []string{truePath})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if out, err := exec.Command(os.Args[0], args...).CombinedOutput(); err != nil {
+				b.Fatalf("%v\n%s", err, out)
+			}
+		}
+	})
+}
+
+// BenchmarkTrue is the fixed cost of each path: true run confined.
+func BenchmarkTrue(b *testing.B) {
+	for _, mc := range mechanisms() {
+		b.Run(mc.name, func(b *testing.B) {
+			cfg := mc.cfg
+			cfg.TempRoot = b.TempDir()
+			s, err := New(cfg)
+			if err != nil || s.Mechanism() != mc.name {
+				b.Skipf("%s does not work here: %v", mc.name, err)
+			}
+			dir := b.TempDir()
+			for b.Loop() {
+				j, err := s.Prepare(Spec{Dir: dir, Writable: []string{dir}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cmd, err := j.Command(b.Context(), []string{"true"}, os.Environ(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v\n%s", err, out)
+				}
+				j.Close()
+			}
+		})
+	}
+}
