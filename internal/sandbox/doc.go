@@ -42,8 +42,12 @@
 // unprivileged user namespaces only Landlock and the rlimits remain
 // ("landlock (no namespaces)"), which is weaker: the .git link is not
 // protected, a process the command detached survives a SIGKILL of azero,
-// TCP is denied entirely (a loopback server cannot listen), and the
-// process limit counts every process of the user.
+// TCP is denied entirely (a loopback server cannot listen), the command
+// lines of the user's other processes stay visible in /proc (their
+// environment and memory do not), the process limit counts every process
+// of the user, root's processes are not bounded at all, and (Landlock does
+// not cover chmod) a command may change the permission bits of any file its
+// user owns, which for root is most of the system.
 //
 // macOS: sandbox-exec with a generated Seatbelt profile (SeatbeltProfile):
 // deny by default, read the same places, write the writable ones, network

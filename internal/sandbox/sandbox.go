@@ -369,7 +369,9 @@ func (j *Jail) Command(ctx context.Context, argv, environ, settings []string) (*
 // offCommand runs argv unconfined but for the rlimits, which the helper
 // sets before it execs argv.
 func (j *Jail) offCommand(ctx context.Context, argv, env []string) (*exec.Cmd, error) {
-	spec := helperSpec{Mode: modeOff, Dir: j.spec.Dir, MaxProcesses: j.s.cfg.MaxProcesses, MaxFileSize: j.s.cfg.MaxFileSize}
+	// Without a user namespace RLIMIT_NPROC counts every process of the
+	// user: the limit goes that far above their count.
+	spec := helperSpec{Mode: modeOff, Dir: j.spec.Dir, MaxProcesses: j.s.cfg.MaxProcesses, MaxFileSize: j.s.cfg.MaxFileSize, NprocAbove: true}
 	if j.s.root {
 		spec.MaxProcesses = 0 // root is exempt anyway, and nothing else can bound it without a namespace
 	}

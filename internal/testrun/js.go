@@ -40,8 +40,10 @@ func (j *jsRunner) command(dir, report string) ([]string, []string, error) {
 		return j.nodeCommand(dir, report)
 	case KindVitest:
 		// --run: once, even when the script says --watch (CI=1 does not
-		// stop an explicit watch).
-		argv, err := j.viaScript(dir, []string{"--run", "--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+		// stop an explicit watch). --no-cache: its results cache would be
+		// written into node_modules/.vite, which in a worktree is the
+		// checkout's, read-only in the sandbox.
+		argv, err := j.viaScript(dir, []string{"--run", "--no-cache", "--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
 		return argv, nil, err
 	default:
 		// Likewise for jest's --watch and --watchAll.

@@ -76,6 +76,10 @@ func runCases(t *testing.T, kind string, opts testrun.Options, setup func(t *tes
 			if len(extra) > 0 {
 				t.Errorf("the run left files in the project: %v", extra)
 			}
+			// In a worktree node_modules is the checkout's: no cache there.
+			if _, err := os.Stat(filepath.Join(dir, "node_modules", ".vite")); err == nil {
+				t.Error("the run left a cache in node_modules/.vite")
+			}
 		})
 	}
 }
