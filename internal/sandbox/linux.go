@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -270,13 +269,6 @@ func (j *Jail) bwrapCommand(ctx context.Context, argv, env []string, p plan, spe
 	}
 	for _, r := range p.read {
 		ops = append(ops, bwrapOp{[]string{"--ro-bind", r, r}, r})
-	}
-	if s.cfg.Network {
-		// A resolver configuration linked outside /etc (systemd-resolved's).
-		if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !inside(target, "/etc") && !inside(target, "/usr") {
-			dir := filepath.Dir(target)
-			ops = append(ops, bwrapOp{[]string{"--ro-bind", dir, dir}, dir})
-		}
 	}
 	for _, w := range p.write {
 		ops = append(ops, bwrapOp{[]string{"--bind", w, w}, w})

@@ -125,6 +125,13 @@ func (j *Jail) plan(argv0 string, env []string) plan {
 		}
 	}
 	read = append(read, j.spec.ReadOnly...)
+	if s.cfg.Network {
+		// A resolver configuration linked out of /etc (systemd-resolved's
+		// in /run).
+		if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil {
+			read = append(read, filepath.Dir(target))
+		}
+	}
 	if filepath.IsAbs(argv0) {
 		// The program the caller chose to run, and what a link to it names.
 		if !within(argv0, p.hidden) && exists(argv0) {
@@ -257,6 +264,12 @@ func split(paths, hidden []string) (grants, dirs []string) {
 	var walk func(p string, top bool)
 	walk = func(p string, top bool) {
 		if !top && slices.Contains(hidden, p) {
+			return
+		}
+		if info, err := os.Lstat(p); !top && err == nil && info.Mode()&os.ModeSymlink != 0 {
+			// A rule on a link would grant what it points to; left out, the
+			// link is followed at each access and its target judged on its
+			// own, as inside any other grant.
 			return
 		}
 		holds := slices.ContainsFunc(hidden, func(h string) bool { return inside(h, p) && h != p })

@@ -540,6 +540,18 @@ func TestPrepareRefusesAWorkingDirectoryOutside(t *testing.T) {
 	}
 }
 
+// Where nothing works, the error says what to install or enable, and
+// that only --sandbox off runs the code.
+func TestUnavailableSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	err := &UnavailableError{Reasons: []string{"bubblewrap (bwrap) is not installed", "the kernel has no Landlock"}, Advice: advice}
+	for _, want := range []string{"apt-get install bubblewrap", "unprivileged_userns_clone", "apparmor_restrict_unprivileged_userns", "lsm=", "--sandbox off", "not installed"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err.Error(), want)
+		}
+	}
+}
+
 // Init is one comparison when the process is not the helper.
 func BenchmarkInit(b *testing.B) {
 	for b.Loop() {

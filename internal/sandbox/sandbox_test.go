@@ -109,6 +109,9 @@ func TestSplit(t *testing.T) {
 		"home/.cargo/bin/cargo": "", "home/.cargo/credentials.toml": "", "home/.cargo/registry/x": "",
 		"state/worktrees/1/a.py": "",
 	})
+	if err := os.Symlink(filepath.Join(root, "home/.cargo/credentials.toml"), filepath.Join(root, "etc/link-to-secret")); err != nil {
+		t.Fatal(err)
+	}
 	p := func(rel ...string) []string {
 		var out []string
 		for _, r := range rel {
@@ -221,18 +224,12 @@ func TestSeatbeltProfile(t *testing.T) {
 	}
 }
 
-func TestDescribeAndUnavailable(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	t.Parallel()
 	s := &Sandbox{cfg: Config{MaxProcesses: 1024, MaxFileSize: 1 << 30}, mech: mechBwrap, abi: 7}
 	if got := s.Describe(); !strings.Contains(got, "bubblewrap+landlock (Landlock ABI 7)") || !strings.Contains(got, "no network") ||
 		!strings.Contains(got, "1024 processes") || !strings.Contains(got, "1 GiB") {
 		t.Errorf("Describe() = %q", got)
-	}
-	err := &UnavailableError{Reasons: []string{"bubblewrap (bwrap) is not installed", "the kernel has no Landlock"}, Advice: advice}
-	for _, want := range []string{"apt-get install bubblewrap", "unprivileged_userns_clone", "Landlock", "--sandbox off", "not installed"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%q lacks %q", err.Error(), want)
-		}
 	}
 }
 
