@@ -574,13 +574,25 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 	dir := b.TempDir()
 	testenv.WriteFiles(b, dir, map[string]string{"test_calc.py": "def test_add():\n    assert 1 + 2 == 3\n"})
 	argv := []string{pytest, "-q", "-p", "no:cacheprovider"}
+	settings := []string{"PYTHONDONTWRITEBYTECODE=1"}
 	b.Run("unconfined", func(b *testing.B) {
+		// The same environment as a jail's (HOME and TMPDIR of its own, the
+		// allowlist), so only the confinement differs.
+		off, err := New(Config{Mode: Off, TempRoot: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
 		for b.Loop() {
+			j, err := off.Prepare(Spec{Dir: dir, Writable: []string{dir}})
+			if err != nil {
+				b.Fatal(err)
+			}
 			cmd := exec.Command(argv[0], argv[1:]...)
-			cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+			cmd.Dir, cmd.Env = dir, j.environ(os.Environ(), settings)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%v\n%s", err, out)
 			}
+			j.Close()
 		}
 		unconfinedPytest = b.Elapsed() / time.Duration(b.N)
 	})
@@ -597,7 +609,7 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				cmd, err := j.Command(b.Context(), argv, os.Environ(), []string{"PYTHONDONTWRITEBYTECODE=1"})
+				cmd, err := j.Command(b.Context(), argv, os.Environ(), settings)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -645,9 +657,17 @@ func BenchmarkHelperStart(b *testing.B) {
 	})
 }
 
-// BenchmarkTrue is the fixed cost of each path: true run confined.
+// BenchmarkTrue is the fixed cost of each path: true run confined, against
+// true run directly and through the helper alone (mode off).
 func BenchmarkTrue(b *testing.B) {
-	for _, mc := range mechanisms() {
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, mc := range append([]mechanismCase{{name: "off", cfg: Config{Mode: Off}}}, mechanisms()...) {
 		b.Run(mc.name, func(b *testing.B) {
 			cfg := mc.cfg
 			cfg.TempRoot = b.TempDir()
