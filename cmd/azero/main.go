@@ -5,9 +5,13 @@ import (
 	"os"
 
 	"github.com/azero-dev/azero/internal/cli"
+	"github.com/azero-dev/azero/internal/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-func main() { os.Exit(cli.Main(version)) }
+func main() {
+	sandbox.Init() // the sandbox's helper, when azero was started as one
+	os.Exit(cli.Main(version))
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/testenv"
 )
 
@@ -26,6 +27,7 @@ import (
 // so end-to-end tests start real azero processes (killable with SIGKILL,
 // attachable to a pseudo-terminal) without building anything.
 func TestMain(m *testing.M) {
+	sandbox.Init()
 	if os.Getenv("AZERO_TEST_MAIN") == "1" {
 		os.Exit(Main("test"))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
+	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testrun"
 	"github.com/azero-dev/azero/internal/workflow/implement"
@@ -329,7 +331,18 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage,
 			Events: events})
 	})
-	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report, Checkout: s.Repo})
+	// Every test and lint process of the run is confined; the run's build
+	// caches are a layer of its own.
+	// TODO(lead): config and flags ([sandbox] mode, network, limits, env;
+	// --sandbox), the sandbox's line in the data policy and the gates, and
+	// removing the run's cache layer when the run ends.
+	box, err := sandbox.New(sandbox.Config{Mode: sandbox.Auto, TempRoot: filepath.Join(stateDir, "sandbox"),
+		Hide: []string{stateDir, filepath.Join(f.UserConfigDir(), "azero")}})
+	if err != nil {
+		return implement.Deps{}, err
+	}
+	caches := filepath.Join(stateDir, "sandbox", "cache", runID)
+	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report, Checkout: s.Repo, Sandbox: box, Caches: caches})
 	if err != nil {
 		return implement.Deps{}, err
 	}
@@ -337,9 +350,13 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	if err != nil {
 		return implement.Deps{}, err
 	}
+	lint := func(ctx context.Context, dir, kind string, files []string, opts testrun.Options) (testrun.LintResult, error) {
+		opts.Sandbox, opts.Caches = box, caches
+		return testrun.Lint(ctx, dir, kind, files, opts)
+	}
 	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: events, Audit: a,
-		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices),
-		Secrets:   append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...)}, nil
+		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices), Lint: lint,
+		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...)}, nil
 }
 
 // maxOutput is the most output a role's reply may ask for: the configured

@@ -85,15 +85,19 @@ func TestImplementSurvivesSIGKILLDuringAModelCallAndATestRun(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
 	repo, state := calcRepo(t), t.TempDir()
-	marker := filepath.Join(t.TempDir(), "pytest-started")
 	// The project's own conftest lets the test see when pytest runs, and
-	// makes the first run slow enough to be killed in.
-	testenv.WriteFiles(t, repo, map[string]string{"conftest.py": fmt.Sprintf(`import os, time
+	// makes each run slow enough to be killed in. The tests run sandboxed:
+	// the marker is in their private temporary directory, in the jail
+	// under the state directory.
+	testenv.WriteFiles(t, repo, map[string]string{"conftest.py": `import os, time
 def pytest_sessionstart(session):
-    if not os.path.exists(%q):
-        open(%q, "w").close()
-        time.sleep(3)
-`, marker, marker)})
+    open(os.path.join(os.environ["TMPDIR"], "pytest-started"), "w").close()
+    time.sleep(3)
+`})
+	pytestStarted := func() bool {
+		m, _ := filepath.Glob(filepath.Join(state, "sandbox", "jail-*", "tmp", "pytest-started"))
+		return len(m) > 0
+	}
 	testenv.Git(t, repo, "add", "conftest.py")
 	testenv.Git(t, repo, "commit", "-qm", "conftest")
 	before := checkout(t, repo)
@@ -133,14 +137,11 @@ def pytest_sessionstart(session):
 		t.Fatalf("killed during scaffold, run stands at %s", r.Node)
 	}
 
-	// 2. Resumed; killed while pytest runs the red gate (the baseline run
-	// before the model call left the marker too).
-	if err := os.Remove(marker); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
+	// 2. Resumed; killed while pytest runs the red gate (the baseline's
+	// jail, with its marker, is gone).
 	cmd = run("resume", r.ID)
 	for deadline := time.Now().Add(testenv.Patience); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
+		if pytestStarted() {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -260,7 +260,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 			}
 			// The merged code passes in the checkout, run by the same
 			// runner, which leaves nothing behind there either.
-			runner, err := testrun.New(tt.runner, testrun.Options{TestCmd: flagValue(tt.args, "--test-cmd"), Report: flagValue(tt.args, "--report")})
+			runner, err := testrun.New(tt.runner, testrun.Options{TestCmd: flagValue(tt.args, "--test-cmd"), Report: flagValue(tt.args, "--report"), Sandbox: testSandbox(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

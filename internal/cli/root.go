@@ -117,6 +117,7 @@ var commandBuilders = []struct {
 	{"mcp", newMCPCommand},
 	{"serve", func(f *Factory) *cobra.Command { return newServeCommand(f, nil) }},
 	{"worker", newWorkerCommand},
+	{"sandbox", func(f *Factory) *cobra.Command { return newSandboxCommand(f, nil) }},
 }
 
 // NewRootCommand builds the command tree.

@@ -39,8 +39,11 @@ func (b Baseline) Err() error {
 // workflow stops before the first model call. Failing tests or no tests
 // are startable (Result says which: tests that fail already will have to
 // pass for a green). The error is only for a cancelled ctx.
+//
+// The run's build caches are trusted (no model wrote anything yet): what
+// it built is added to the seeds (Options.Seeds) later runs start from.
 func CheckBaseline(ctx context.Context, r Runner, dir string) (Baseline, error) {
-	res, err := r.Run(ctx, dir)
+	res, err := r.Run(context.WithValue(ctx, baselineKey{}, true), dir)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Baseline{}, ctx.Err()

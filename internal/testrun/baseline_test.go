@@ -60,7 +60,7 @@ func TestCheckBaseline(t *testing.T) {
 				testenv.RequireTool(t, tt.tool)
 			}
 			dir := testenv.NewRepo(t, tt.files)
-			r, err := testrun.New(tt.kind, tt.opts)
+			r, err := testrun.New(tt.kind, sandboxed(t, tt.opts))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestCheckBaseline(t *testing.T) {
 func TestCheckBaselineCancelled(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	r, _ := testrun.New("pytest", testrun.Options{TestCmd: "sleep 30"})
+	r, _ := testrun.New("pytest", sandboxed(t, testrun.Options{TestCmd: "sleep 30"}))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := testrun.CheckBaseline(ctx, r, dir); err == nil {

@@ -2,8 +2,6 @@ package testrun
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,19 +26,6 @@ func cargoBin(opts Options) (string, error) {
 		return filepath.Join(home, ".cargo", "bin", "cargo"), nil
 	}
 	return "", fmt.Errorf("cargo not found: install Rust (rustup) or pass --test-cmd")
-}
-
-// cargoEnv keeps build products out of the project (they would show up in
-// the diff review): a target directory per project under the system's
-// temporary directory, unless the environment names one.
-func cargoEnv(dir string, environ []string) []string {
-	env := cleanEnv(environ, "CARGO_TERM_COLOR=never")
-	if getenv(environ, "CARGO_TARGET_DIR") == "" {
-		abs, _ := filepath.Abs(dir)
-		sum := sha256.Sum256([]byte(abs))
-		env = append(env, "CARGO_TARGET_DIR="+filepath.Join(os.TempDir(), "azero-cargo-target", hex.EncodeToString(sum[:8])))
-	}
-	return env
 }
 
 // cargoManifest is what testrun reads of a Cargo.toml.
@@ -93,7 +78,17 @@ func keepLockOut(dir string) func() {
 
 func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 	defer keepLockOut(dir)()
-	env := cargoEnv(dir, c.opts.Environ)
+	inv, err := c.opts.start(dir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer inv.Close()
+	// Build products stay out of the project (they would show up in the
+	// diff review): the target directory is in the cache layer.
+	settings, err := inv.buildCaches("rust")
+	if err != nil {
+		return Result{}, err
+	}
 	var argv []string
 	report := ""
 	switch {
@@ -106,19 +101,14 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 		}
 		argv = append([]string{bin, "test", "--no-fail-fast"}, cargoScope(dir)...)
 		if found(c.opts.LookPath, "cargo-nextest") {
-			tmp, err := os.MkdirTemp("", "azero-nextest-")
-			if err != nil {
-				return Result{}, fmt.Errorf("nextest config: %w", err)
-			}
-			defer os.RemoveAll(tmp)
 			// A tool config file asks for the JUnit report without touching
 			// the project's own .config/nextest.toml.
-			config := filepath.Join(tmp, "nextest.toml")
+			config := filepath.Join(inv.jail.Tmp, "nextest.toml")
 			if err := os.WriteFile(config, []byte("[profile.default.junit]\npath = \"azero-junit.xml\"\n"), 0o644); err != nil {
 				return Result{}, fmt.Errorf("nextest config: %w", err)
 			}
 			argv = append([]string{bin, "nextest", "run", "--no-fail-fast", "--tool-config-file", "azero:" + config}, cargoScope(dir)...)
-			report = filepath.Join(getenv(env, "CARGO_TARGET_DIR"), "nextest", "default", "azero-junit.xml")
+			report = filepath.Join(getenv(settings, "CARGO_TARGET_DIR"), "nextest", "default", "azero-junit.xml")
 		}
 	}
 	out := &display{}
@@ -132,12 +122,15 @@ func (c *cargo) Run(ctx context.Context, dir string) (Result, error) {
 	if report != "" {
 		before, _ = os.Stat(report)
 	}
-	x, err := execute(ctx, dir, argv, env, c.opts.Timeout, w, w)
+	x, err := execute(ctx, inv, argv, settings, c.opts.Timeout, w, w)
 	if err != nil {
 		return Result{}, err
 	}
 	w.Close()
 	lt.flush()
+	if isBaseline(ctx) {
+		inv.promoteBuildCaches("rust")
+	}
 	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut}
 	if report == "" {
 		v.tally = lt.t

@@ -39,12 +39,24 @@ func (g *goTest) Run(ctx context.Context, dir string) (Result, error) {
 		out.Write(append(line, '\n'))
 		stream.stderrLine(string(line))
 	})
-	x, err := execute(ctx, dir, argv, cleanEnv(g.opts.Environ), g.opts.Timeout, stdout, stderr)
+	inv, err := g.opts.start(dir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer inv.Close()
+	settings, err := inv.buildCaches("go")
+	if err != nil {
+		return Result{}, err
+	}
+	x, err := execute(ctx, inv, argv, settings, g.opts.Timeout, stdout, stderr)
 	if err != nil {
 		return Result{}, err
 	}
 	stdout.Close()
 	stderr.Close()
+	if isBaseline(ctx) {
+		inv.promoteBuildCaches("go")
+	}
 	v := stream.verdict(x)
 	crossCheck(&v, witness.witness(g.opts.TestCmd == ""))
 	return v.result(g.Name(), argv, x, out), nil

@@ -40,8 +40,10 @@ func (j *jsRunner) command(dir, report string) ([]string, []string, error) {
 		return j.nodeCommand(dir, report)
 	case KindVitest:
 		// --run: once, even when the script says --watch (CI=1 does not
-		// stop an explicit watch).
-		argv, err := j.viaScript(dir, []string{"--run", "--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
+		// stop an explicit watch). --no-cache: its results cache would be
+		// written into node_modules/.vite, which in a worktree is the
+		// checkout's, read-only in the sandbox.
+		argv, err := j.viaScript(dir, []string{"--run", "--no-cache", "--reporter=default", "--reporter=junit", "--outputFile.junit=" + report, "--passWithNoTests"}, "run")
 		return argv, nil, err
 	default:
 		// Likewise for jest's --watch and --watchAll.
@@ -112,12 +114,12 @@ func (j *jsRunner) viaScript(dir string, args []string, sub string) ([]string, e
 }
 
 func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
-	tmp, err := os.MkdirTemp("", "azero-"+j.kind+"-")
+	inv, err := j.opts.start(dir)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s report: %w", j.kind, err)
+		return Result{}, err
 	}
-	defer os.RemoveAll(tmp)
-	report := filepath.Join(tmp, "report")
+	defer inv.Close()
+	report := filepath.Join(inv.jail.Tmp, "report")
 	argv, extra, err := j.command(dir, report)
 	if err != nil {
 		return Result{}, err
@@ -130,7 +132,7 @@ func (j *jsRunner) Run(ctx context.Context, dir string) (Result, error) {
 		text.Write(append(line, '\n'))
 		console.line(string(line))
 	})
-	x, err := execute(ctx, dir, argv, cleanEnv(j.opts.Environ, append(extra, jsEnv...)...), j.opts.Timeout, w, w)
+	x, err := execute(ctx, inv, argv, append(extra, jsEnv...), j.opts.Timeout, w, w)
 	if err != nil {
 		return Result{}, err
 	}

@@ -74,7 +74,7 @@ def test_last():
 			testenv.RequireTool(t, tt.tool)
 			dir := t.TempDir()
 			testenv.WriteFiles(t, dir, tt.files)
-			r, err := testrun.New(tt.kind, testrun.Options{})
+			r, err := testrun.New(tt.kind, sandboxed(t, testrun.Options{}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package testrun
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,10 +18,11 @@ type LintResult struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// lintStep is one command of the lint step.
+// lintStep is one command of the lint step, with the language whose
+// build caches it uses.
 type lintStep struct {
 	argv []string
-	env  []string
+	lang string
 }
 
 // Lint runs the static checks for the runner kind over dir, each where its
@@ -42,6 +42,9 @@ func Lint(ctx context.Context, dir, kind string, files []string, opts Options) (
 	opts = opts.withDefaults()
 	if !slices.Contains(Kinds(), kind) {
 		return LintResult{}, fmt.Errorf("lint: unknown runner %q", kind)
+	}
+	if opts.Sandbox == nil {
+		return LintResult{}, ErrNoSandbox
 	}
 	var langs []string
 	if l := language(kind); l != "" {
@@ -76,23 +79,26 @@ func Lint(ctx context.Context, dir, kind string, files []string, opts Options) (
 		steps = append(steps, s...)
 		res.Notes = append(res.Notes, notes...)
 	}
-	// Compiled bytecode must stay out of the worktree, or it would show up
-	// as changes in the diff review.
-	cache, err := os.MkdirTemp("", "azero-pycache-")
+	if len(steps) == 0 {
+		return res, nil
+	}
+	inv, err := opts.start(dir)
 	if err != nil {
 		return LintResult{}, fmt.Errorf("lint: %w", err)
 	}
-	defer os.RemoveAll(cache)
+	defer inv.Close()
 	var out strings.Builder
 	for _, st := range steps {
 		res.Tools = append(res.Tools, strings.Join(st.argv[:min(len(st.argv), 3)], " "))
 		var text strings.Builder
-		env := st.env
-		if env == nil {
-			env = cleanEnv(opts.Environ)
+		// Compiled bytecode must stay out of the worktree, or it would show
+		// up as changes in the diff review.
+		settings, err := inv.buildCaches(st.lang)
+		if err != nil {
+			return LintResult{}, fmt.Errorf("lint: %w", err)
 		}
-		env = append(env, "PYTHONPYCACHEPREFIX="+cache)
-		x, err := execute(ctx, dir, st.argv, env, opts.Timeout, &text, &text)
+		settings = append(settings, "PYTHONPYCACHEPREFIX="+filepath.Join(inv.jail.Tmp, "pycache"))
+		x, err := execute(ctx, inv, st.argv, settings, opts.Timeout, &text, &text)
 		if err != nil {
 			return LintResult{}, fmt.Errorf("lint: %w", err)
 		}
@@ -114,7 +120,7 @@ func goLint(opts Options) ([]lintStep, []string, error) {
 		// The tests ran some other way (a --test-cmd): nothing to check with.
 		return nil, []string{"go is not installed: go vet did not run"}, nil
 	}
-	return []lintStep{{argv: []string{goBin, "vet", "./..."}}}, nil, nil
+	return []lintStep{{argv: []string{goBin, "vet", "./..."}, lang: "go"}}, nil, nil
 }
 
 func pythonLint(ctx context.Context, dir string, files []string, opts Options) ([]lintStep, []string, error) {
@@ -192,12 +198,11 @@ func rustLint(dir string, opts Options) ([]lintStep, []string, error) {
 		// The tests ran some other way (a --test-cmd): nothing to check with.
 		return nil, []string{"cargo is not installed: Rust was not checked"}, nil
 	}
-	env := cargoEnv(dir, opts.Environ)
 	scope := cargoScope(dir)
 	if found(opts.LookPath, "cargo-clippy") {
-		return []lintStep{{argv: append([]string{bin, "clippy", "--all-targets", "--quiet"}, scope...), env: env}}, nil, nil
+		return []lintStep{{argv: append([]string{bin, "clippy", "--all-targets", "--quiet"}, scope...), lang: "rust"}}, nil, nil
 	}
-	return []lintStep{{argv: append([]string{bin, "check", "--all-targets", "--quiet"}, scope...), env: env}},
+	return []lintStep{{argv: append([]string{bin, "check", "--all-targets", "--quiet"}, scope...), lang: "rust"}},
 		[]string{"clippy is not installed (rustup component add clippy): only `cargo check` ran"}, nil
 }
 

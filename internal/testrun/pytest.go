@@ -24,30 +24,32 @@ var pytestArgs = []string{"-v", "--tb=short", "-rfE", "-p", "no:cacheprovider", 
 
 func (p *pytest) Run(ctx context.Context, dir string) (Result, error) {
 	var argv []string
-	report := ""
+	var py python
 	if p.opts.TestCmd != "" {
 		argv = shellCommand(p.opts.TestCmd)
 	} else {
-		py, err := findPython(ctx, dir, p.opts)
-		if err != nil {
+		var err error
+		if py, err = findPython(ctx, dir, p.opts); err != nil {
 			return Result{}, err
 		}
 		if !py.pytest {
 			return Result{}, fmt.Errorf("pytest is not installed for %s: install it (pip install pytest, or apt-get install python3-pytest) or pass --test-cmd", py.path)
 		}
-		tmp, err := os.MkdirTemp("", "azero-pytest-")
-		if err != nil {
-			return Result{}, fmt.Errorf("pytest report: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		report = filepath.Join(tmp, "report.xml")
+	}
+	inv, err := p.opts.start(dir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer inv.Close()
+	report := ""
+	if argv == nil {
+		report = filepath.Join(inv.jail.Tmp, "report.xml")
 		argv = append(append([]string{py.path, "-m", "pytest"}, pytestArgs...), "--junitxml="+report)
 	}
 	out := &display{}
 	text := &textTail{max: maxOutput}
 	both := io.MultiWriter(out, text)
-	env := cleanEnv(p.opts.Environ, "PYTHONDONTWRITEBYTECODE=1")
-	x, err := execute(ctx, dir, argv, env, p.opts.Timeout, both, both)
+	x, err := execute(ctx, inv, argv, []string{"PYTHONDONTWRITEBYTECODE=1"}, p.opts.Timeout, both, both)
 	if err != nil {
 		return Result{}, err
 	}
@@ -232,9 +234,16 @@ func probePython(ctx context.Context, path string, opts Options) (python, error)
 	if py, ok := pythonCache.Load(path); ok {
 		return py.(python), nil
 	}
+	// A project's interpreter may be the project's own code: the probe runs
+	// in a jail too, which may read the interpreter's virtual environment.
+	inv, err := opts.start("", venvOf(path)...)
+	if err != nil {
+		return python{}, err
+	}
+	defer inv.Close()
 	var out strings.Builder
 	argv := []string{path, "-c", "import importlib.util as u; print(*[u.find_spec(m) is not None for m in ('pytest', 'pyflakes')])"}
-	x, err := execute(ctx, "/", argv, cleanEnv(opts.Environ), min(opts.Timeout, DefaultTimeout/10), &out, &out)
+	x, err := execute(ctx, inv, argv, nil, min(opts.Timeout, DefaultTimeout/10), &out, &out)
 	if err != nil {
 		return python{}, err
 	}
@@ -245,6 +254,16 @@ func probePython(ctx context.Context, path string, opts Options) (python, error)
 	py := python{path: path, pytest: len(f) > 0 && f[0] == "True", pyflakes: len(f) > 1 && f[1] == "True"}
 	pythonCache.Store(path, py)
 	return py, nil
+}
+
+// venvOf names the virtual environment an interpreter belongs to (the
+// directory above its bin holding pyvenv.cfg), as a list of none or one.
+func venvOf(interpreter string) []string {
+	root := filepath.Dir(filepath.Dir(interpreter))
+	if exists(filepath.Join(root, "pyvenv.cfg")) {
+		return []string{root}
+	}
+	return nil
 }
 
 // shebang returns the interpreter a script names on its first line

@@ -86,7 +86,7 @@ func TestOneInterpreterForTestsAndLint(t *testing.T) {
 			}
 			want := tt.want(dir)
 			opts := testrun.Options{LookPath: lookPath, Checkout: tt.checkout}
-			r, _ := testrun.New("pytest", opts)
+			r, _ := testrun.New("pytest", sandboxed(t, opts))
 			res, err := r.Run(t.Context(), dir)
 			if err != nil {
 				t.Fatal(err)
@@ -94,7 +94,7 @@ func TestOneInterpreterForTestsAndLint(t *testing.T) {
 			if res.Outcome != testrun.Pass || res.Command[0] != want {
 				t.Fatalf("outcome %s command %q, want pass with %s\n%s", res.Outcome, res.Command, want, res.Output)
 			}
-			lint, err := testrun.Lint(t.Context(), dir, "pytest", []string{"calc.py", "test_calc.py"}, opts)
+			lint, err := testrun.Lint(t.Context(), dir, "pytest", []string{"calc.py", "test_calc.py"}, sandboxed(t, opts))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/lazyre"
+	"github.com/azero-dev/azero/internal/sandbox"
 )
 
 // report is where a custom command writes its report.
@@ -69,9 +70,34 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		out.Write(append(line, '\n'))
 		console.line(string(line))
 	})
-	x, err := execute(ctx, dir, argv, cleanEnv(r.opts.Environ), r.opts.Timeout, errs, errs)
+	var more sandbox.Spec
+	if !inside(dir, path) {
+		// A report outside the project: the directory the user named for
+		// it is the tests' to write, unless it is one that holds much more.
+		reportDir := path
+		if !asDir {
+			reportDir = filepath.Dir(path)
+		}
+		if err := writableReportDir(reportDir, getenv(r.opts.Environ, "HOME")); err != nil {
+			return Result{}, err
+		}
+		more.Writable = []string{reportDir}
+	}
+	inv, err := r.opts.startWith(dir, more)
 	if err != nil {
 		return Result{}, err
+	}
+	defer inv.Close()
+	settings, err := inv.buildCaches(language(r.kind))
+	if err != nil {
+		return Result{}, err
+	}
+	x, err := execute(ctx, inv, argv, settings, r.opts.Timeout, errs, errs)
+	if err != nil {
+		return Result{}, err
+	}
+	if isBaseline(ctx) {
+		inv.promoteBuildCaches(language(r.kind))
 	}
 	errs.Close()
 	v := verdict{exitCode: x.exitCode, timedOut: x.timedOut, quiet: true}
@@ -95,6 +121,22 @@ func (r *reportRunner) Run(ctx context.Context, dir string) (Result, error) {
 		}
 	}
 	return v.result(r.Name(), argv, x, out), nil
+}
+
+// writableReportDir refuses to open to the tests a report directory
+// outside the project that would give them much more than their report:
+// the root, the temporary directory, the home or a directory above it.
+func writableReportDir(dir, home string) error {
+	clean := filepath.Clean(dir)
+	for _, broad := range []string{"/", os.TempDir(), "/tmp", home} {
+		if broad != "" && (clean == filepath.Clean(broad) || inside(clean, filepath.Clean(broad))) {
+			return fmt.Errorf("the report %s is in %s, which the sandboxed tests may not write: name a report inside the project or in a directory of its own", dir, clean)
+		}
+	}
+	if !exists(clean) {
+		return fmt.Errorf("the report's directory %s does not exist", clean)
+	}
+	return nil
 }
 
 // reportFiles lists the reports at path: the file, or for a directory of

@@ -46,7 +46,7 @@ func TestReportIsNotLeftInTheProject(t *testing.T) {
 			if tt.before {
 				cmd = "true"
 			}
-			r, err := testrun.New(testrun.KindJUnit, testrun.Options{TestCmd: cmd, Report: "junit:" + tt.path})
+			r, err := testrun.New(testrun.KindJUnit, sandboxed(t, testrun.Options{TestCmd: cmd, Report: "junit:" + tt.path}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestQuietCommandOutputShowsTheReport(t *testing.T) {
 	testenv.WriteFiles(t, dir, map[string]string{"run.sh": "cat > report.xml <<'EOF'\n" +
 		`<testsuite name="calc"><testcase classname="CalcTest" name="adds"/><testcase classname="CalcTest" name="subtracts"><failure message="expected 1 but was 5">at CalcTest.java:9</failure></testcase></testsuite>` +
 		"\nEOF\nexit 1\n"})
-	r, err := testrun.New(testrun.KindJUnit, testrun.Options{TestCmd: "sh run.sh", Report: "junit:report.xml"})
+	r, err := testrun.New(testrun.KindJUnit, sandboxed(t, testrun.Options{TestCmd: "sh run.sh", Report: "junit:report.xml"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestReportDirectory(t *testing.T) {
 			if err := os.Chtimes(old, past, past); err != nil {
 				t.Fatal(err)
 			}
-			r, err := testrun.New(testrun.KindJUnit, testrun.Options{TestCmd: "sh run.sh", Report: "junit:" + tt.report})
+			r, err := testrun.New(testrun.KindJUnit, sandboxed(t, testrun.Options{TestCmd: "sh run.sh", Report: "junit:" + tt.report}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/testrun"
 )
@@ -34,7 +35,7 @@ func runCases(t *testing.T, kind string, opts testrun.Options, setup func(t *tes
 			if setup != nil {
 				setup(t, dir)
 			}
-			r, err := testrun.New(kind, opts)
+			r, err := testrun.New(kind, sandboxed(t, opts))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,6 +75,10 @@ func runCases(t *testing.T, kind string, opts testrun.Options, setup func(t *tes
 			})
 			if len(extra) > 0 {
 				t.Errorf("the run left files in the project: %v", extra)
+			}
+			// In a worktree node_modules is the checkout's: no cache there.
+			if _, err := os.Stat(filepath.Join(dir, "node_modules", ".vite")); err == nil {
+				t.Error("the run left a cache in node_modules/.vite")
 			}
 		})
 	}
@@ -317,7 +322,7 @@ func TestJUnitReportRunner(t *testing.T) {
 			if tt.exists != "" {
 				testenv.WriteFiles(t, dir, map[string]string{"build/report.xml": tt.exists})
 			}
-			r, err := testrun.New("junit", testrun.Options{TestCmd: "sh run-tests.sh", Report: "junit:build/report.xml"})
+			r, err := testrun.New("junit", sandboxed(t, testrun.Options{TestCmd: "sh run-tests.sh", Report: "junit:build/report.xml"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,10 +349,10 @@ func TestJUnitReportFromNode(t *testing.T) {
 	testenv.WriteFiles(t, dir, map[string]string{
 		"calc.test.mjs": "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\ntest('adds', () => { assert.equal(1 + 2, 3) })\ntest('adds wrong', () => { assert.equal(1 + 2, 4) })\n",
 	})
-	r, err := testrun.New("junit", testrun.Options{
+	r, err := testrun.New("junit", sandboxed(t, testrun.Options{
 		TestCmd: "node --test --test-reporter=junit --test-reporter-destination=junit.xml",
 		Report:  "junit:junit.xml",
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +421,7 @@ func TestJUnitReportFromJestJunit(t *testing.T) {
 			testenv.WriteFiles(t, dir, tt.files)
 			testenv.WriteFiles(t, dir, map[string]string{"package.json": `{"name": "calc"}`, "calc.js": calc})
 			globalNodeModule(t, dir, "jest-junit")
-			r, err := testrun.New("junit", testrun.Options{TestCmd: cmd, Report: "junit:build/junit.xml"})
+			r, err := testrun.New("junit", sandboxed(t, testrun.Options{TestCmd: cmd, Report: "junit:build/junit.xml"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -503,7 +508,8 @@ exit 100
 	}
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": ""})
-	r, _ := testrun.New("cargo", testrun.Options{Environ: env, LookPath: lookPath})
+	// The stand-in lies outside the places a sandbox reads: this one may.
+	r, _ := testrun.New("cargo", sandboxedWith(t, sandbox.Config{ReadOnly: []string{bin}}, testrun.Options{Environ: env, LookPath: lookPath}))
 	res, err := r.Run(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)

@@ -55,13 +55,25 @@
 // and Result.Failures the failing tests with their messages, so a terminal or
 // a prompt can show them even when the log was too long to keep.
 //
-// Tests run in their own process group with a timeout (300 s by default);
-// on timeout or cancellation the whole group is killed. Credentials in the
-// environment (names ending in _KEY, _TOKEN, _SECRET, _PASSWORD) are not
-// passed to the tests, which may have been written by a model. Reports and
-// build products go to temporary directories, never into the project; the
-// reports a custom command writes into the project (Options.Report) are
-// removed once read.
+// Every process testrun starts (the tests, the baseline, the lint steps,
+// the interpreter probe) may execute code a model wrote, so each runs in a
+// jail of Options.Sandbox (package sandbox): it may write the project
+// directory (not its .git) and its private temporary directory, read the
+// system, the toolchains and the checkout's installed dependencies, and
+// nothing else; its environment is the sandbox's allowlist plus the
+// runner's own settings. There is no unconfined default: a run without a
+// sandbox is an error (ErrNoSandbox). A run has a timeout (300 s by
+// default); on timeout or cancellation the whole jail is killed, with
+// every process the tests started.
+//
+// Reports go to the jail's temporary directory, never into the project;
+// the reports a custom command writes into the project (Options.Report) are
+// removed once read. Build caches are azero's, never the user's: Go's
+// build cache (GOCACHE) and cargo's target directory live in a cache
+// layer, one per azero run (Options.Caches) or one per process, made by
+// copying trusted seeds (Options.Seeds). Only CheckBaseline, which runs the
+// base commit's own tests before any model wrote anything, adds to the
+// seeds, so one run's code cannot poison another run's results.
 package testrun
 
 import (
@@ -78,7 +90,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/sandbox"
 )
 
 // Outcome classifies a test run for routing.
@@ -240,8 +252,20 @@ type Options struct {
 	// out of the worktree as an ignored directory, runs the worktree's
 	// Python tests and lint when the worktree has none of its own.
 	Checkout string
-	Environ  []string // the environment to start from; os.Environ() by default
+	// Environ is the environment to start from, os.Environ() by default;
+	// the sandbox passes only its allowlist of it.
+	Environ  []string
 	LookPath func(string) (string, error)
+	// Sandbox confines every process the runner starts. Required: Run and
+	// Lint fail with ErrNoSandbox without one.
+	Sandbox *sandbox.Sandbox
+	// Caches is the run's cache layer (Go's build cache, cargo's target
+	// directories), made from the seeds on first use; "" makes a fresh
+	// layer for each process, in its jail.
+	Caches string
+	// Seeds holds the trusted caches layers are made from; default
+	// DefaultSeeds(Environ). Only CheckBaseline writes them.
+	Seeds string
 }
 
 func (o Options) withDefaults() Options {
@@ -287,19 +311,6 @@ func New(kind string, opts Options) (Runner, error) {
 	return nil, fmt.Errorf("unknown test runner %q", kind)
 }
 
-// cleanEnv drops credentials and adds extra settings (which win over
-// inherited ones: the last value of a name is the one a process sees).
-func cleanEnv(environ []string, extra ...string) []string {
-	out := make([]string, 0, len(environ)+len(extra))
-	for _, kv := range environ {
-		if k, _, _ := strings.Cut(kv, "="); audit.IsSecretName(k) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, extra...)
-}
-
 // getenv reads name from an environment list (the last value wins).
 func getenv(environ []string, name string) string {
 	v := ""
@@ -319,15 +330,16 @@ type execResult struct {
 	duration time.Duration
 }
 
-// execute runs argv in dir in its own process group, streaming its output
-// to stdout and stderr (the same writer for both keeps their order), and
-// kills the group on timeout or cancellation. A non-zero exit is not an
-// error; failing to start is.
-func execute(ctx context.Context, dir string, argv, env []string, timeout time.Duration, stdout, stderr io.Writer) (execResult, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// execute runs argv in the invocation's jail, with the runner's settings
+// added to the environment, streaming its output to stdout and stderr (the
+// same writer for both keeps their order), and kills the jail's process
+// group, and with it every process of the jail, on timeout or
+// cancellation. A non-zero exit is not an error; failing to start is.
+func execute(ctx context.Context, inv *invocation, argv, settings []string, timeout time.Duration, stdout, stderr io.Writer) (execResult, error) {
+	cmd, err := inv.jail.Command(context.WithoutCancel(ctx), argv, inv.opts.Environ, settings)
+	if err != nil {
+		return execResult{}, err
+	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A descendant that left the group may hold the pipes open: stop
 	// waiting for them a little after the process itself is gone.

@@ -1,15 +1,17 @@
 package testrun_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/testrun"
 )
@@ -53,7 +55,7 @@ func TestPytestOutcomes(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			testenv.WriteFiles(t, dir, tt.files)
-			r, err := testrun.New("pytest", testrun.Options{TestCmd: tt.testCmd})
+			r, err := testrun.New("pytest", sandboxed(t, testrun.Options{TestCmd: tt.testCmd}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +111,7 @@ func TestGoTestOutcomes(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			testenv.WriteFiles(t, dir, tt.files)
-			r, _ := testrun.New("go", testrun.Options{})
+			r, _ := testrun.New("go", sandboxed(t, testrun.Options{}))
 			res, err := r.Run(t.Context(), dir)
 			if err != nil {
 				t.Fatal(err)
@@ -128,38 +130,103 @@ func TestGoTestOutcomes(t *testing.T) {
 	}
 }
 
-func TestTimeoutKillsTheProcessGroup(t *testing.T) {
+// The timeout and a cancellation kill the whole jail: a process the tests
+// detached (setsid, a double fork) stops with them, and writes nothing after.
+func TestTimeoutAndCancelKillTheJail(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "child.pid")
-	// The command starts a grandchild that would outlive a kill of the
-	// shell alone; a shell starts at once, so the timeout can be short.
-	cmd := "sleep 60 & echo $! > child.pid; sleep 60"
-	r, _ := testrun.New("pytest", testrun.Options{TestCmd: cmd, Timeout: time.Second})
-	res, err := r.Run(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		cancel  bool
+	}{
+		{"timeout", time.Second, false},
+		{"cancel", testrun.DefaultTimeout, true},
 	}
-	if !res.TimedOut || res.Outcome != testrun.Error {
-		t.Fatalf("timed out %v outcome %s", res.TimedOut, res.Outcome)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			token := fmt.Sprintf("azero-jail-%d", time.Now().UnixNano())
+			// A daemon in a session of its own, and an orphan of a double fork,
+			// both marked by token; then the command waits to be stopped.
+			cmd := "setsid sh -c 'while :; do echo x >> marker; sleep 0.05; done' " + token + " &\n" +
+				"(sh -c 'sleep 600' " + token + " &)\n" +
+				"while [ ! -s marker ]; do sleep 0.05; done\necho started > started\nsleep 600\n"
+			r, _ := testrun.New("pytest", sandboxed(t, testrun.Options{TestCmd: cmd, Timeout: tt.timeout}))
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tt.cancel {
+				go func() {
+					deadline := time.Now().Add(testenv.Patience)
+					for !exists(filepath.Join(dir, "started")) && time.Now().Before(deadline) {
+						time.Sleep(20 * time.Millisecond)
+					}
+					cancel()
+				}()
+			}
+			res, err := r.Run(ctx, dir)
+			switch {
+			case tt.cancel && err == nil:
+				t.Fatal("a cancelled run returned no error")
+			case !tt.cancel && err != nil:
+				t.Fatal(err)
+			case !tt.cancel && (!res.TimedOut || res.Outcome != testrun.Error):
+				t.Fatalf("timed out %v outcome %s", res.TimedOut, res.Outcome)
+			}
+			waitGone(t, token)
+			before, err := os.ReadFile(filepath.Join(dir, "marker"))
+			if err != nil || len(before) == 0 {
+				t.Fatalf("the daemon never ran: %q, %v", before, err)
+			}
+			time.Sleep(200 * time.Millisecond) // a live daemon writes every 50 ms
+			if after, _ := os.ReadFile(filepath.Join(dir, "marker")); len(after) != len(before) {
+				t.Errorf("the marker still grows after the run: %d bytes, then %d", len(before), len(after))
+			}
+		})
 	}
-	raw, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// waitGone waits until no process on the machine has token in its command
+// line.
+func waitGone(t *testing.T, token string) {
+	t.Helper()
 	deadline := time.Now().Add(testenv.Patience)
-	for syscall.Kill(pid, 0) == nil {
+	for {
+		pids := processesWith(token)
+		if len(pids) == 0 {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %d survived the timeout", pid)
+			t.Fatalf("processes %v outlived the run", pids)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
+// processesWith lists the processes whose command line holds token.
+func processesWith(token string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(raw), token) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// The tests see the sandbox's environment allowlist, plus the names the
+// configuration adds, and never a credential, even one the configuration
+// names.
 func TestCredentialsNotPassedToTests(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
@@ -168,10 +235,13 @@ func TestCredentialsNotPassedToTests(t *testing.T) {
 def test_env():
     assert "ANTHROPIC_API_KEY" not in os.environ
     assert "GH_TOKEN" not in os.environ
+    assert "UNLISTED" not in os.environ
     assert os.environ.get("KEEP_ME") == "yes"
+    assert os.environ["HOME"] != os.environ.get("REAL_HOME")
 `})
-	env := append(os.Environ(), "ANTHROPIC_API_KEY=sk-ant-secret", "GH_TOKEN=ghp_x", "KEEP_ME=yes")
-	r, _ := testrun.New("pytest", testrun.Options{Environ: env})
+	env := append(os.Environ(), "ANTHROPIC_API_KEY=sk-ant-secret", "GH_TOKEN=ghp_x", "KEEP_ME=yes", "UNLISTED=1", "REAL_HOME="+os.Getenv("HOME"))
+	opts := sandboxedWith(t, sandbox.Config{Env: []string{"KEEP_ME", "GH_TOKEN", "REAL_HOME"}}, testrun.Options{Environ: env})
+	r, _ := testrun.New("pytest", opts)
 	res, err := r.Run(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +434,7 @@ func TestLint(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			testenv.WriteFiles(t, dir, tt.files)
-			res, err := testrun.Lint(t.Context(), dir, tt.kind, tt.lint, testrun.Options{})
+			res, err := testrun.Lint(t.Context(), dir, tt.kind, tt.lint, sandboxed(t, testrun.Options{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -455,7 +525,7 @@ func TestLintLanguages(t *testing.T) {
 			testenv.RequireTool(t, tt.tool)
 			dir := t.TempDir()
 			testenv.WriteFiles(t, dir, tt.files)
-			res, err := testrun.Lint(t.Context(), dir, tt.kind, tt.lint, testrun.Options{LookPath: tt.lookPath})
+			res, err := testrun.Lint(t.Context(), dir, tt.kind, tt.lint, sandboxed(t, testrun.Options{LookPath: tt.lookPath}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -491,7 +561,7 @@ func TestLintWithoutCargo(t *testing.T) {
 		return exec.LookPath(name)
 	}
 	res, err := testrun.Lint(t.Context(), dir, "junit", []string{"src/lib.rs"},
-		testrun.Options{LookPath: noCargo, Environ: append(os.Environ(), "HOME="+t.TempDir())})
+		sandboxed(t, testrun.Options{LookPath: noCargo, Environ: append(os.Environ(), "HOME="+t.TempDir())}))
 	if err != nil || !res.Passed || !containsLine(res.Notes, "cargo is not installed") {
 		t.Fatalf("Lint = %+v, %v; want a pass with a note", res, err)
 	}
