@@ -62,7 +62,7 @@ func newApplyCommand(f *Factory) *cobra.Command {
   its mode, line endings and final newline kept.`),
 		Example:     "  azero apply big.py --edits reply.md --dry-run\n  model-cli ... | azero apply internal/store/store.go --edits - --json",
 		Args:        exactArgs(1, "the FILE to edit"),
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			if opts.Edits == "" {

@@ -28,14 +28,26 @@ func newDemoCommand(f *Factory) *cobra.Command {
   and no API key is needed.
 
   You will see the model's tests fail (red), a first implementation fail one
-  case, the fix pass (green), go vet, the diff review report, and two typed
-  approvals: 'approve' at the diff review, then 'approve' to merge. The merge
-  lands in the demo repository, never in yours.
+  case, the fix pass (green), go vet and the diff review report. Then you are
+  asked twice, typing the word in full:
 
-  Without a terminal the run stops at the first gate that needs you (exit 3)
-  and prints how to continue: run 'azero resume RUN' from a terminal.`),
+    1. the diff review: 'approve' commits the change on the run's branch
+       ('reject' sends it to the final review with only revise or abort);
+    2. the final review: 'approve' merges the branch into the demo
+       repository's main, 'revise' sends the change back to the coder with
+       your feedback, 'abort' drops it.
+
+  The merge lands in the demo repository, never in yours.
+
+  Without a terminal nothing is asked: the diff review, with nothing flagged,
+  passes unattended, and the run stops at the final review (exit 3), printing
+  the command that resumes it from where you stand (in azero's checkout,
+  'go run ./cmd/azero resume RUN'); resumed at a terminal, it asks only the
+  final review, showing the whole diff first. Through 'go run' the exit code
+  is go run's own: 'exit status 3' is printed and go run exits 1 (build
+  azero, 'go build -o azero ./cmd/azero', for its exact codes).`),
 		Args:        noArgs,
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
+		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return demoRun(cmd.Context(), f, opts)
 		},
@@ -70,7 +82,14 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	}
 	cs := f.IO.ColorScheme()
 	fmt.Fprintf(f.IO.ErrOut, "%s a demo repository is ready in %s\n", cs.Bold("azero demo:"), d.Project)
-	fmt.Fprintf(f.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n\n", demo.Design)
+	fmt.Fprintf(f.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n", demo.Design)
+	if f.IO.CanPrompt() {
+		fmt.Fprintf(f.IO.ErrOut, "  you will be asked twice: 'approve' at the diff review commits the change on the run's branch,\n"+
+			"  then 'approve' at the final review merges it (or 'revise', or 'abort')\n\n")
+	} else {
+		fmt.Fprintf(f.IO.ErrOut, "  no terminal: nothing is asked; the run stops at the final review (the merge) with exit 3\n"+
+			"  and says how to resume it from a terminal\n\n")
+	}
 	return implementRun(ctx, f, &ImplementOptions{
 		LLD:        d.Design,
 		Repo:       d.Project,

@@ -12,6 +12,8 @@ func newDocsCommand(f *Factory) *cobra.Command {
 		Use:   "docs",
 		Short: "Generate documentation from the commands",
 		Args:  noArgs,
+		// It only says what to name: azero docs man DIR.
+		Annotations: exitCodesAnnotation(ExitOK, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usagef("name what to generate: azero docs man DIR")
 		},

@@ -94,6 +94,26 @@ func (f *Factory) temporalEngine(ctx context.Context, repoRoot string) (*tempora
 	return &temporalEngine{client: &temporal.Client{C: c, TaskQueue: queue}, opts: opts, conn: conn}, nil
 }
 
+// temporalRunGone says why a worker's worktree of run runID on Temporal,
+// made by the worker named worker, is no longer the run's: the run ended
+// there, is no longer there, or is held by another worker. "" when the
+// run's holder is that worker (restarted with its --identity, it takes the
+// run's next step in that worktree).
+func temporalRunGone(ctx context.Context, te *temporalEngine, runID, worker string) (string, error) {
+	st, err := te.client.Status(ctx, runID)
+	switch {
+	case errors.Is(err, temporal.ErrUnknownRun):
+		return "the run is no longer on Temporal", nil
+	case err != nil:
+		return "", err
+	case st.Ended:
+		return "the run has ended on Temporal (" + string(st.Status) + ")", nil
+	case st.Holder.Identity != "" && st.Holder.Identity != worker:
+		return "the run moved to worker " + st.Holder.Identity, nil
+	}
+	return "", nil
+}
+
 // handOffEngine does nothing: this build drives runs on Temporal itself.
 func (f *Factory) handOffEngine(config.Config) error { return nil }
 

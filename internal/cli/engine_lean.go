@@ -77,6 +77,10 @@ func workerRun(_ context.Context, f *Factory, _ *WorkerOptions) error {
 	return f.handOff()
 }
 
+func temporalRunGone(context.Context, *temporalEngine, string, string) (string, error) {
+	return "", errNoEngine
+}
+
 func temporalSource(*temporalEngine, *answerkey.Key) (web.Source, time.Duration, string) {
 	return nil, 0, ""
 }

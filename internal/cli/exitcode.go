@@ -20,18 +20,19 @@ const (
 	ExitInterrupted = 130 // SIGINT/SIGTERM; run checkpointed
 )
 
-// exitCodes documents the codes for --help, in order.
+// exitCodes documents the codes for --help and the man pages, in order;
+// run is what the code adds for a command that drives a run.
 var exitCodes = []struct {
-	code int
-	text string
+	code      int
+	text, run string
 }{
-	{ExitOK, "success (or approved)"},
-	{ExitError, "error (including edits that cannot be applied, paths refused)"},
-	{ExitUsage, "usage error"},
-	{ExitNeedsHuman, "human approval needed but nobody can be asked (no TTY); run is checkpointed"},
-	{ExitRejected, "rejected or aborted by the human at a gate"},
-	{ExitTestsFailed, "tests failed where they had to pass"},
-	{ExitInterrupted, "interrupted (SIGINT/SIGTERM), run checkpointed"},
+	{ExitOK, "success (or approved)", ""},
+	{ExitError, "error (including edits that cannot be applied, paths refused)", ""},
+	{ExitUsage, "usage error", ""},
+	{ExitNeedsHuman, "human approval needed but nobody can be asked (no TTY)", "; the run is checkpointed"},
+	{ExitRejected, "rejected or aborted by the human at a gate", ""},
+	{ExitTestsFailed, "tests failed where they had to pass", ""},
+	{ExitInterrupted, "interrupted (SIGINT/SIGTERM)", "; the run is checkpointed"},
 }
 
 // UsageError marks a mistake in how azero was called.

@@ -27,9 +27,12 @@ type Factory struct {
 	Getenv   func(string) string
 	Environ  func() []string
 	LookPath func(string) (string, error)
-	WorkDir  string
-	Now      func() time.Time
-	Version  string
+	// Executable is this program's path, for the commands azero's hints
+	// name (invocation.go); nil: os.Executable.
+	Executable func() (string, error)
+	WorkDir    string
+	Now        func() time.Time
+	Version    string
 	// EngineFlags is the engine chosen on the command line (--engine,
 	// --temporal).
 	EngineFlags EngineFlags

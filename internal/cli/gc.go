@@ -49,9 +49,19 @@ func newRunsGCCommand(f *Factory) *cobra.Command {
   A run whose stored row was changed outside azero is never touched either:
   gc says so (the audit log records it as run_forged), and leaves its
   worktree and branch for you to inspect. Only worktrees in azero's own
-  worktrees directory are ever removed.`),
+  worktrees directory are ever removed.
+
+  On a worker machine (azero worker), a run on Temporal keeps its worktree
+  here while a worker of this machine holds it. When none does (the worker
+  was killed, or the run moved away), gc asks Temporal (--temporal, or
+  [engine] in the config) and removes the worktree of a run that ended there,
+  is no longer there, or is held by another worker; the run's branch and its
+  row stay the run's. With --all it removes such a worktree even when Temporal
+  cannot be asked or names this machine's dead worker as the holder (a worker
+  restarted with the same --identity would then rebuild it from the run's
+  snapshot, as a moved run is).`),
 		Args:        noArgs,
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return gcRun(cmd.Context(), f, opts)
 		},
@@ -59,6 +69,7 @@ func newRunsGCCommand(f *Factory) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also abandon unfinished runs that no process is driving")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be removed, remove nothing")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	addEngineFlags(cmd, f)
 	return cmd
 }
 
@@ -77,6 +88,9 @@ type gcAction struct {
 	Reason         string `json:"reason"`
 	Done           bool   `json:"done"`
 	Error          string `json:"error,omitempty"`
+	// OnTemporal: a worker's worktree of a run on Temporal, which goes on
+	// elsewhere or has ended there: only the worktree is this machine's.
+	OnTemporal bool `json:"on_temporal,omitempty"`
 }
 
 // runBranch reads the parts of an implementation run's state gc needs.
@@ -191,6 +205,8 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		refused []gcRefusal
 	)
 	known := map[string]bool{}
+	temporalRuns := &gcTemporal{f: f}
+	defer temporalRuns.close()
 	for i := len(runs) - 1; i >= 0; i-- { // oldest first
 		r := runs[i]
 		known[r.ID] = true
@@ -210,10 +226,26 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		a := gcAction{RunID: r.ID}
 		switch {
-		case runOnTemporal(r.Meta) && !r.Status.Finished():
-			// A run on Temporal this machine's worker works on: its
-			// worktree and branch are the run's, wherever it goes next.
+		case runOnTemporal(r.Meta) && !r.Status.Finished() && st.LeaseLive(r):
+			// A run on Temporal a worker of this machine holds: its
+			// worktree is the run's.
 			continue
+		case runOnTemporal(r.Meta) && !r.Status.Finished():
+			// No worker of this machine holds it (killed, or the run moved
+			// away): Temporal says whether the worktree here is still the
+			// run's. Its branch is the run's wherever it goes.
+			why, err := temporalRuns.gone(ctx, r)
+			switch {
+			case why != "":
+				a.Reason = why
+			case opts.All && err != nil:
+				a.Reason = "no worker of this machine holds the run on Temporal, which could not be asked: " + err.Error()
+			case opts.All:
+				a.Reason = "no worker of this machine holds the run on Temporal (--all)"
+			default:
+				continue
+			}
+			a.OnTemporal = true
 		case r.Status.Finished() || r.Node == flow.End:
 			a.Reason = "the run has ended (" + string(r.Status) + ")"
 		case st.LeaseLive(r):
@@ -244,7 +276,7 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		if info.Branch != "" && owner[info.Repo+"\x00"+info.Branch] == r.ID {
 			branch = info.Branch
 		}
-		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch() || a.resumable); err != nil {
+		if err := gcFind(ctx, repos, &a, info.Repo, branch, info.keepsBranch() || a.resumable || a.OnTemporal); err != nil {
 			if a.resumable {
 				continue // its resume will say what is wrong with its repository
 			}
@@ -267,6 +299,7 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		actions = append(actions, a)
 	}
+	temporalRuns.note(f, opts)
 	var orphans []string
 	for id := range folders {
 		if !known[id] {
@@ -293,6 +326,59 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 type gcRefusal struct {
 	RunID  string `json:"run_id"`
 	Reason string `json:"reason"`
+}
+
+// gcTemporal asks Temporal, once connected on first need, about the runs
+// this machine's workers worked on.
+type gcTemporal struct {
+	f      *Factory
+	tried  bool
+	te     *temporalEngine
+	err    error // the connection's, or the last question's
+	unsure int   // runs whose worktree was kept because Temporal could not say
+}
+
+// gone says why this machine's worktree of run r on Temporal is no longer
+// the run's ("" when it may be: Temporal could not be asked, or names as
+// the run's holder the worker that worked on it here).
+func (g *gcTemporal) gone(ctx context.Context, r store.Run) (string, error) {
+	if !g.tried {
+		g.tried = true
+		g.te, g.err = g.f.temporalEngine(ctx, "")
+		if g.te == nil && g.err == nil {
+			g.err = errors.New("no Temporal cluster to ask: give --temporal HOST:PORT, or [engine] in the config")
+		}
+	}
+	if g.te == nil {
+		g.unsure++
+		return "", g.err
+	}
+	why, err := temporalRunGone(ctx, g.te, r.ID, r.Meta["worker"])
+	if why == "" {
+		g.unsure++
+		if err != nil {
+			g.err = err
+		}
+	}
+	return why, err
+}
+
+// note says, once, that worktrees of runs on Temporal were kept.
+func (g *gcTemporal) note(f *Factory, opts *GCOptions) {
+	if g.unsure == 0 || opts.All || opts.JSON {
+		return
+	}
+	why := "Temporal names this machine's worker as their holder"
+	if g.err != nil {
+		why = g.err.Error()
+	}
+	fmt.Fprintf(f.IO.ErrOut, "azero: kept the worktrees of %d run(s) on Temporal that no worker of this machine holds (%s); --all removes them\n", g.unsure, why)
+}
+
+func (g *gcTemporal) close() {
+	if g.te != nil {
+		g.te.Close()
+	}
 }
 
 // gcFind fills in what is left of a run: its worktree (a folder, git's
@@ -334,7 +420,7 @@ func gcFind(ctx context.Context, repos gcRepos, a *gcAction, repoDir, branch str
 // gcOne removes what is left of one run, marking an abandoned run aborted
 // first so that nobody resumes into a missing worktree.
 func gcOne(ctx context.Context, st *store.Store, r store.Run, a *gcAction, repo *gcRepo, root string) error {
-	if !r.Status.Finished() && r.Node != flow.End && !a.resumable {
+	if !r.Status.Finished() && r.Node != flow.End && !a.resumable && !a.OnTemporal {
 		token := fmt.Sprintf("gc-%d", os.Getpid())
 		if err := st.Acquire(ctx, r.ID, store.Lease{Token: token, PID: os.Getpid()}, time.Minute); err != nil {
 			return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/sandbox"
+	"github.com/azero-dev/azero/internal/shell"
 	"github.com/azero-dev/azero/internal/testenv"
 )
 
@@ -197,6 +198,18 @@ func (s *session) exit(t *testing.T) int {
 	case <-time.After(testenv.Patience):
 	}
 	return s.code
+}
+
+// selfCommand is the command this test binary, acting as azero, names in
+// its hints (resume RUN): not the azero on the PATH, nor a build of go run,
+// so its absolute path.
+func selfCommand(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shell.Quote(exe)
 }
 
 // exitCode turns cmd.Wait's error into an exit code.

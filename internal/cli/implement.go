@@ -68,10 +68,14 @@ func newImplementCommand(f *Factory) *cobra.Command {
                given the test output)
     lint       go vet; py_compile plus ruff/pyflakes; tsc or eslint; cargo
                clippy or check (each when installed)
-    review     the diff review gate (type 'approve' or 'reject'), then your
-               decision: 'approve' merges into your branch, 'revise' sends the
-               change back to the coder with your feedback (while attempts
-               remain), 'abort' cleans up
+    review     two questions, in order. The diff review (every file's diff):
+               'approve' commits the change on the run's branch, 'reject'
+               leaves only revise or abort next. Then the final review, which
+               decides the merge: 'approve' merges the branch into yours,
+               'revise' sends the change back to the coder with your feedback
+               (while attempts remain), 'abort' drops it and cleans up. When
+               nobody can be asked, a diff review with nothing flagged passes
+               unattended, and the final review then shows the whole diff
 
   Test runners: go, pytest, node (node --test), vitest, jest, cargo, or any
   command writing JUnit XML (--test-cmd CMD --report junit:PATH). Red and
@@ -127,7 +131,7 @@ func newImplementCommand(f *Factory) *cobra.Command {
 			"  azero implement --lld design.md --test-cmd 'mvn -q test' --report junit:target/surefire-reports/\n" +
 			"  AZERO_MOCK_LLM=1 AZERO_MOCK_SCRIPT=replies.toml azero implement --lld design.md",
 		Args:        noArgs,
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
+		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {
 				return err

@@ -167,7 +167,7 @@ def pytest_sessionstart(session):
 	}
 	// 4. A human approves on a terminal: merged.
 	screen := startOnTerminal(t, repo, azeroEnv(state, env...), os.Args[0], "resume", r.ID)
-	screen.WaitFor(t, "Merge this change?", 1)
+	screen.WaitFor(t, "to merge it", 1)
 	if !strings.Contains(screen.Text(), "+def multiply(a, b):") {
 		t.Errorf("the human was not shown the diff before approving:\n%s", screen.Text())
 	}
@@ -245,7 +245,7 @@ func TestImplementMergeWaitsForTheUsersWork(t *testing.T) {
 	// Meanwhile the user edits calc.py, which the change also changes.
 	testenv.WriteFiles(t, repo, map[string]string{"calc.py": "def add(a, b):\n    return a + b  # mine\n"})
 	screen := startOnTerminal(t, repo, azeroEnv(state, env...), os.Args[0], "resume", r.ID)
-	screen.WaitFor(t, "Merge this change?", 1)
+	screen.WaitFor(t, "to merge it", 1)
 	screen.Type(t, "approve")
 	if code := screen.exit(t); code != ExitError {
 		t.Fatalf("exit %d, want 1\n%s", code, screen.Text())

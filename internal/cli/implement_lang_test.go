@@ -210,7 +210,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 			screen := startAzero(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), args...)
 			waitWhileRunning(t, screen, "Nothing is committed unless you type approve")
 			screen.Type(t, "approve")
-			waitWhileRunning(t, screen, "Merge this change?")
+			waitWhileRunning(t, screen, "to merge it")
 			screen.Type(t, "approve")
 			if code := screen.exit(t); code != 0 {
 				t.Fatalf("exit %d, want 0\n%s", code, screen.Text())

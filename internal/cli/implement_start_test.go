@@ -173,7 +173,7 @@ func TestImplementReviseAfterARejectedDiff(t *testing.T) {
 	screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
 	screen.Type(t, "reject")
 	screen.WaitFor(t, "Send it back to the coder, or abort?", 1)
-	if _, after, _ := strings.Cut(screen.Text(), "Send it back to the coder, or abort?"); strings.Contains(after, "to proceed") {
+	if _, after, _ := strings.Cut(screen.Text(), "Send it back to the coder, or abort?"); strings.Contains(after, "to merge it") {
 		t.Errorf("a rejected diff was offered approve:\n%s", after)
 	}
 	screen.Type(t, "revise")
@@ -185,7 +185,7 @@ func TestImplementReviseAfterARejectedDiff(t *testing.T) {
 		t.Errorf("the revised change was not shown at the second diff review")
 	}
 	screen.Type(t, "approve")
-	screen.WaitFor(t, "Merge this change?", 1)
+	screen.WaitFor(t, "to merge it", 1)
 	screen.Type(t, "approve")
 	if code := screen.exit(t); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, screen.Text())

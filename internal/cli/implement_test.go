@@ -179,7 +179,7 @@ func TestImplementRoutesOnTheRunner(t *testing.T) {
 			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out.RunID != r.ID {
 				t.Fatalf("--json output %q: %v", res.stdout, err)
 			}
-			if tt.code == 3 && (out.Status != "waiting" || out.Resume != "azero resume "+r.ID) {
+			if tt.code == 3 && (out.Status != "waiting" || out.Resume != selfCommand(t)+" resume "+r.ID) {
 				t.Errorf("waiting run reported as %+v", out)
 			}
 			if tt.code == 5 {
@@ -232,7 +232,7 @@ func TestImplementOnATerminal(t *testing.T) {
 				t.Error("the checkout changed before the human approved")
 			}
 			screen.Type(t, "approve")
-			screen.WaitFor(t, "Merge this change?", 1)
+			screen.WaitFor(t, "to merge it", 1)
 			screen.Type(t, "yes") // not the word: asked again
 			screen.WaitFor(t, "in full", 1)
 			screen.Type(t, tt.answer)

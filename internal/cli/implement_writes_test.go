@@ -150,7 +150,7 @@ func TestImplementWriteReviewAnsweredAtATerminal(t *testing.T) {
 	screen.Type(t, "approve")
 	screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
 	screen.Type(t, "approve")
-	screen.WaitFor(t, "Merge this change?", 1)
+	screen.WaitFor(t, "to merge it", 1)
 	screen.Type(t, "approve")
 	if code := screen.exit(t); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, screen.Text())

@@ -113,7 +113,7 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
   azero issue --brief idea.md --tracker local --json
   azero issue --resume governance-notes`),
 		Args:        noArgs,
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
+		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Brief != "" && opts.Resume != "" {
 				return usagef("--brief starts a new run and --resume continues one: give one of them")
@@ -483,14 +483,14 @@ func (f *Factory) reportIssue(ctx context.Context, runID string, start *issue.St
 	var nodeErr *flow.NodeError
 	switch {
 	case (errors.Is(driveErr, flow.ErrWaiting) || errors.Is(driveErr, flow.ErrInterrupted)) && s.Collision != nil:
-		fmt.Fprintf(f.IO.ErrOut, "%s\nThe run is saved before it created anything; answer its question from a terminal with: azero resume %s\n", s.Collision.Why, runID)
+		fmt.Fprintf(f.IO.ErrOut, "%s\nThe run is saved before it created anything; answer its question from a terminal with: %s\n", s.Collision.Why, f.resumeCommand(runID, false))
 		if s.Collision.Holder != nil {
-			fmt.Fprintf(f.IO.ErrOut, "or continue the run holding the slug with: azero issue --resume %s\n", s.Collision.Slug)
+			fmt.Fprintf(f.IO.ErrOut, "or continue the run holding the slug with: %s issue --resume %s\n", f.command(), s.Collision.Slug)
 		}
 	case errors.Is(driveErr, flow.ErrWaiting) || errors.Is(driveErr, flow.ErrInterrupted):
-		fmt.Fprintf(f.IO.ErrOut, "The run is saved; continue it from a terminal with: azero issue --resume %s\n", s.Slug)
+		fmt.Fprintf(f.IO.ErrOut, "The run is saved; continue it from a terminal with: %s issue --resume %s\n", f.command(), s.Slug)
 	case errors.As(driveErr, &nodeErr):
-		fmt.Fprintf(f.IO.ErrOut, "The run is saved at %s; once the cause is fixed, continue it with: azero issue --resume %s\n", nodeErr.Node, s.Slug)
+		fmt.Fprintf(f.IO.ErrOut, "The run is saved at %s; once the cause is fixed, continue it with: %s issue --resume %s\n", nodeErr.Node, f.command(), s.Slug)
 	}
 	if !asJSON {
 		return driveErr
@@ -498,7 +498,7 @@ func (f *Factory) reportIssue(ctx context.Context, runID string, start *issue.St
 	res := issueResult{Slug: s.Slug, AuditDir: s.TrailDir(), Tracker: s.Tracker.Label(), Iteration: s.Iteration,
 		Drafts: s.Drafts, Verdicts: s.Verdicts, Issue: s.Filed, Trail: []issue.Entry{}}
 	if s.Filed == nil && !errors.Is(driveErr, flow.ErrAborted) {
-		res.Resume = "azero issue --resume " + s.Slug
+		res.Resume = f.command() + " issue --resume " + s.Slug
 	}
 	if entries, err := (issue.Trail{Root: s.Root, Dir: s.TrailDir()}).Entries(); err == nil && entries != nil {
 		res.Trail = entries

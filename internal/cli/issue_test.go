@@ -515,7 +515,7 @@ func TestIssue025SlugCollisionPrompt(t *testing.T) {
 	t.Parallel()
 	w, brief, runID := collided(t)
 	res := w.runPiped(nil, "issue", "--brief", brief, "--json")
-	if res.code != ExitNeedsHuman || !strings.Contains(res.stderr, "azero issue --resume governance-notes") || !strings.Contains(res.stderr, runID) {
+	if res.code != ExitNeedsHuman || !strings.Contains(res.stderr, selfCommand(t)+" issue --resume governance-notes") || !strings.Contains(res.stderr, runID) {
 		t.Fatalf("no terminal at the collision: exit %d, stderr %q", res.code, res.stderr)
 	}
 	var doc map[string]any
@@ -965,7 +965,9 @@ func TestIssue150ResumeAfterKill(t *testing.T) {
 				if code := p.exit(); code != ExitInterrupted {
 					t.Fatalf("exit %d after SIGINT, want %d; screen:\n%s", code, ExitInterrupted, p.text())
 				}
-				if r := w.runs(); len(r) != 1 || r[0].Status != store.StatusInterrupted || r[0].Node != issue.NodeEditDraft {
+				// Ctrl-C at the prompt leaves the question waiting,
+				// answerable anywhere.
+				if r := w.runs(); len(r) != 1 || r[0].Status != store.StatusWaiting || r[0].Node != issue.NodeEditDraft || len(r[0].Question) == 0 {
 					t.Fatalf("runs = %+v", r)
 				}
 			} else {
@@ -1241,11 +1243,11 @@ func TestIssueNoTerminalStopsAtTheFirstGate(t *testing.T) {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
 	o := w.outcome(res.stdout)
-	if o.Status != "waiting" || o.Node != issue.NodeEditDraft || o.Resume != "azero resume "+o.RunID ||
-		o.Result.Resume != "azero issue --resume budget" || o.Result.Drafts != 1 || o.Result.Iteration != 0 {
+	if o.Status != "waiting" || o.Node != issue.NodeEditDraft || o.Resume != selfCommand(t)+" resume "+o.RunID ||
+		o.Result.Resume != selfCommand(t)+" issue --resume budget" || o.Result.Drafts != 1 || o.Result.Iteration != 0 {
 		t.Errorf("outcome = %+v", o)
 	}
-	if !strings.Contains(res.stderr, "azero issue --resume budget") || !strings.Contains(res.stderr, "azero resume "+o.RunID) {
+	if !strings.Contains(res.stderr, selfCommand(t)+" issue --resume budget") || !strings.Contains(res.stderr, selfCommand(t)+" resume "+o.RunID) {
 		t.Errorf("stderr does not say how to continue: %s", res.stderr)
 	}
 	if w.editorLog(w.edits) != nil {

@@ -54,6 +54,14 @@ func manPage(c *cobra.Command, version string) string {
 	if c.Example != "" {
 		b.WriteString(".SH EXAMPLES\n.nf\n" + roffText(c.Example) + "\n.fi\n")
 	}
+	b.WriteString(".SH EXIT STATUS\n")
+	for _, ec := range commandExitCodes(c) {
+		fmt.Fprintf(&b, ".TP\n\\fB%d\\fP\n%s\n", ec.Code, roffText(ec.Text))
+	}
+	b.WriteString(".SH ENVIRONMENT\n")
+	for _, v := range environment {
+		fmt.Fprintf(&b, ".TP\n\\fB%s\\fP\n%s\n", roffText(strings.ReplaceAll(v.Names, "`", "")), roffText(strings.ReplaceAll(v.Meaning, "`", "")))
+	}
 	var see []string
 	if c.HasParent() {
 		see = append(see, c.Parent().CommandPath())
@@ -71,6 +79,26 @@ func manPage(c *cobra.Command, version string) string {
 		b.WriteString(".SH SEE ALSO\n" + strings.Join(see, ", ") + "\n")
 	}
 	return b.String()
+}
+
+// environment is the README's table of the variables azero reads, row by
+// row as the README writes them (a test keeps the two the same), for the
+// man pages.
+var environment = []struct{ Names, Meaning string }{
+	{"`AZERO_STATE_DIR`", "where the store, run lineage and audit log live; default `$XDG_STATE_HOME/azero` (`~/.local/state/azero`)"},
+	{"`XDG_CONFIG_HOME`", "where your config is read: `$XDG_CONFIG_HOME/azero/config.toml` (default `~/.config/azero/config.toml`)"},
+	{"`AZERO_MOCK_LLM=1`", "every model role uses the offline scripted model (a run records the model it uses: resuming it later without the variable keeps it)"},
+	{"`AZERO_MOCK_SCRIPT`", "the scripted model's replies (a TOML file; see \"Trying azero without a model\")"},
+	{"`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`", "Claude"},
+	{"`GEMINI_API_KEY` (or `GOOGLE_API_KEY`), `GOOGLE_GEMINI_BASE_URL`", "Gemini"},
+	{"`OPENAI_API_KEY`, `OPENAI_BASE_URL`", "any OpenAI-compatible server"},
+	{"`GITHUB_TOKEN` (or `GH_TOKEN`), `GITHUB_API_URL`", "filing issues on GitHub or GitHub Enterprise"},
+	{"`TEMPORAL_API_KEY`", "a Temporal Cloud API key for `--engine temporal` and `azero worker` (turns TLS on; never read from a file or a flag)"},
+	{"`CLAUDE_CONFIG_DIR`", "where `azero hook claude-code --install --user` finds Claude Code's `settings.json` (default `~/.claude`)"},
+	{"`AZERO_EDITOR`, `GIT_EDITOR`, `VISUAL`, `EDITOR`", "the editor for human edits, in this order (fallback `code --wait` if present, then `vi`)"},
+	{"`AZERO_PAGER`, `PAGER`", "the pager for long output on a terminal (default `less`, with `LESS=FRX` unless set; never when piped; `cat` for none)"},
+	{"`NO_COLOR`", "no colour (wins over everything)"},
+	{"`CLICOLOR=0`, `CLICOLOR_FORCE=1`", "no colour; colour even when piped"},
 }
 
 // manFlags writes a section listing flags, if there are any visible.

@@ -176,7 +176,7 @@ func newModelsPingCommand(f *Factory) *cobra.Command {
 		Short:       "Make one tiny real call to a role's model",
 		Long:        "Send a one-line prompt to the model of ROLE (drafter, reviewer or coder) and report\nthe reply, stop reason, tokens, cost and latency. This costs a few tokens.",
 		Args:        exactArgs(1, "a role: drafter, reviewer or coder"),
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return modelsPingRun(cmd.Context(), f, llm.Role(args[0]), asJSON)
 		},

@@ -74,6 +74,10 @@ func (f *Factory) watch(render func(event.Event)) func(event.Event) {
 			return
 		}
 		if m, ok := notify.FromEvent(ev, r); ok {
+			if m.Resume != "" {
+				// The command as the person who started azero types it.
+				m.Resume = f.resumeCommand(m.RunID, false)
+			}
 			d.Notify(m)
 		}
 	}

@@ -77,7 +77,7 @@ func newResumeCommand(f *Factory) *cobra.Command {
   changed outside azero is not resumed (exit 1; recorded as run_forged in the
   audit log). RUN may be any unique prefix.`),
 		Args:        exactArgs(1, "a run id (see `azero runs`)"),
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
+		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if err := budgetFlag(budget); err != nil {
@@ -105,7 +105,7 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			if runOnTemporal(r.Meta) {
 				// A worker's bookkeeping of a run on Temporal: driving it
 				// here would run it twice.
-				return fmt.Errorf("run %s runs on Temporal (this machine's store only mirrors the steps its worker ran): use azero resume --engine temporal %s", r.ID, r.ID)
+				return fmt.Errorf("run %s runs on Temporal (this machine's store only mirrors the steps its worker ran): use %s", r.ID, f.resumeCommand(r.ID, true))
 			}
 			if r.Status.Finished() {
 				return fmt.Errorf("run %s is already %s; nothing to resume", r.ID, r.Status)

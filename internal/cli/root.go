@@ -56,13 +56,23 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	if err != nil {
 		fmt.Fprintln(f.IO.ErrOut, "azero:", err)
 		if code == ExitUsage {
-			fmt.Fprintln(f.IO.ErrOut, "Run 'azero --help' for usage.")
+			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", helpPath(cmd))
 		}
 		if out.n == 0 && wantsJSON(cmd, args) {
 			_ = writeJSON(f.IO.Out, map[string]any{"error": err.Error(), "exit_code": code})
 		}
 	}
 	return code
+}
+
+// helpPath is the command whose help a usage error points to: the
+// command that refused its arguments or flags, else (an unknown command,
+// help of an unknown command) azero's.
+func helpPath(cmd *cobra.Command) string {
+	if cmd == nil || cmd.Name() == "help" && cmd.HasParent() {
+		return "azero"
+	}
+	return cmd.CommandPath()
 }
 
 // wantsJSON reports whether the command line asked for --json, even when
@@ -96,28 +106,75 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// commandBuilders are azero's commands, by name.
+// Command groups of azero --help, in gh's order: what a person comes for
+// first (the workflows), then the capabilities each usable alone, the
+// doors for other tools, and the runs and housekeeping.
+const (
+	groupWorkflows    = "workflows"
+	groupCapabilities = "capabilities"
+	groupIntegrations = "integrations"
+	groupHousekeeping = "housekeeping"
+)
+
+var commandGroups = []cobra.Group{
+	{ID: groupWorkflows, Title: "Workflows:"},
+	{ID: groupCapabilities, Title: "Capabilities (each usable alone, from a hook or a script):"},
+	{ID: groupIntegrations, Title: "Integrations:"},
+	{ID: groupHousekeeping, Title: "Runs and housekeeping:"},
+}
+
+func init() {
+	// azero --help lists each group's commands in the order below (the
+	// workflow a person most likely wants first), not by name.
+	cobra.EnableCommandSorting = false
+}
+
+// commandBuilders are azero's commands, by name, in the order of azero
+// --help within their groups.
 var commandBuilders = []struct {
 	name  string
+	group string
 	build func(*Factory) *cobra.Command
 }{
-	{"version", newVersionCommand},
-	{"runs", newRunsCommand},
-	{"resume", newResumeCommand},
-	{"models", newModelsCommand},
-	{"selftest", newSelftestCommand},
-	{"implement", newImplementCommand},
-	{"issue", newIssueCommand},
-	{"demo", newDemoCommand},
-	{"apply", newApplyCommand},
-	{"gate", func(f *Factory) *cobra.Command { return newGateCommand(f, nil) }},
-	{"write", func(f *Factory) *cobra.Command { return newWriteCommand(f, nil) }},
-	{"docs", newDocsCommand},
-	{"hook", newHookCommand},
-	{"mcp", newMCPCommand},
-	{"serve", func(f *Factory) *cobra.Command { return newServeCommand(f, nil) }},
-	{"worker", newWorkerCommand},
-	{"sandbox", func(f *Factory) *cobra.Command { return newSandboxCommand(f, nil) }},
+	{"implement", groupWorkflows, newImplementCommand},
+	{"issue", groupWorkflows, newIssueCommand},
+	{"demo", groupWorkflows, newDemoCommand},
+	{"gate", groupCapabilities, func(f *Factory) *cobra.Command { return newGateCommand(f, nil) }},
+	{"write", groupCapabilities, func(f *Factory) *cobra.Command { return newWriteCommand(f, nil) }},
+	{"apply", groupCapabilities, newApplyCommand},
+	{"hook", groupIntegrations, newHookCommand},
+	{"mcp", groupIntegrations, newMCPCommand},
+	{"serve", groupIntegrations, func(f *Factory) *cobra.Command { return newServeCommand(f, nil) }},
+	{"worker", groupIntegrations, newWorkerCommand},
+	{"runs", groupHousekeeping, newRunsCommand},
+	{"resume", groupHousekeeping, newResumeCommand},
+	{"models", groupHousekeeping, newModelsCommand},
+	{"selftest", groupHousekeeping, newSelftestCommand},
+	{"docs", groupHousekeeping, newDocsCommand},
+	{"version", groupHousekeeping, newVersionCommand},
+	{"sandbox", groupCapabilities, func(f *Factory) *cobra.Command { return newSandboxCommand(f, nil) }},
+}
+
+// commandGroup is the group of the command named name: the builders',
+// else by what it is (a command another file registers, such as
+// sandbox, is a capability).
+func commandGroup(name string) string {
+	for _, c := range commandBuilders {
+		if c.name == name {
+			return c.group
+		}
+	}
+	if name == "sandbox" {
+		return groupCapabilities
+	}
+	return groupHousekeeping
+}
+
+// build makes the command c and puts it in its group.
+func buildCommand(f *Factory, c func(*Factory) *cobra.Command) *cobra.Command {
+	cmd := c(f)
+	cmd.GroupID = commandGroup(cmd.Name())
+	return cmd
 }
 
 // NewRootCommand builds the command tree.
@@ -125,7 +182,7 @@ func NewRootCommand(f *Factory) *cobra.Command {
 	root := newRoot(f)
 	root.Version = buildVersion(f.Version).Version
 	for _, c := range commandBuilders {
-		root.AddCommand(c.build(f))
+		root.AddCommand(buildCommand(f, c.build))
 	}
 	strictCompletion(root)
 	completeValues(f, root)
@@ -144,7 +201,7 @@ func rootFor(f *Factory, args []string) *cobra.Command {
 			if c.name == args[0] {
 				root := newRoot(f)
 				root.CompletionOptions.DisableDefaultCmd = true
-				root.AddCommand(c.build(f))
+				root.AddCommand(buildCommand(f, c.build))
 				return root
 			}
 		}
@@ -165,16 +222,27 @@ func newRoot(f *Factory) *cobra.Command {
   typed 'approve', and records every decision in an audit log.
 
   State (runs, lineage, audit log) lives in $AZERO_STATE_DIR
-  (default $XDG_STATE_HOME/azero, or ~/.local/state/azero).`),
+  (default $XDG_STATE_HOME/azero, or ~/.local/state/azero). The variables
+  azero reads are listed in the man pages (azero docs man DIR).`),
+		Example: trimLines(`
+    azero demo                                  # watch a model work under azero's referee, offline
+    azero implement --lld docs/lld/42-slug.md   # a design implemented test-first, reviewed, merged
+    azero gate --install-hook                   # the diff review on your own commits
+    azero runs                                  # the runs; 'azero resume RUN' continues one`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	for i := range commandGroups {
+		root.AddGroup(&commandGroups[i])
+	}
+	root.SetCompletionCommandGroupID(groupHousekeeping)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.SetHelpCommand(newHelpCommand(root))
+	root.SetHelpCommandGroupID(groupHousekeeping)
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		defaultHelp(c, args)
@@ -183,10 +251,17 @@ func newRoot(f *Factory) *cobra.Command {
 	return root
 }
 
-// exitCodeHelp renders the exit codes a command can return. A command
-// lists them in its "exitcodes" annotation ("0,1,3"); without one all
-// codes are shown.
-func exitCodeHelp(c *cobra.Command) string {
+// exitStatus is one code a command can return, with its meaning.
+type exitStatus struct {
+	Code int
+	Text string
+}
+
+// commandExitCodes are the exit codes c can return: those its
+// "exitcodes" annotation lists ("0,1,3"), worded for a command that
+// drives runs when its "runs" annotation says so; the root lists them
+// all.
+func commandExitCodes(c *cobra.Command) []exitStatus {
 	want := map[int]bool{}
 	if list := c.Annotations["exitcodes"]; list != "" {
 		for _, s := range strings.Split(list, ",") {
@@ -195,17 +270,33 @@ func exitCodeHelp(c *cobra.Command) string {
 			}
 		}
 	}
-	var b strings.Builder
-	b.WriteString("\nExit codes:\n")
+	runs := c.Annotations["runs"] != "" || !c.HasParent()
+	var out []exitStatus
 	for _, ec := range exitCodes {
 		if len(want) == 0 || want[ec.code] {
-			fmt.Fprintf(&b, "  %3d  %s\n", ec.code, ec.text)
+			text := ec.text
+			if runs {
+				text += ec.run
+			}
+			out = append(out, exitStatus{ec.code, text})
 		}
+	}
+	return out
+}
+
+// exitCodeHelp renders the exit codes a command can return.
+func exitCodeHelp(c *cobra.Command) string {
+	var b strings.Builder
+	b.WriteString("\nExit codes:\n")
+	for _, ec := range commandExitCodes(c) {
+		fmt.Fprintf(&b, "  %3d  %s\n", ec.Code, ec.Text)
 	}
 	return b.String()
 }
 
-// exitCodesAnnotation builds the annotation exitCodeHelp reads.
+// exitCodesAnnotation builds the annotation commandExitCodes reads: every
+// code the command can return. Every command can return 0 and 2 (its
+// --help, a flag it does not have).
 func exitCodesAnnotation(codes ...int) map[string]string {
 	sort.Ints(codes)
 	s := make([]string, len(codes))
@@ -213,6 +304,14 @@ func exitCodesAnnotation(codes ...int) map[string]string {
 		s[i] = strconv.Itoa(c)
 	}
 	return map[string]string{"exitcodes": strings.Join(s, ",")}
+}
+
+// runExitCodes is exitCodesAnnotation for a command that drives runs:
+// exit 3 and 130 leave the run checkpointed.
+func runExitCodes(codes ...int) map[string]string {
+	a := exitCodesAnnotation(codes...)
+	a["runs"] = "checkpointed"
+	return a
 }
 
 // writeJSON prints one JSON document.
@@ -245,8 +344,9 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 // error (exit 2), not a help page.
 func newHelpCommand(root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
-		Use:   "help [command]",
-		Short: "Help about any command",
+		Use:         "help [command]",
+		Short:       "Help about any command",
+		Annotations: exitCodesAnnotation(ExitOK, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, rest, err := root.Find(args)
 			if err != nil || target == nil || len(rest) > 0 {
@@ -268,6 +368,11 @@ func strictCompletion(root *cobra.Command) {
 		var shells []string
 		for _, sub := range c.Commands() {
 			shells = append(shells, sub.Name())
+		}
+		// It prints a script: it fails only writing it, or called wrongly.
+		c.Annotations = exitCodesAnnotation(ExitOK, ExitError, ExitUsage)
+		for _, sub := range c.Commands() {
+			sub.Annotations = exitCodesAnnotation(ExitOK, ExitError, ExitUsage)
 		}
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

@@ -39,7 +39,7 @@ func newRunsCommand(f *Factory) *cobra.Command {
   shows is only what the row claims, and azero acts on none of it.`),
 		Example:     "  azero runs\n  azero runs --status waiting --json\n  azero runs show 261122-k3x9qa",
 		Args:        noArgs,
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runsRun(cmd.Context(), f, opts)
 		},
@@ -138,7 +138,7 @@ func newRunsShowCommand(f *Factory) *cobra.Command {
   lineage is kept. With --events, everything the run reported, in order.
   RUN may be any unique prefix of the id.`),
 		Args:        exactArgs(1, "a run id (see `azero runs`)"),
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runsShowRun(cmd.Context(), f, args[0], asJSON, events)
 		},
@@ -185,7 +185,7 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 	}
 	var resume string
 	if d.Run.Status == store.StatusWaiting && d.Run.Unverified == "" {
-		resume = "azero resume " + d.Run.ID
+		resume = f.resumeCommand(d.Run.ID, false)
 	}
 	printRunDetail(f, d, runText{resume: resume, columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "ERROR"}, rows: rows}, withEvents)
 	return nil

@@ -65,7 +65,7 @@ func TestRunsShowTheQuestionInFull(t *testing.T) {
 	if text.code != 0 {
 		t.Fatalf("runs show: exit %d\n%s", text.code, text.stderr)
 	}
-	want := []string{"Waiting at " + q.Gate + " for an answer", q.Prompt, "answers: " + answerList(*q), "azero resume " + out.RunID}
+	want := []string{"Waiting at " + q.Gate + " for an answer", q.Prompt, "answers: " + answerList(*q), selfCommand(t) + " resume " + out.RunID}
 	for _, o := range q.Options {
 		if !strings.Contains(answerList(*q), o.Key) {
 			t.Errorf("the answers %q do not name %s", answerList(*q), o.Key)

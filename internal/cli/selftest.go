@@ -36,7 +36,7 @@ func newSelftestCommand(f *Factory) *cobra.Command {
   exits with code 3.`),
 		Example:     "  azero selftest --steps 5 --delay 1s\n  azero resume 261122-k3x9qa",
 		Args:        noArgs,
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
+		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return selftestRun(cmd.Context(), f, opts)
 		},

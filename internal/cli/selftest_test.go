@@ -279,7 +279,7 @@ func TestGateNeedsTheTypedWord(t *testing.T) {
 	t.Parallel()
 	state, dir := t.TempDir(), t.TempDir()
 	res := runAzeroIn(t, state, dir, nil, "selftest", "--dir", dir, "--steps", "1", "--delay", "1ms")
-	if res.code != 3 || !strings.Contains(res.stderr, "azero resume") {
+	if res.code != 3 || !strings.Contains(res.stderr, selfCommand(t)+" resume ") {
 		t.Fatalf("no terminal: exit %d\n%s", res.code, res.stderr)
 	}
 	id := onlyRun(t, state).ID

@@ -75,7 +75,7 @@ func (f *Factory) followTemporal(ctx context.Context, te *temporalEngine, runID 
 		if err != nil {
 			if ctx.Err() != nil {
 				fmt.Fprintf(f.IO.ErrOut, "azero: stopped following run %s; it goes on on Temporal (see azero runs --engine temporal)\n", runID)
-				return st, &flow.InterruptedError{RunID: runID, Node: st.Node}
+				return st, &flow.InterruptedError{RunID: runID, Node: st.Node, Resume: f.resumeCommand(runID, true)}
 			}
 			return st, err
 		}
@@ -83,13 +83,18 @@ func (f *Factory) followTemporal(ctx context.Context, te *temporalEngine, runID 
 		case st.Question != nil:
 			if !f.IO.CanPrompt() {
 				fmt.Fprint(f.IO.ErrOut, renderQuestion(*st.Question, cs))
-				return st, &flow.WaitingError{RunID: runID, Node: st.Node, Cause: human.ErrNoTerminal}
+				return st, &flow.WaitingError{RunID: runID, Node: st.Node, Cause: human.ErrNoTerminal, Resume: f.resumeCommand(runID, true)}
 			}
 			if err := f.answerTemporal(ctx, te, runID, *st.Question); err != nil {
+				if ctx.Err() != nil {
+					// Ctrl-C at the prompt: the question stays the run's,
+					// answerable anywhere.
+					return st, &flow.InterruptedError{RunID: runID, Node: st.Node, Waiting: true, Resume: f.resumeCommand(runID, true)}
+				}
 				return st, err
 			}
 		case st.Status == store.StatusWaiting:
-			return st, &flow.WaitingError{RunID: runID, Node: st.Node, Cause: &human.NobodyError{Reason: st.Error}}
+			return st, &flow.WaitingError{RunID: runID, Node: st.Node, Cause: &human.NobodyError{Reason: st.Error}, Resume: f.resumeCommand(runID, true)}
 		case st.Status == store.StatusFailed && !st.Ended:
 			return st, &flow.NodeError{RunID: runID, Node: st.Node, Err: errors.New(st.Error)}
 		case st.Status == store.StatusFailed && st.Node != flow.End:
@@ -242,7 +247,7 @@ func (f *Factory) reportTemporal(st temporal.Status, result any, driveErr error,
 	}
 	out := runOutcome{RunID: st.RunID, Workflow: st.Workflow, Status: st.Status, Node: st.Node, Error: st.Error, Result: result}
 	if !st.Status.Finished() && st.Status != store.StatusRunning || st.Question != nil {
-		out.Resume = "azero resume --engine temporal " + st.RunID
+		out.Resume = f.resumeCommand(st.RunID, true)
 		if out.Status == store.StatusRunning {
 			out.Status = store.StatusWaiting
 		}
@@ -310,7 +315,7 @@ func (f *Factory) reportIssueTemporal(st temporal.Status, err error, asJSON bool
 	res := issueResult{Slug: s.Slug, AuditDir: s.TrailDir(), Tracker: s.Tracker.Label(), Iteration: s.Iteration,
 		Drafts: s.Drafts, Verdicts: s.Verdicts, Issue: s.Filed, Trail: []issue.Entry{}}
 	if s.Filed == nil && !st.Ended {
-		res.Resume = "azero resume --engine temporal " + st.RunID
+		res.Resume = f.resumeCommand(st.RunID, true)
 	}
 	if entries, terr := (issue.Trail{Root: s.Root, Dir: s.TrailDir()}).Entries(); terr == nil && entries != nil {
 		res.Trail = entries
@@ -463,7 +468,7 @@ func runsShowTemporal(ctx context.Context, f *Factory, te *temporalEngine, ref s
 	if asJSON {
 		return writeJSON(f.IO.Out, doc)
 	}
-	t := runText{engine: "on Temporal", resume: "azero resume --engine temporal " + d.Run.ID,
+	t := runText{engine: "on Temporal", resume: f.resumeCommand(d.Run.ID, true),
 		columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "WORKER", "ERROR"}, lineage: "the steps this machine ran"}
 	if doc.Worker != "" {
 		t.extra = append(t.extra, fmt.Sprintf("Worker:   %s (moved %d times)", doc.Worker, doc.Moves))

@@ -244,7 +244,7 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	}
 	// The diff review flags nothing (a new test file, a small change):
 	// it passes unattended; the merge approval needs a human.
-	if out.Status != store.StatusWaiting || out.Node != "human_review" || !strings.Contains(out.Resume, "azero resume") {
+	if out.Status != store.StatusWaiting || out.Node != "human_review" || !strings.Contains(out.Resume, selfCommand(t)+" resume --engine temporal "+out.RunID) {
 		t.Fatalf("the run should wait at human_review with a resume command, got %+v\nstderr:\n%s", out, res.stderr)
 	}
 	runID := out.RunID
@@ -287,7 +287,7 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 		t.Errorf("runs show --json should describe the run with its steps, their workers and its events (test results included): %v\n%s", err, showJSON.stdout)
 	}
 	show := runAzeroIn(t, state, demoDir, nil, "runs", "show", runID)
-	if show.code != 0 || !strings.Contains(show.stdout, "Waiting at human_review") || !strings.Contains(show.stdout, "Merge this change?") {
+	if show.code != 0 || !strings.Contains(show.stdout, "Waiting at human_review") || !strings.Contains(show.stdout, " into main?") {
 		t.Fatalf("azero runs show (exit %d) should show the question:\n%s\n%s", show.code, show.stdout, show.stderr)
 	}
 	// Without a terminal, resume refuses to answer: exit 3.
@@ -320,7 +320,7 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 	// The approval, typed at a terminal, goes through an Update; the
 	// stopped worker never takes the next step, the other one does.
 	s := startAzero(t, state, demoDir, nil, "resume", runID, "--json")
-	s.WaitFor(t, "Merge this change?", 1)
+	s.WaitFor(t, "to merge it", 1)
 	s.Type(t, "approve")
 	if code := s.exit(t); code != 0 {
 		t.Fatalf("resume exit %d, screen:\n%s", code, s.Text())
@@ -484,7 +484,7 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	raw, _ = json.Marshal(detail)
 	checkVocabulary(t, "GET /api/runs/RUN", string(raw))
 	page := getPage(t, srv, "/runs/"+runID)
-	for _, want := range []string{"Merge this change?", "driven by azero on " + w.w.Identity()} {
+	for _, want := range []string{" into main?", "driven by azero on " + w.w.Identity()} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the run's page should show %q", want)
 		}
@@ -500,7 +500,7 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	// Someone is being asked at a terminal meanwhile: the page's answer
 	// comes first, the terminal stops asking and says so.
 	term := startAzero(t, state, demoDir, nil, "resume", runID)
-	term.WaitFor(t, "Merge this change?", 1)
+	term.WaitFor(t, "to merge it", 1)
 	var taken struct {
 		RunID, Gate, Decision string
 		Continued             bool
@@ -624,7 +624,7 @@ func TestIssueOnTemporalResumedBySlug(t *testing.T) {
 		t.Fatalf("issue without a terminal: exit %d, want 3\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	o := w.outcome(res.stdout)
-	if o.Status != "waiting" || o.Node != "edit_draft" || !strings.Contains(o.Resume, "azero resume --engine temporal "+o.RunID) {
+	if o.Status != "waiting" || o.Node != "edit_draft" || !strings.Contains(o.Resume, selfCommand(t)+" resume --engine temporal "+o.RunID) {
 		t.Fatalf("the run should wait at edit_draft with how to resume it, got %+v", o)
 	}
 	if st := c.status(t, o.RunID); st.Question == nil || st.Question.Gate != "edit_draft" || st.Ended {
@@ -777,6 +777,17 @@ func TestDemoOnTemporalSurvivesAKilledWorkerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-holder.done
+	// Its worktree stays while Temporal names it as the run's holder (it
+	// may come back under its --identity).
+	deadWorktree := filepath.Join(holder.state, "worktrees", out.RunID)
+	gcFlags := append([]string{"runs", "gc", "--json"}, flags...)
+	if res := runAzeroIn(t, holder.state, holder.state, nil, gcFlags...); res.code != 0 || strings.Contains(res.stdout, out.RunID) {
+		t.Fatalf("gc on the dead holder's machine: exit %d, want its worktree kept\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(deadWorktree); err != nil {
+		t.Fatalf("the dead holder's worktree: %v", err)
+	}
+	restore := onOtherMachine(t, deadWorktree)
 
 	reply, err := c.client.Answer(t.Context(), out.RunID, human.Answer{Gate: "human_review", Key: "approve", Channel: human.ChannelTemporal, By: "a test"})
 	if err != nil || reply.Decision != "APPROVED" {
@@ -789,6 +800,16 @@ func TestDemoOnTemporalSurvivesAKilledWorkerProcess(t *testing.T) {
 	repo := filepath.Join(demoDir, "textkit")
 	if n := len(strings.Fields(testenv.Git(t, repo, "log", "--format=%H", "main", "--", "textkit/slug_test.go"))); n != 1 {
 		t.Errorf("the change should be merged by exactly one commit, got %d", n)
+	}
+	// The run ended on the other worker: gc on the dead holder's machine
+	// collects the worktree it left.
+	restore()
+	if res := runAzeroIn(t, holder.state, holder.state, nil, gcFlags...); res.code != 0 ||
+		!strings.Contains(res.stdout, `"reason": "the run has ended on Temporal (done)"`) || !strings.Contains(res.stdout, `"on_temporal": true`) {
+		t.Errorf("gc after the run ended elsewhere: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(deadWorktree); !os.IsNotExist(err) {
+		t.Errorf("the dead holder's worktree is still there after gc: %v", err)
 	}
 	other := workers[otherName]
 	recs := auditOf(t, other.state, "gate_decision")

@@ -63,7 +63,7 @@ func TestTypedAheadApprovalNeverApproves(t *testing.T) {
 		proj := filepath.Join(base, "textkit")
 		head := testenv.Git(t, proj, "rev-parse", "HEAD")
 		s := startTypedAhead(t, state, proj, []string{"approve"}, "resume", out.RunID)
-		s.WaitFor(t, "Merge this change?", 1)
+		s.WaitFor(t, "to merge it", 1)
 		s.WaitFor(t, "'abort'", 1)
 		s.Type(t, "abort")
 		if code := s.exit(t); code != ExitRejected {

@@ -56,7 +56,7 @@ func newVersionCommand(f *Factory) *cobra.Command {
   version 'go install' recorded, or "dev" for a build from a checkout; with
   --json also the commit, when the build recorded it, and the Go version.`),
 		Args:        noArgs,
-		Annotations: exitCodesAnnotation(ExitOK),
+		Annotations: exitCodesAnnotation(ExitOK, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info := buildVersion(f.Version)
 			if asJSON {

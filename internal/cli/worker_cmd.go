@@ -51,14 +51,7 @@ func newWorkerCommand(f *Factory) *cobra.Command {
 			return workerRun(cmd.Context(), f, opts)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.EngineFlags.Address, "temporal", "", "the Temporal frontend as HOST:PORT (default: [engine] address)")
-	fl.StringVar(&f.EngineFlags.Namespace, "namespace", "", "the Temporal namespace (default: [engine] namespace, else default)")
-	fl.StringVar(&f.EngineFlags.TaskQueue, "task-queue", "", "the shared task queue (default: [engine] task_queue, else azero)")
-	fl.StringVar(&opts.Identity, "identity", "", "this worker's name in Temporal and the audit log (default: host-pid-random)")
-	fl.StringVar(&f.EngineFlags.TLSCert, "tls-cert", "", "mTLS: the client certificate, PEM (default: [engine] tls_cert)")
-	fl.StringVar(&f.EngineFlags.TLSKey, "tls-key", "", "mTLS: the client certificate's private key, PEM (default: [engine] tls_key)")
-	fl.StringVar(&f.EngineFlags.TLSCA, "tls-ca", "", "a CA certificate to trust instead of the system's, PEM (default: [engine] tls_ca)")
-	fl.StringVar(&f.EngineFlags.ServerName, "tls-server-name", "", "the name to verify on the server's certificate (default: [engine] server_name, else the host of --temporal)")
+	addTemporalFlags(cmd, f, "")
+	cmd.Flags().StringVar(&opts.Identity, "identity", "", "this worker's name in Temporal and the audit log (default: host-pid-random)")
 	return cmd
 }

@@ -25,7 +25,8 @@ func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &flow.Engine{Store: st, Audit: a, Answerer: f.Prompter(), Watch: f.watch(renderer(f.IO)), Now: f.Now}, nil
+	return &flow.Engine{Store: st, Audit: a, Answerer: f.Prompter(), Watch: f.watch(renderer(f.IO)), Now: f.Now,
+		Resume: func(id string) string { return f.resumeCommand(id, false) }}, nil
 }
 
 // writer returns the single file-writing function's front door, asking on
@@ -107,7 +108,7 @@ func (f *Factory) reportRun(ctx context.Context, runID string, result any, drive
 	}
 	out := runOutcome{RunID: r.ID, Workflow: r.Workflow, Status: effectiveStatus(st, r), Node: r.Node, Error: r.Error, Result: result}
 	if !r.Status.Finished() && r.Status != store.StatusRunning {
-		out.Resume = "azero resume " + r.ID
+		out.Resume = f.resumeCommand(r.ID, false)
 	}
 	out.failed(driveErr)
 	if err := writeJSON(f.IO.Out, out); err != nil {

@@ -77,7 +77,7 @@ func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command 
     azero write notes.md --content new.md --strategy insert --line 10
     azero write big.py --content new.py --auto --force --json`),
 		Args:        exactArgs(1, "the PATH to write"),
-		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected),
+		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
 			if opts.Force && !opts.Auto {

@@ -42,11 +42,17 @@ var (
 type WaitingError struct {
 	RunID, Node string
 	Cause       error
+	// Resume is the command that continues the run from a terminal, as
+	// the person can type it (Engine.Resume); "" names none.
+	Resume string
 }
 
 func (e *WaitingError) Error() string {
-	return fmt.Sprintf("run %s is waiting at %s for a human answer (%v); resume it from a terminal with: azero resume %s",
-		e.RunID, e.Node, e.Cause, e.RunID)
+	msg := fmt.Sprintf("run %s is waiting at %s for a human answer (%v)", e.RunID, e.Node, e.Cause)
+	if e.Resume != "" {
+		msg += "; resume it from a terminal with: " + e.Resume
+	}
+	return msg
 }
 
 // Is makes WaitingError match ErrWaiting.
@@ -56,10 +62,28 @@ func (e *WaitingError) Is(target error) bool { return target == ErrWaiting }
 func (e *WaitingError) Unwrap() error { return e.Cause }
 
 // InterruptedError reports a run checkpointed after a signal.
-type InterruptedError struct{ RunID, Node string }
+type InterruptedError struct {
+	RunID, Node string
+	// Waiting: the signal came while the gate Node asked its question;
+	// the run waits there with its question, answerable anywhere.
+	Waiting bool
+	// Resume is the command that continues the run from a terminal
+	// (Engine.Resume); "" names none.
+	Resume string
+}
 
 func (e *InterruptedError) Error() string {
-	return fmt.Sprintf("run %s interrupted at %s; continue it with: azero resume %s", e.RunID, e.Node, e.RunID)
+	msg := fmt.Sprintf("run %s interrupted at %s", e.RunID, e.Node)
+	switch {
+	case e.Waiting && e.Resume != "":
+		msg = fmt.Sprintf("run %s interrupted while %s asked; the run waits there with its question: answer it at a terminal with: %s, or on the page of azero serve",
+			e.RunID, e.Node, e.Resume)
+	case e.Waiting:
+		msg = fmt.Sprintf("run %s interrupted while %s asked; the run waits there with its question", e.RunID, e.Node)
+	case e.Resume != "":
+		msg += "; continue it with: " + e.Resume
+	}
+	return msg
 }
 
 // Is makes InterruptedError match ErrInterrupted.
@@ -106,6 +130,19 @@ type Engine struct {
 	// answer posted by another channel (the web page); default 500 ms.
 	Poll time.Duration
 	Now  func() time.Time
+	// Resume returns the command that continues run runID from a
+	// terminal, for the messages of WaitingError and InterruptedError:
+	// only the caller knows how the person started azero (an azero on
+	// the PATH, go run in a checkout, a path). Nil: they name none.
+	Resume func(runID string) string
+}
+
+// resume is the command continuing runID, or "".
+func (e *Engine) resume(runID string) string {
+	if e.Resume == nil {
+		return ""
+	}
+	return e.Resume(runID)
 }
 
 func (e *Engine) now() time.Time {
@@ -419,7 +456,15 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 		return "", err
 	}
 	q.ID = human.Fingerprint(q)
-	q.Nonce = d.nonce(q.ID)
+	if stored, ok := d.storedQuestion(q.ID); ok {
+		// The run stands at this very question, asked before (it waited,
+		// or is resumed at it): it is the same asking, with the same nonce
+		// (an answer posted meanwhile was sealed for it) and the time it
+		// was first asked, so that no answer to it predates its asking.
+		q.Nonce, q.AskedAt = stored.Nonce, stored.AskedAt
+	} else {
+		q.Nonce = answerkey.Nonce()
+	}
 	raw, err := json.Marshal(q)
 	if err != nil {
 		return "", fmt.Errorf("encode the question of %s: %w", nd.name, err)
@@ -432,6 +477,12 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 
 	a, err := d.answer(ctx, q)
 	if err != nil {
+		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), store.ErrLeaseLost) {
+			// A signal while the question is asked (Ctrl-C at the
+			// prompt) stops this process, not the asking: the run waits
+			// with its question, answerable anywhere.
+			return "", &askInterruptedError{err: err}
+		}
 		if !human.Needed(err) || q.Unattended == nil || ctx.Err() != nil {
 			return "", err
 		}
@@ -467,19 +518,26 @@ func clone[S any](s *S) (*S, error) {
 	return c, nil
 }
 
-// nonce returns the nonce for asking the question with id: the one it
-// was stored with when the run stands at that very question (a run
-// resumed at its gate asks it again, and an answer posted meanwhile was
-// sealed for that nonce), else a new one.
-func (d *driver[S]) nonce(id string) string {
-	if r, err := d.e.Store.GetRun(d.bg, d.runID); err == nil && len(r.Question) > 0 {
-		var stored human.Question
-		if json.Unmarshal(r.Question, &stored) == nil && stored.ID == id && stored.Nonce != "" {
-			return stored.Nonce
-		}
+// storedQuestion returns the question the run stands at in the store when
+// it is the question with id, asked before with a nonce and a time (a run
+// resumed at its gate asks it again).
+func (d *driver[S]) storedQuestion(id string) (human.Question, bool) {
+	r, err := d.e.Store.GetRun(d.bg, d.runID)
+	if err != nil || len(r.Question) == 0 {
+		return human.Question{}, false
 	}
-	return answerkey.Nonce()
+	var stored human.Question
+	if json.Unmarshal(r.Question, &stored) != nil || stored.ID != id || stored.Nonce == "" || stored.AskedAt.IsZero() {
+		return human.Question{}, false
+	}
+	return stored, true
 }
+
+// askInterruptedError is a gate's asking stopped by a signal.
+type askInterruptedError struct{ err error }
+
+func (e *askInterruptedError) Error() string { return "interrupted while asking: " + e.err.Error() }
+func (e *askInterruptedError) Unwrap() error { return e.err }
 
 // answer gets the first answer to q: one posted by another channel (the
 // web page) for this very question while the run waited or while it asks,
@@ -617,14 +675,17 @@ func (d *driver[S]) checkpoint(ctx context.Context, ran, next string, st store.S
 // node's changes to the state are discarded: it runs again on resume.
 func (d *driver[S]) stop(ctx context.Context, err error, started time.Time) (*S, error) {
 	node := d.node
+	var asking *askInterruptedError
 	switch {
+	case errors.As(err, &asking):
+		return d.interruptedAsking(node, started)
 	case human.Needed(err) && ctx.Err() == nil:
 		if cerr := d.checkpoint(d.bg, node, node, store.StatusWaiting, false, err.Error(), "waiting", started, d.e.now()); cerr != nil {
 			return &d.state, cerr
 		}
 		_ = d.e.Audit.Event(d.bg, "run_waiting", d.runID, slog.String("node", node), slog.String("reason", err.Error()))
 		d.emit(event.Waiting, node, event.Warn, err.Error(), nil)
-		return &d.state, &WaitingError{RunID: d.runID, Node: node, Cause: err}
+		return &d.state, &WaitingError{RunID: d.runID, Node: node, Cause: err, Resume: d.e.resume(d.runID)}
 	case ctx.Err() != nil && !errors.Is(context.Cause(ctx), store.ErrLeaseLost):
 		return d.interrupted(ctx, node, started)
 	case errors.Is(err, ErrAborted):
@@ -648,7 +709,20 @@ func (d *driver[S]) interrupted(ctx context.Context, node string, started time.T
 	}
 	_ = d.e.Audit.Event(d.bg, "run_interrupted", d.runID, slog.String("node", node))
 	d.emit(event.Interrupted, node, event.Warn, "", nil)
-	return &d.state, &InterruptedError{RunID: d.runID, Node: node}
+	return &d.state, &InterruptedError{RunID: d.runID, Node: node, Resume: d.e.resume(d.runID)}
+}
+
+// interruptedAsking records a run whose gate was asking when the signal
+// came: waiting at the gate with its question stored, as a run that found
+// nobody to ask, so the page, the API and another terminal can answer it.
+func (d *driver[S]) interruptedAsking(node string, started time.Time) (*S, error) {
+	const why = "interrupted while asking; the question waits for an answer"
+	if err := d.checkpoint(d.bg, node, node, store.StatusWaiting, false, why, "waiting", started, d.e.now()); err != nil {
+		return &d.state, err
+	}
+	_ = d.e.Audit.Event(d.bg, "run_interrupted", d.runID, slog.String("node", node), slog.String("status", string(store.StatusWaiting)))
+	d.emit(event.Waiting, node, event.Warn, why, nil)
+	return &d.state, &InterruptedError{RunID: d.runID, Node: node, Waiting: true, Resume: d.e.resume(d.runID)}
 }
 
 func (d *driver[S]) fail(err error, node string, started time.Time) (*S, error) {

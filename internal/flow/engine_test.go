@@ -208,13 +208,18 @@ func TestGateWaitsWithoutAnyoneThenResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Answerer = nobody
+	// The caller names the command (go run ./cmd/azero in a checkout).
+	e.Resume = func(run string) string { return "go run ./cmd/azero resume " + run }
 	_, err = flow.Drive(t.Context(), e, g, id)
 	var we *flow.WaitingError
 	if !errors.As(err, &we) || !errors.Is(err, flow.ErrWaiting) || we.Node != "ask" {
 		t.Fatalf("err = %v, want WaitingError at ask", err)
 	}
-	if !strings.Contains(err.Error(), "azero resume "+id) {
-		t.Errorf("waiting error %q does not say how to resume", err)
+	if !strings.HasSuffix(err.Error(), "resume it from a terminal with: go run ./cmd/azero resume "+id) {
+		t.Errorf("waiting error %q does not say how to resume with the caller's command", err)
+	}
+	if noHint := (&flow.WaitingError{RunID: id, Node: "ask", Cause: we.Cause}).Error(); strings.Contains(noHint, "resume") {
+		t.Errorf("without a command the engine names one of its own: %q", noHint)
 	}
 	r, _ := e.Store.GetRun(t.Context(), id)
 	if r.Status != store.StatusWaiting || r.Node != "ask" {

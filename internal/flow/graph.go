@@ -25,8 +25,9 @@
 //     again.
 //   - A gate's question is stored with the run while it is asked, and kept
 //     while the run waits, so anyone can see what the run is waiting for.
-//     Each asking gets a random nonce (kept when a resumed run asks the
-//     same question again), and an answer another channel posted counts
+//     Each asking gets a random nonce and a time (both kept when a resumed
+//     run asks the same question again, so no answer to it is recorded as
+//     given before it was asked), and an answer another channel posted counts
 //     only when its seal verifies for the run, the question and that nonce
 //     (package answerkey): any other row in the store's answer column is
 //     refused, recorded as answer_forged, removed, and the run waits on.
@@ -36,6 +37,12 @@
 //     on and the run fails at the gate (resumable).
 //   - Without anyone to answer, a gate waits (status waiting, exit 3),
 //     unless its question has an Unattended answer (nothing needs a human).
+//   - A signal while a gate asks (Ctrl-C at the prompt) leaves the run
+//     waiting there with its question, answerable anywhere; a signal while
+//     a node works (or a gate builds its question) leaves it interrupted.
+//   - The engine names no command: the messages of WaitingError and
+//     InterruptedError name the one Engine.Resume gives (only the caller
+//     knows how the person started azero).
 //   - One process at a time drives a run (a lease in the store).
 //   - The engine acts only on a run whose stored row verifies (the store
 //     seals every row it writes): Drive refuses a row changed outside

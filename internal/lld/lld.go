@@ -7,6 +7,12 @@
 // existing parent directory, and no path starts with an invented src/, lib/
 // or app/ directory the repository does not have. A document failing these
 // checks is blocked before review or implementation.
+//
+// The table is the first one under a heading naming "Files Changed". A
+// document without that heading is read from its one table whose header
+// row has a File (or Path) column and a Change column (a design written
+// as the table alone); otherwise Parse says that the heading is missing,
+// which table it looked at, and how to write it (NoHeadingError).
 package lld
 
 import (
@@ -117,7 +123,45 @@ type Doc struct {
 }
 
 // ErrNoFilesTable is returned when the document has no Files Changed table.
+// Parse's errors for a document without one wrap it, saying what is
+// missing.
 var ErrNoFilesTable = errors.New(`the design document has no "Files Changed" table: add a section "Files Changed" with a table | File | Change Type | Description | listing every file to add, modify or delete`)
+
+// howToWrite is how a Files Changed section is written.
+const howToWrite = "write a heading \"## Files Changed\" above a table whose header row is | File | Change Type | Description |, " +
+	"one row per file to add, modify or delete (| `calc.py` | Modify | add multiply |)"
+
+// NoHeadingError reports a document without a "Files Changed" heading and
+// without a table that is one by its columns.
+type NoHeadingError struct {
+	// Line and Header are the first table the document has (0 and "" when
+	// it has none), which lacks a File (or Path) column or a Change
+	// column, or a header row.
+	Line   int
+	Header string
+	// Tables lists the lines of the tables that each could be the Files
+	// Changed table, when there are several.
+	Tables []int
+}
+
+func (e *NoHeadingError) Error() string {
+	switch {
+	case len(e.Tables) > 1:
+		lines := make([]string, len(e.Tables))
+		for i, l := range e.Tables {
+			lines[i] = fmt.Sprint(l)
+		}
+		return fmt.Sprintf(`the design document has no "Files Changed" heading, and the tables at lines %s all have File and Change columns, so which lists the change is unclear: put the heading "## Files Changed" above the one that does`,
+			strings.Join(lines, ", "))
+	case e.Line > 0:
+		return fmt.Sprintf(`the design document has no "Files Changed" heading, and its table at line %d (%s) is not a Files Changed table: it needs a header row with a File (or Path) column and a Change (or Change Type) column; %s`,
+			e.Line, e.Header, howToWrite)
+	}
+	return `the design document has no "Files Changed" heading and no table: ` + howToWrite
+}
+
+// Is makes NoHeadingError match ErrNoFilesTable.
+func (e *NoHeadingError) Is(target error) bool { return target == ErrNoFilesTable }
 
 var (
 	headingRe = lazyre.New(`^#{1,6}\s+(.*?)\s*#*\s*$`)
@@ -154,7 +198,13 @@ func Parse(text string) (Doc, error) {
 		doc.Issue = m[1] // "LLD: Add X (#87)"
 	}
 	if tableAt < 0 {
-		return doc, ErrNoFilesTable
+		// No heading: a table that is a Files Changed table by its
+		// columns is one (a design written as the table alone).
+		at, err := headlessTable(lines)
+		if err != nil {
+			return doc, err
+		}
+		tableAt = at
 	}
 	files, err := parseTable(lines, tableAt)
 	if err != nil {
@@ -162,6 +212,69 @@ func Parse(text string) (Doc, error) {
 	}
 	doc.Files = files
 	return doc, nil
+}
+
+// headlessTable finds, in a document without a "Files Changed" heading,
+// the table whose header row has a File (or Path) column and a Change
+// column, and returns its first line's index. Tables inside fenced code
+// blocks are examples, not the document's.
+func headlessTable(lines []string) (int, error) {
+	var (
+		found []int
+		first = -1
+		fence string
+	)
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		}
+		if n := len(t) - len(strings.TrimLeft(t, "`")); n >= 3 {
+			fence = t[:n]
+			continue
+		}
+		if n := len(t) - len(strings.TrimLeft(t, "~")); n >= 3 {
+			fence = t[:n]
+			continue
+		}
+		if !strings.HasPrefix(t, "|") || i > 0 && strings.HasPrefix(strings.TrimSpace(lines[i-1]), "|") {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		header := splitRow(t)
+		file, change := false, false
+		for _, h := range header {
+			h = strings.ToLower(strings.Trim(h, "*_ `"))
+			switch {
+			case !file && (strings.Contains(h, "file") || strings.Contains(h, "path")):
+				file = true
+			case !change && strings.Contains(h, "change"):
+				change = true
+			}
+		}
+		delimited := i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "|") && isDelimiterRow(splitRow(lines[i+1]))
+		if file && change && delimited {
+			found = append(found, i)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		tables := make([]int, len(found))
+		for i, at := range found {
+			tables[i] = at + 1
+		}
+		return 0, &NoHeadingError{Tables: tables}
+	case first >= 0:
+		return 0, &NoHeadingError{Line: first + 1, Header: strings.TrimSpace(lines[first])}
+	}
+	return 0, &NoHeadingError{}
 }
 
 // parseTable reads the first table from line start on, stopping at the

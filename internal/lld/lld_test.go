@@ -121,7 +121,7 @@ func TestParseTable(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, text, want string }{
-		{"no table section", "# Title\n\nSome text\n", "no \"Files Changed\" table"},
+		{"no table section", "# Title\n\nSome text\n", "no \"Files Changed\" heading and no table: write a heading \"## Files Changed\""},
 		{"section without table", "# T\n## Files Changed\n\nnone yet\n## Next\n| a | b |\n", "no \"Files Changed\" table"},
 		{"bad change type", "# T\n## Files Changed\n| File | Change Type |\n|--|--|\n| `a.go` | Rewrite |\n", "change type \"Rewrite\""},
 		{"empty path", "# T\n## Files Changed\n| File | Change Type |\n|--|--|\n|  | Add |\n", "no file path"},
@@ -134,6 +134,62 @@ func TestParseErrors(t *testing.T) {
 	}
 	if _, err := lld.Parse("# x"); !errors.Is(err, lld.ErrNoFilesTable) {
 		t.Errorf("want ErrNoFilesTable, got %v", err)
+	}
+}
+
+// A design written as its Files Changed table without the heading is
+// read when one table has File (or Path) and Change columns; otherwise
+// the error says the heading is missing, which table it looked at, and
+// how to write it.
+func TestParseTableWithoutHeading(t *testing.T) {
+	t.Parallel()
+	const rows = "|---|---|---|\n| `calc_test.py` | Add | tests |\n| `calc.py` | Modify | multiply |\n"
+	tests := []struct {
+		name  string
+		text  string
+		files string // the rows read; "" when Parse must fail
+		want  []string
+	}{
+		{"the table alone", "| File | Change Type | Description |\n" + rows, "calc_test.py:Add calc.py:Modify", nil},
+		{"under another heading", "# Multiply\n\n## What changes\n\n| Path | Change | Why |\n" + rows + "\n## Tests\n", "calc_test.py:Add calc.py:Modify", nil},
+		{"an example table in a code block is not the document's",
+			"# T\n\n```markdown\n| File | Change | Description |\n|---|---|---|\n| `x.py` | Add | |\n```\n\n| **File** | **Change Type** | Notes |\n" + rows,
+			"calc_test.py:Add calc.py:Modify", nil},
+		{"two tables that could be it", "# T\n\n| File | Change | D |\n" + rows + "\ntext\n\n| Path | Change | D |\n" + rows, "",
+			[]string{`no "Files Changed" heading`, "tables at lines 3, 10", `"## Files Changed"`}},
+		{"a table without a Change column", "# T\n\n| Path | Notes |\n|---|---|\n| `calc.py` | x |\n", "",
+			[]string{`no "Files Changed" heading`, "table at line 3 (| Path | Notes |)", "a Change (or Change Type) column", `write a heading "## Files Changed" above a table whose header row is | File | Change Type | Description |`}},
+		{"rows without a header", "| `calc_test.py` | Add | tests |\n| `calc.py` | Modify | multiply |\n", "",
+			[]string{`no "Files Changed" heading`, "table at line 1", "needs a header row"}},
+		{"no table", "# T\n\nprose only\n", "", []string{`no "Files Changed" heading and no table`, `"## Files Changed"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := lld.Parse(tt.text)
+			if tt.files != "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, f := range d.Files {
+					got = append(got, f.Path+":"+f.ChangeName)
+				}
+				if strings.Join(got, " ") != tt.files {
+					t.Errorf("files = %v, want %s", got, tt.files)
+				}
+				return
+			}
+			var nh *lld.NoHeadingError
+			if !errors.As(err, &nh) || !errors.Is(err, lld.ErrNoFilesTable) {
+				t.Fatalf("err = %v, want a NoHeadingError matching ErrNoFilesTable", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
 	}
 }
 
@@ -216,6 +272,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(table("| `a` | Add | |"))
 	f.Add("## Files Changed\n|")
 	f.Add("## Files Changed\n| `x|y` | \\| |\n|-|\n")
+	f.Add("| File | Change |\n|-|-|\n| `a` | Add |\n")
+	f.Add("```\n| File | Change |\n|-|-|\n```\n| Path | Change |\n|-|-|\n| b | Delete |\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		d, err := lld.Parse(text)
 		if err != nil {

@@ -703,8 +703,10 @@ func (n *nodes) askReview(ctx context.Context, s *State) (human.Question, error)
 	}
 	fmt.Fprintf(&b, "  files: %s\n", strings.Join(n.changedFiles(s), ", "))
 	fmt.Fprintf(&b, "  branch %s would merge into %s of %s\n", s.Branch, s.BaseBranch, s.Repo)
-	q := human.Question{Kind: human.Word, Title: "Review", Report: b.String(), Prompt: "Merge this change?",
-		Facts: map[string]any{"about": s.Branch}}
+	// The diff review before it decided the commit (#171); this question
+	// decides the merge (#87), and says so.
+	q := human.Question{Kind: human.Word, Title: "Final review: the merge", Report: b.String(),
+		Prompt: fmt.Sprintf("Merge %s into %s?", s.Branch, s.BaseBranch), Facts: map[string]any{"about": s.Branch}}
 	revise := human.Option{Key: AnswerRevise, Label: "to send it back to the coder with your feedback", Decision: "REVISE",
 		Text: "What should the coder change?"}
 	canRevise := s.Implementations < MaxImplementations
@@ -715,12 +717,12 @@ func (n *nodes) askReview(ctx context.Context, s *State) (human.Question, error)
 			q.Prompt = fmt.Sprintf("All %d implementation attempts are spent: abort?", MaxImplementations)
 		}
 	} else {
-		q.Options = append(q.Options, human.Option{Key: AnswerApprove, Label: "to proceed", Decision: "APPROVED"})
+		q.Options = append(q.Options, human.Option{Key: AnswerApprove, Label: "to merge it", Decision: "APPROVED"})
 	}
 	if canRevise {
 		q.Options = append(q.Options, revise)
 	}
-	q.Options = append(q.Options, human.Option{Key: AnswerAbort, Label: "to stop", Decision: "ABORTED"})
+	q.Options = append(q.Options, human.Option{Key: AnswerAbort, Label: "to drop it (nothing is merged)", Decision: "ABORTED"})
 	return q, nil
 }
 

@@ -1,0 +1,101 @@
+//go:build !lean || temporalserver
+
+package cli
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/temporal"
+)
+
+// Every command that takes --temporal takes --namespace, --task-queue and
+// the TLS flags as azero worker does, and each reaches the connection the
+// command dials, over the config's [engine] table.
+func TestEveryTemporalCommandTakesTheConnectionFlags(t *testing.T) {
+	t.Parallel()
+	commands := [][]string{
+		{"implement", "--lld", "design.md"}, {"issue", "--brief", "notes.md"}, {"demo"}, {"runs"},
+		{"runs", "show", "261124-x"}, {"resume", "261124-x"}, {"serve"}, {"worker"},
+	}
+	flags := []string{"--temporal", "temporal.internal:7233", "--namespace", "ops", "--task-queue", "q2",
+		"--tls-cert", "/etc/azero/c.pem", "--tls-key", "/etc/azero/c.key", "--tls-ca", "/etc/azero/ca.pem", "--tls-server-name", "temporal.internal"}
+	want := temporal.ConnectOptions{Address: "temporal.internal:7233", Namespace: "ops", TLSCert: "/etc/azero/c.pem", TLSKey: "/etc/azero/c.key",
+		TLSCA: "/etc/azero/ca.pem", ServerName: "temporal.internal"}
+	cfg := config.Config{Engine: config.Engine{Kind: "temporal", Address: "cfg:7233", Namespace: "cfg-ns", TaskQueue: "cfg-q",
+		TLSCert: "/cfg/c.pem", TLSKey: "/cfg/c.key", TLSCA: "/cfg/ca.pem", ServerName: "cfg.internal"}}
+	for _, args := range commands {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			// Each flag alone reaches the connection, over the config.
+			for i := 0; i < len(flags); i += 2 {
+				f := newFlagsFactory()
+				cmd, rest, err := rootFor(f, args).Find(args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.ParseFlags(append(slices.Clone(rest), flags[i], flags[i+1])); err != nil {
+					t.Fatalf("%s %s: %v", flags[i], flags[i+1], err)
+				}
+				_, conn, queue, _, err := f.engineSettings(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{"--temporal": conn.Address, "--namespace": conn.Namespace, "--task-queue": queue, "--tls-cert": conn.TLSCert,
+					"--tls-key": conn.TLSKey, "--tls-ca": conn.TLSCA, "--tls-server-name": conn.ServerName}
+				fromConfig := map[string]string{"--temporal": "cfg:7233", "--namespace": "cfg-ns", "--task-queue": "cfg-q", "--tls-cert": "/cfg/c.pem",
+					"--tls-key": "/cfg/c.key", "--tls-ca": "/cfg/ca.pem", "--tls-server-name": "cfg.internal"}
+				fromConfig[flags[i]] = flags[i+1]
+				for name, v := range got {
+					if v != fromConfig[name] {
+						t.Errorf("with %s %s, %s is %q, want %q", flags[i], flags[i+1], name, v, fromConfig[name])
+					}
+				}
+			}
+			// All of them, without a config.
+			f := newFlagsFactory()
+			cmd, rest, _ := rootFor(f, args).Find(args)
+			if err := cmd.ParseFlags(append(slices.Clone(rest), flags...)); err != nil {
+				t.Fatal(err)
+			}
+			kind, conn, queue, _, err := f.engineSettings(config.Config{})
+			if err != nil || kind != engineTemporal || conn != want || queue != "q2" {
+				t.Errorf("got %s %+v queue %q (%v), want temporal %+v queue q2", kind, conn, queue, err, want)
+			}
+		})
+	}
+}
+
+// A TLS flag given to a command other than worker reaches the dial of a
+// real azero process: the certificate it names is read.
+func TestTLSFlagsReachTheDial(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/c.key"}, "load the Temporal client certificate: open /nonexistent/c.pem"},
+		{[]string{"--tls-ca", "/nonexistent/ca.pem"}, "read the Temporal CA: open /nonexistent/ca.pem"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flags[0], func(t *testing.T) {
+			t.Parallel()
+			state := t.TempDir()
+			res := runAzeroIn(t, state, state, nil, append([]string{"runs", "--temporal", "127.0.0.1:1", "--namespace", "ops"}, tt.flags...)...)
+			if res.code != ExitError || !strings.Contains(res.stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", res.code, res.stderr, tt.want)
+			}
+		})
+	}
+}
+
+func newFlagsFactory() *Factory {
+	io, _, _, _ := iostreams.Test()
+	return &Factory{IO: io, Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
+		LookPath: exec.LookPath, WorkDir: "/work", Now: time.Now, Version: "test"}
+}
