@@ -12,8 +12,9 @@ import (
 
 // DemoOptions are the inputs of `azero demo`.
 type DemoOptions struct {
-	Dir  string
-	JSON bool
+	Dir     string
+	Sandbox string
+	JSON    bool
 }
 
 func newDemoCommand(f *Factory) *cobra.Command {
@@ -54,6 +55,7 @@ func newDemoCommand(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to create the demo in (default: a new temporary directory)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
+	addSandboxFlag(cmd, &opts.Sandbox)
 	addEngineFlags(cmd, f)
 	return cmd
 }
@@ -95,6 +97,7 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 		Repo:       d.Project,
 		Runner:     "go",
 		JSON:       opts.JSON,
+		Sandbox:    opts.Sandbox,
 		mockScript: d.Script,
 	})
 }

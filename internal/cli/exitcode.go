@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/azero-dev/azero/internal/flow"
@@ -46,6 +47,24 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Err: errorf(format, args...)}
 }
 
+// ExitStatus is the exit status of a program azero ran for the user
+// (azero sandbox), passed through as azero's own: Code is the program's
+// status, or 125 when it could not be started (Err says why; a program's
+// own failure has no Err, and azero prints nothing of its own).
+type ExitStatus struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitStatus) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("exit status %d", e.Code)
+}
+
+func (e *ExitStatus) Unwrap() error { return e.Err }
+
 // TestsFailedError reports tests that had to pass and did not.
 type TestsFailedError interface{ TestsFailed() bool }
 
@@ -53,12 +72,15 @@ type TestsFailedError interface{ TestsFailed() bool }
 // that does.
 func ExitCode(err error) int {
 	var (
-		usage *UsageError
-		tf    TestsFailedError
+		usage  *UsageError
+		tf     TestsFailedError
+		status *ExitStatus
 	)
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &status):
+		return status.Code
 	case errors.As(err, &usage), isCobraUsage(err):
 		return ExitUsage
 	case errors.Is(err, flow.ErrInterrupted), errors.Is(err, context.Canceled):

@@ -16,6 +16,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -78,6 +79,7 @@ type gcAction struct {
 	RunID          string `json:"run_id"`
 	Worktree       string `json:"worktree,omitempty"`
 	Branch         string `json:"branch,omitempty"`
+	Caches         string `json:"build_caches,omitempty"`        // the run's build cache layer
 	StaleLock      bool   `json:"stale_lock,omitempty"`          // a lock left on the branch's ref by a killed git
 	Unfinished     bool   `json:"unfinished_worktree,omitempty"` // what a killed `git worktree add` left
 	lockOf         string // the branch whose lock is stale
@@ -318,7 +320,68 @@ func gcRun(ctx context.Context, f *Factory, opts *GCOptions) error {
 		}
 		actions = append(actions, a)
 	}
-	return gcReport(f, opts, actions, refused)
+	caches, err := gcCaches(stateDir, runs, st, opts)
+	if err != nil {
+		return err
+	}
+	actions = append(actions, caches...)
+	var jails []string
+	if !opts.DryRun {
+		// A jail lives as long as its process: one whose process is gone
+		// was left by a kill, and nothing else can use it.
+		if jails, err = sandbox.Sweep(filepath.Join(stateDir, "sandbox")); err != nil {
+			return err
+		}
+	}
+	return gcReport(f, opts, actions, refused, jails)
+}
+
+// gcCaches finds (and unless a dry run removes) the build cache layers of
+// runs that ended, of runs azero does not know, and with --all of
+// unfinished runs nothing drives; never of a run whose row does not
+// verify.
+func gcCaches(stateDir string, runs []store.Run, st *store.Store, opts *GCOptions) ([]gcAction, error) {
+	root := filepath.Join(stateDir, "sandbox", "cache")
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]store.Run{}
+	for _, r := range runs {
+		byID[r.ID] = r
+	}
+	var out []gcAction
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		a := gcAction{RunID: e.Name(), Caches: filepath.Join(root, e.Name())}
+		r, known := byID[e.Name()]
+		switch {
+		case !known:
+			a.Reason = "no run with this id"
+		case r.Unverified != nil:
+			continue // refused above
+		case r.Status.Finished() || r.Node == flow.End:
+			a.Reason = "the run has ended (" + string(r.Status) + ")"
+		case opts.All && !st.LeaseLive(r):
+			a.Reason = "abandoned: " + string(effectiveStatus(st, r)) + " at " + r.Node
+		default:
+			continue // the run's own, while it may go on
+		}
+		if !opts.DryRun {
+			if err := os.RemoveAll(a.Caches); err != nil {
+				a.Error = err.Error()
+			} else {
+				a.Done = true
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // gcRefusal is a run gc did not touch because its stored row does not
@@ -488,7 +551,7 @@ func gcOrphan(ctx context.Context, path, root string) error {
 	return os.RemoveAll(path)
 }
 
-func gcReport(f *Factory, opts *GCOptions, actions []gcAction, refused []gcRefusal) error {
+func gcReport(f *Factory, opts *GCOptions, actions []gcAction, refused []gcRefusal, jails []string) error {
 	var failed []string
 	for _, a := range actions {
 		if a.Error != "" {
@@ -507,6 +570,9 @@ func gcReport(f *Factory, opts *GCOptions, actions []gcAction, refused []gcRefus
 		if len(refused) > 0 {
 			doc["refused"] = refused
 		}
+		if len(jails) > 0 {
+			doc["jails_removed"] = jails
+		}
 		if err != nil {
 			doc["error"], doc["exit_code"] = err.Error(), ExitCode(err)
 		}
@@ -518,8 +584,11 @@ func gcReport(f *Factory, opts *GCOptions, actions []gcAction, refused []gcRefus
 	for _, r := range refused {
 		fmt.Fprintf(f.IO.ErrOut, "%s: not touched: %s\n", r.RunID, r.Reason)
 	}
+	if len(jails) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "removed %d sandbox jail(s) left by processes that were killed\n", len(jails))
+	}
 	if len(actions) == 0 {
-		if len(refused) == 0 {
+		if len(refused) == 0 && len(jails) == 0 {
 			fmt.Fprintln(f.IO.ErrOut, "Nothing to clean up.")
 		}
 		return nil
@@ -553,6 +622,9 @@ func (a gcAction) what() []string {
 	}
 	if a.Branch != "" {
 		out = append(out, "branch "+a.Branch)
+	}
+	if a.Caches != "" {
+		out = append(out, "build cache layer "+a.Caches)
 	}
 	if a.StaleLock {
 		out = append(out, "a stale lock on the branch")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,6 +38,7 @@ type ImplementOptions struct {
 	Budget  float64
 	Auto    bool
 	Force   bool
+	Sandbox string
 	JSON    bool
 
 	// mockScript, when set, makes the coder the offline scripted model
@@ -152,6 +152,7 @@ func newImplementCommand(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.Auto, "auto", false, "never ask about file writes: refuse to replace a file over 100 lines unless --force (the diff review and the final approval are still asked)")
 	fl.BoolVar(&opts.Force, "force", false, "with --auto, allow replacing files over 100 lines")
 	fl.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
+	addSandboxFlag(cmd, &opts.Sandbox)
 	addEngineFlags(cmd, f)
 	return cmd
 }
@@ -216,7 +217,14 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if coder == "" {
 		coder = roleModel(cfg, llm.RoleCoder, "")
 	}
-	settings := implement.Settings{Auto: opts.Auto, Force: opts.Force, Budget: opts.Budget}
+	mode, err := sandboxMode(opts.Sandbox, cfg)
+	if err != nil {
+		return err
+	}
+	settings := implement.Settings{Auto: opts.Auto, Force: opts.Force, Budget: opts.Budget, Network: cfg.Sandbox.Network}
+	if mode != sandbox.Auto {
+		settings.Sandbox = string(mode)
+	}
 	switch {
 	case opts.mockScript != "":
 		coder, settings.MockScript = llm.MockSpec, opts.mockScript
@@ -250,7 +258,12 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if status.Err != nil {
 		return status.Err
 	}
-	printDataPolicy(f, status, opts.LLD, plan, roles.LineageDir(stateDir, runID))
+	// No model is asked for code that nothing could confine.
+	box, err := f.sandboxFor(cfg, mode, settings.Network)
+	if err != nil {
+		return err
+	}
+	printDataPolicy(f, status, opts.LLD, plan, roles.LineageDir(stateDir, runID), box)
 	if te, err := f.temporalEngine(ctx, top); err != nil {
 		return err
 	} else if te != nil {
@@ -277,7 +290,7 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 
 // printDataPolicy says, before anything is sent, what goes to which model.
 // The scripted model is shown the same files, on this machine.
-func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implement.Plan, lineage string) {
+func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implement.Plan, lineage string, box *sandbox.Sandbox) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.ErrOut
 	fmt.Fprintln(w, cs.Bold("Data policy"))
@@ -303,7 +316,12 @@ func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implem
 	}
 	fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
 	fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
-	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n\n", lineage)
+	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n", lineage)
+	line := "  The model's code runs in the " + box.Describe()
+	if box.Off() || box.Network() {
+		line = cs.Bold(line)
+	}
+	fmt.Fprintf(w, "%s\n\n", line)
 }
 
 // implementDeps builds what the workflow's nodes use for one run, from
@@ -335,17 +353,13 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage,
 			Events: events})
 	})
-	// Every test and lint process of the run is confined; the run's build
-	// caches are a layer of its own.
-	// TODO(lead): config and flags ([sandbox] mode, network, limits, env;
-	// --sandbox), the sandbox's line in the data policy and the gates, and
-	// removing the run's cache layer when the run ends.
-	box, err := sandbox.New(sandbox.Config{Mode: sandbox.Auto, TempRoot: filepath.Join(stateDir, "sandbox"),
-		Hide: []string{stateDir, filepath.Join(f.UserConfigDir(), "azero")}})
+	// Every test and lint process of the run is confined, as the run
+	// recorded when it started; its build caches are a layer of its own.
+	box, err := f.sandboxFor(cfg, sandbox.Mode(s.Settings.Sandbox), s.Settings.Network)
 	if err != nil {
 		return implement.Deps{}, err
 	}
-	caches := filepath.Join(stateDir, "sandbox", "cache", runID)
+	caches := runCaches(stateDir, runID)
 	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report, Checkout: s.Repo, Sandbox: box, Caches: caches})
 	if err != nil {
 		return implement.Deps{}, err
@@ -354,12 +368,8 @@ func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID str
 	if err != nil {
 		return implement.Deps{}, err
 	}
-	lint := func(ctx context.Context, dir, kind string, files []string, opts testrun.Options) (testrun.LintResult, error) {
-		opts.Sandbox, opts.Caches = box, caches
-		return testrun.Lint(ctx, dir, kind, files, opts)
-	}
 	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: events, Audit: a,
-		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices), Lint: lint,
+		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices), Sandbox: box, Caches: caches,
 		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...)}, nil
 }
 

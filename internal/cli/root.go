@@ -6,6 +6,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,6 +54,11 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	code := ExitCode(err)
+	var status *ExitStatus
+	if errors.As(err, &status) && status.Err == nil {
+		// A program azero ran for the user said what it had to.
+		return code
+	}
 	if err != nil {
 		fmt.Fprintln(f.IO.ErrOut, "azero:", err)
 		if code == ExitUsage {

@@ -27,8 +27,6 @@ type SandboxOptions struct {
 	// ConfigDir is the user's configuration directory (azero's is hidden).
 	ConfigDir string
 	LookPath  func(string) (string, error)
-	// Exit ends azero with the command's own exit status (os.Exit).
-	Exit func(code int)
 
 	Write   []string
 	Read    []string
@@ -42,7 +40,7 @@ type SandboxOptions struct {
 // tests.
 func newSandboxCommand(f *Factory, runF func(*SandboxOptions) error) *cobra.Command {
 	opts := &SandboxOptions{IO: f.IO, Environ: f.Environ, WorkDir: f.WorkDir, StateDir: f.StateDir, ConfigDir: f.UserConfigDir(),
-		LookPath: f.LookPath, Exit: os.Exit}
+		LookPath: f.LookPath}
 	cmd := &cobra.Command{
 		Use:   "sandbox [--write DIR]... [--read DIR]... [--network] -- COMMAND [ARGS...]",
 		Short: "Run a command confined as azero runs the code a model wrote",
@@ -149,49 +147,47 @@ func sandboxRun(ctx context.Context, opts *SandboxOptions) error {
 			return usagef("--read %s: %v", r, err)
 		}
 	}
-	code := runSandboxed(ctx, opts, cfg, spec)
-	if ctx.Err() != nil {
+	code, err := runSandboxed(ctx, opts, cfg, spec)
+	switch {
+	case err != nil:
+		return &ExitStatus{Code: exitSandboxSetup, Err: fmt.Errorf("sandbox: %w", err)}
+	case ctx.Err() != nil:
 		return ctx.Err()
-	}
-	if code != 0 {
-		opts.Exit(code)
+	case code != 0:
+		return &ExitStatus{Code: code}
 	}
 	return nil
 }
 
-// runSandboxed runs the command and returns the exit status azero ends
-// with.
-func runSandboxed(ctx context.Context, opts *SandboxOptions, cfg sandbox.Config, spec sandbox.Spec) int {
-	fail := func(err error) int {
-		fmt.Fprintln(opts.IO.ErrOut, "azero sandbox:", err)
-		return exitSandboxSetup
-	}
+// runSandboxed runs the command and returns its exit status; an error
+// when it could not be started confined.
+func runSandboxed(ctx context.Context, opts *SandboxOptions, cfg sandbox.Config, spec sandbox.Spec) (int, error) {
 	s, err := sandbox.New(cfg)
 	if err != nil {
-		return fail(err)
+		return 0, err
 	}
 	j, err := s.Prepare(spec)
 	if err != nil {
-		return fail(err)
+		return 0, err
 	}
 	defer j.Close()
 	cmd, err := j.Command(ctx, opts.Argv, opts.Environ(), nil)
 	if err != nil {
-		return fail(err)
+		return 0, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
 	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		return 0
+		return 0, nil
 	case errors.As(err, &ee):
 		if ee.ExitCode() < 0 {
-			return 128 + 9 // killed by a signal, as when ctx ended
+			return 128 + 9, nil // killed by a signal, as when ctx ended
 		}
-		return ee.ExitCode()
+		return ee.ExitCode(), nil
 	}
-	return fail(err)
+	return 0, err
 }
 
 // sandboxCheck prints what works here; it fails (exit 1) when no sandbox

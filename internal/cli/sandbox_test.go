@@ -77,7 +77,7 @@ func TestSandboxCommand(t *testing.T) {
 	}
 	// A sandbox that cannot be set up runs nothing and exits 125.
 	res = runAzeroIn(t, state, dir, []string{"TMPDIR=/proc/azero-nowhere"}, "sandbox", "--write", "out", "--", "sh", "-c", "echo ran > out/ran")
-	if res.code != 125 || !strings.Contains(res.stderr, "azero sandbox:") {
+	if res.code != 125 || !strings.Contains(res.stderr, "azero: sandbox:") {
 		t.Errorf("exit %d, want 125 with the reason\n%s", res.code, res.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "ran")); err == nil {

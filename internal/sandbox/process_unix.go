@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -20,4 +21,11 @@ func ownGroup(cmd *exec.Cmd) {
 		}
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// processAlive reports whether a process with pid exists (one of another
+// user counts: it is not ours to judge).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -301,7 +302,9 @@ func (s *Sandbox) Prepare(spec Spec) (*Jail, error) {
 	if err := os.MkdirAll(s.cfg.TempRoot, 0o700); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	root, err := os.MkdirTemp(s.cfg.TempRoot, "jail-")
+	// The jail is named for its process, so that Sweep can tell the
+	// jails of processes that died without closing them.
+	root, err := os.MkdirTemp(s.cfg.TempRoot, fmt.Sprintf("%s%d-", jailPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
@@ -319,6 +322,49 @@ func (s *Sandbox) Prepare(spec Spec) (*Jail, error) {
 		j.spec.Dir = j.Tmp
 	}
 	return j, nil
+}
+
+// jailPrefix starts the name of every jail's directory, followed by the
+// pid of the process that made it.
+const jailPrefix = "jail-"
+
+// Sweep removes the jails in tempRoot that no live process can close: those
+// of processes that are gone (a SIGKILLed azero). It returns the ones it
+// removed.
+func Sweep(tempRoot string) ([]string, error) {
+	ents, err := os.ReadDir(tempRoot)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	var removed []string
+	var errs []error
+	for _, e := range ents {
+		pid, ok := jailPID(e.Name())
+		if !e.IsDir() || !ok || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		j := &Jail{root: filepath.Join(tempRoot, e.Name())}
+		if err := j.Close(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, j.root)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// jailPID reads the pid a jail's directory is named for.
+func jailPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, jailPrefix)
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(digits)
+	return pid, ok && err == nil && pid > 0
 }
 
 // Close removes the jail's Tmp and Home, whatever the command left there

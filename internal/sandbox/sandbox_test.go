@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -286,4 +288,40 @@ func FuzzSBPLString(f *testing.F) {
 			t.Fatalf("%q read back as %q", s, b.String())
 		}
 	})
+}
+
+// Sweep removes the jails of processes that are gone, and only those: not
+// this process's, not a live one's, not what is not a jail.
+func TestSweepRemovesTheJailsOfDeadProcesses(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(root, fmt.Sprintf("jail-%d-abc", os.Getpid()))
+	gone := filepath.Join(root, fmt.Sprintf("jail-%d-def", dead.Process.Pid))
+	live := filepath.Join(root, "jail-1-ghi") // init lives as long as the machine
+	other := filepath.Join(root, "cache")
+	for _, d := range []string{mine, filepath.Join(gone, "tmp", "locked"), live, other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A jail whose command made a directory unreadable is removed too.
+	if err := os.Chmod(filepath.Join(gone, "tmp", "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := Sweep(root)
+	if err != nil || len(removed) != 1 || removed[0] != gone {
+		t.Fatalf("Sweep = %v, %v; want only %s", removed, err, gone)
+	}
+	for _, d := range []string{mine, live, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("the dead process's jail is still there: %v", err)
+	}
 }

@@ -72,6 +72,7 @@ import (
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/safewrite"
+	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/testrun"
 	"github.com/azero-dev/azero/internal/workflow/gates"
 )
@@ -102,6 +103,11 @@ type Deps struct {
 	// is kept, shown or sent to the model (the provider keys azero holds;
 	// the keys in the process's environment always are).
 	Secrets []string
+	// Sandbox confines the lint step (Runner's own sandbox confines the
+	// tests), and every question the run asks says how (see confined);
+	// Caches is the run's build cache layer, removed when the run ends.
+	Sandbox *sandbox.Sandbox
+	Caches  string
 }
 
 // Graph builds the implementation workflow over d.
@@ -123,17 +129,17 @@ func Graph(d Deps) *flow.Graph[State] {
 		Node(NodeWorktree, n.worktree, NodeBaseline).
 		Node(NodeBaseline, n.baseline, NodeScaffold, NodeCleanup, flow.End).
 		Node(NodeScaffold, n.scaffold, NodeRed, NodeScaffoldWriteReview).
-		Gate(NodeScaffoldWriteReview, n.askWriteReview, decideWriteReview, NodeScaffoldApplyWrites, NodeScaffold, NodeCleanup).
+		Gate(NodeScaffoldWriteReview, n.confined(n.askWriteReview), decideWriteReview, NodeScaffoldApplyWrites, NodeScaffold, NodeCleanup).
 		Node(NodeScaffoldApplyWrites, n.applyScaffoldWrites, NodeRed, NodeScaffold).
 		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeEscalate, flow.End).
 		Node(NodeImplement, n.implement, NodeGreen, NodeWriteReview).
-		Gate(NodeWriteReview, n.askWriteReview, decideWriteReview, NodeApplyWrites, NodeImplement, NodeCleanup).
+		Gate(NodeWriteReview, n.confined(n.askWriteReview), decideWriteReview, NodeApplyWrites, NodeImplement, NodeCleanup).
 		Node(NodeApplyWrites, n.applyImplementWrites, NodeGreen, NodeImplement).
 		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate, flow.End).
 		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement, flow.End).
-		Gate(NodeEscalate, n.askEscalate, decideEscalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
-		Gate(NodeDiffGate, n.askDiffReview, decideDiffReview, NodeReview).
-		Gate(NodeReview, n.askReview, decideReview, NodeCommit, NodeImplement, NodeCleanup).
+		Gate(NodeEscalate, n.confined(n.askEscalate), decideEscalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
+		Gate(NodeDiffGate, n.confined(n.askDiffReview), decideDiffReview, NodeReview).
+		Gate(NodeReview, n.confined(n.askReview), decideReview, NodeCommit, NodeImplement, NodeCleanup).
 		Node(NodeCommit, n.commit, NodeMerge).
 		Node(NodeMerge, n.merge, NodeCleanup).
 		Node(NodeCleanup, n.cleanup, flow.End).
@@ -179,6 +185,13 @@ func (n *nodes) worktree(ctx context.Context, s *State) (string, error) {
 // tests that do not import or build) would make every red and green
 // meaningless, so the run stops with the runner's own error.
 func (n *nodes) baseline(ctx context.Context, s *State) (string, error) {
+	if box := n.d.Sandbox; box != nil {
+		// How the model's code will run, once in the record before any of
+		// it does; every gate records it again with its decision.
+		n.say(ctx, event.Plain, "%s", box.Describe())
+		_ = n.d.Audit.Event(ctx, "sandbox", flow.RunID(ctx), slog.String("mechanism", box.Mechanism()),
+			slog.Bool("network", box.Network()), slog.Bool("off", box.Off()))
+	}
 	var b testrun.Baseline
 	out, err := n.watch(ctx, s, "the test run", "baseline", func(ctx context.Context) (err error) {
 		b, err = testrun.CheckBaseline(ctx, n.d.Runner, s.Worktree)
@@ -565,7 +578,7 @@ func (n *nodes) changedFiles(s *State) []string {
 func (n *nodes) lint(ctx context.Context, s *State) (string, error) {
 	var res testrun.LintResult
 	out, err := n.watch(ctx, s, "the lint step", "lint", func(ctx context.Context) (err error) {
-		res, err = n.d.Lint(ctx, s.Worktree, s.Runner, n.changedFiles(s), testrun.Options{Checkout: s.Repo})
+		res, err = n.d.Lint(ctx, s.Worktree, s.Runner, n.changedFiles(s), testrun.Options{Checkout: s.Repo, Sandbox: n.d.Sandbox, Caches: n.d.Caches})
 		return err
 	})
 	if err != nil {
@@ -918,6 +931,11 @@ func (n *nodes) cleanup(ctx context.Context, s *State) (string, error) {
 	}
 	if err := repo.RemoveWorktree(ctx, s.Worktree); err != nil {
 		return "", fmt.Errorf("remove worktree: %w", err)
+	}
+	if n.d.Caches != "" {
+		if err := os.RemoveAll(n.d.Caches); err != nil {
+			n.say(ctx, event.Warn, "the run's build cache layer %s was not removed: %v (azero runs gc removes it)", n.d.Caches, err)
+		}
 	}
 	switch s.Result {
 	case ResultMerged:

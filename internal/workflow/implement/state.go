@@ -153,6 +153,11 @@ type Settings struct {
 	// MockScript, when set, makes the coder the offline scripted model with
 	// this script (azero demo).
 	MockScript string `json:"mock_script,omitempty"`
+	// Sandbox is how the model's code is confined (a sandbox.Mode: "" or
+	// "auto", "landlock", "off"), and Network whether it may reach the
+	// network: chosen when the run starts, kept for every resume.
+	Sandbox string `json:"sandbox,omitempty"`
+	Network bool   `json:"network,omitempty"`
 }
 
 // TestFiles returns the files the scaffold writes.
