@@ -27,7 +27,7 @@ func TestRootHelpGroupsTheCommands(t *testing.T) {
 	}
 	want := map[string][]string{
 		"Workflows:": {"implement", "issue", "demo"},
-		"Capabilities (each usable alone, from a hook or a script):": {"gate", "write", "apply"},
+		"Capabilities (each usable alone, from a hook or a script):": {"gate", "write", "apply", "sandbox"},
 		"Integrations:":          {"hook", "mcp", "serve", "worker"},
 		"Runs and housekeeping:": {"runs", "resume", "models", "selftest", "docs", "version", "completion", "help"},
 	}

@@ -80,8 +80,8 @@ func TestCtrlCAtAPromptLeavesTheRunWaiting(t *testing.T) {
 		n++
 		askedAt, err1 := time.Parse(time.RFC3339Nano, rec["asked_at"].(string))
 		answeredAt, err2 := time.Parse(time.RFC3339Nano, rec["answered_at"].(string))
-		if err1 != nil || err2 != nil || rec["channel"] != human.ChannelWeb || !askedAt.Equal(asked.AskedAt) || answeredAt.Before(askedAt) {
-			t.Errorf("decision %v: want the web's, asked_at %s (the first asking) not after answered_at", rec, asked.AskedAt)
+		if err1 != nil || err2 != nil || rec["channel"] != human.ChannelAPI || !askedAt.Equal(asked.AskedAt) || answeredAt.Before(askedAt) {
+			t.Errorf("decision %v: want the API's, asked_at %s (the first asking) not after answered_at", rec, asked.AskedAt)
 		}
 	}
 	if n != 1 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/web"
 )
@@ -65,6 +66,8 @@ func TestTheRunsContinuedAreNamedAndSaved(t *testing.T) {
 	if got := f.srv.Driving(); !slices.Equal(got, []string{id}) {
 		t.Errorf("Driving = %v, want [%s]", got, id)
 	}
+	// Stopped while the run works (not before its drive took it up).
+	f.waitFor(id, "working at edit", func(r store.Run) bool { return r.Node == "edit" })
 	f.srv.Close()
 	if got := f.srv.Driving(); len(got) != 0 {
 		t.Errorf("Driving = %v after the server stopped", got)
