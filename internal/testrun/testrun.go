@@ -84,6 +84,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -336,7 +337,11 @@ type execResult struct {
 // group, and with it every process of the jail, on timeout or
 // cancellation. A non-zero exit is not an error; failing to start is.
 func execute(ctx context.Context, inv *invocation, argv, settings []string, timeout time.Duration, stdout, stderr io.Writer) (execResult, error) {
-	cmd, err := inv.jail.Command(context.WithoutCancel(ctx), argv, inv.opts.Environ, settings)
+	// What tools write beside the project when nothing tells them
+	// otherwise goes to the jail: a file a run leaves in the worktree
+	// makes it a run that changed the change, which never counts.
+	droppings := []string{"COVERAGE_FILE=" + filepath.Join(inv.jail.Tmp, ".coverage")}
+	cmd, err := inv.jail.Command(context.WithoutCancel(ctx), argv, inv.opts.Environ, append(droppings, settings...))
 	if err != nil {
 		return execResult{}, err
 	}
