@@ -214,6 +214,39 @@ true`)
 					t.Errorf(".git is now %q, %v", got, err)
 				}
 			})
+			t.Run("writes its private /tmp, a hidden place in the host's", func(t *testing.T) {
+				t.Parallel()
+				if mc.weak {
+					t.Skip("documented: without a mount namespace /tmp is the host's")
+				}
+				// azero's state directory in /tmp, as in azero's own tests, and
+				// another entry of the host's /tmp beside it.
+				host, err := os.MkdirTemp("/tmp", "azero-sandbox-host-")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.RemoveAll(host) })
+				hidden, sibling := filepath.Join(host, "state"), filepath.Join(host, "sibling")
+				testenv.WriteFiles(t, host, map[string]string{"state/store.db": "SECRET-STATE\n", "sibling/x": "x\n"})
+				s := newSandbox(t, mc, Config{Hide: []string{hidden}})
+				w := t.TempDir()
+				j, err := s.Prepare(Spec{Dir: w, Writable: []string{w}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer j.Close()
+				cmd, err := j.Command(t.Context(), []string{"sh", "-c", "echo TMP-WRITTEN > /tmp/made && cat /tmp/made; cat " + hidden + "/store.db"}, os.Environ(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if args := strings.Join(cmd.Args, " "); strings.Contains(args, sibling) {
+					t.Errorf("the helper's grants name an entry of the host's /tmp it does not bind: %s", sibling)
+				}
+				out, _ := cmd.CombinedOutput()
+				if !strings.Contains(string(out), "TMP-WRITTEN") || strings.Contains(string(out), "SECRET") {
+					t.Errorf("want /tmp written and the hidden place unread:\n%s", out)
+				}
+			})
 			t.Run("no network, loopback inside", func(t *testing.T) {
 				t.Parallel()
 				testenv.RequireTool(t, "python3")
