@@ -103,7 +103,7 @@ func TestCrossCheckCatchesHostileRuns(t *testing.T) {
 			testenv.RequireTool(t, tt.tool)
 			dir := t.TempDir()
 			testenv.WriteFiles(t, dir, tt.files)
-			r, err := testrun.New(tt.kind, tt.opts)
+			r, err := testrun.New(tt.kind, sandboxed(t, tt.opts))
 			if err != nil {
 				t.Fatal(err)
 			}
