@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/llm/mock"
 	"github.com/azero-dev/azero/internal/testenv"
 )
@@ -273,5 +274,20 @@ func TestImplementRefusesAnUnevenLooseMatch(t *testing.T) {
 	}
 	if rejected != 1 {
 		t.Errorf("%d edit_rejected records for the uneven block, want 1", rejected)
+	}
+	// The human sees the refusal too, as it happened: the terminal, the
+	// web page and runs show --events replay the same warning.
+	_, events := shown(t, state, repo, r.ID)
+	warned := false
+	for _, ev := range events {
+		if ev.Kind == event.Warning && strings.Contains(ev.Text, "big.py: the coder's reply was refused (the code)") && strings.Contains(ev.Text, "uniform shift") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning event for the refused reply among %d events", len(events))
+	}
+	if !strings.Contains(res.stderr, "big.py: the coder's reply was refused") {
+		t.Errorf("the terminal does not show the refused reply:\n%s", res.stderr)
 	}
 }

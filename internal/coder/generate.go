@@ -174,7 +174,7 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 			return giveUp(fmt.Errorf("%w: %s", ErrRefused, firstLines(resp.Text, 3)))
 		}
 		if in.MayKeep && existing != "" && saysNoChange(resp.Text) {
-			res.Content, res.Unchanged, res.Prose = existing, true, edit.Prose(resp.Text)
+			res.Content, res.Unchanged, res.Prose = existing, true, withoutNoChange(edit.Prose(resp.Text))
 			return res, nil
 		}
 		content, blocks, followed, err := interpret(res.Strategy, in.Prompt.Path, existing, resp.Text)
@@ -292,6 +292,18 @@ func saysNoChange(reply string) bool {
 		}
 	}
 	return false
+}
+
+// withoutNoChange drops the NoChangeWord line from a reply's prose: what
+// is left is the model's reason.
+func withoutNoChange(prose string) string {
+	var out []string
+	for l := range strings.SplitSeq(prose, "\n") {
+		if !strings.EqualFold(strings.Trim(strings.TrimSpace(l), "*_`#:.!> \t"), NoChangeWord) {
+			out = append(out, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
 func correction(st Strategy, err error) string {

@@ -82,7 +82,7 @@ func TestGenerateMayKeepTheFile(t *testing.T) {
 		unchanged             bool
 		prose                 string
 	}{
-		{"the word alone", existing, "**NO CHANGE**\n\nThe feedback is about the tests only.", true, "**NO CHANGE**\n\nThe feedback is about the tests only."},
+		{"the word alone", existing, "**NO CHANGE**\n\nThe feedback is about the tests only.", true, "The feedback is about the tests only."},
 		{"the same file", existing, "Nothing to do here.\n```python\ndef a():\n    return 1\n```\n", true, "Nothing to do here."},
 		{"blocks that change nothing", large, "### CHANGE 1: none\nFIND:\n```python\ndef f3():\n```\nREPLACE WITH:\n```python\ndef f3():\n```\n", true, "### CHANGE 1: none"},
 		{"a real change", existing, "Returns 2 now, as asked.\n```python\ndef a():\n    return 2\n```\n", false, "Returns 2 now, as asked."},

@@ -53,6 +53,14 @@
 //     the valid red, the reviewed and committed change is the one the
 //     green run tested, the branch is where azero left it, and the merge
 //     merges exactly azero's commit.
+//   - The tests are the referee's evidence: a test that passed at the
+//     baseline and is missing or skipped at red or green, a test a
+//     modified test file no longer declares, and any line a modified test
+//     file loses are shown at the diff review, which then never passes
+//     unattended (revise.go: eroded).
+//   - What the model is shown of a test run is testrun's Feedback, cut
+//     once with true counts; a stub of an existing file keeps its code;
+//     every reply refused on the way is shown to the human.
 //   - Every node is safe to repeat: a run killed anywhere resumes.
 package implement
 
@@ -307,10 +315,10 @@ func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
 		}
 		o := genOpts{step: "code: " + f.Path, mayKeep: s.Revising}
 		switch {
+		case s.Revising && !s.Recoded:
+			o.step = "revise " + f.Path + ": does it change for your feedback?"
 		case again != "":
 			o.step = "code again: " + f.Path + " (" + again + ")"
-		case s.Revising:
-			o.step = "revise " + f.Path + ": does it change for your feedback?"
 		}
 		r, err := n.generate(ctx, s, f, PurposeImplement, implementText(s, f.Path, currentFiles(s, f.Path)), o)
 		if err != nil {
@@ -319,6 +327,9 @@ func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
 		if s.Revising {
 			n.revisionNote(ctx, s, f.Path, r)
 		}
+	}
+	if s.Revising {
+		s.Recoded = true
 	}
 	if len(s.PendingWrites) > 0 {
 		return NodeWriteReview, nil
@@ -870,7 +881,7 @@ func decideReview(s *State, q human.Question, a human.Answer) (string, error) {
 		if tree, ok := q.Facts[factTree].(string); ok && tree != "" {
 			s.ReviewedTree = tree
 		}
-		s.Revising, s.ReviseRounds, s.RevisedTests, s.RevisionNotes = true, 0, false, nil
+		s.Revising, s.ReviseRounds, s.RevisedTests, s.Recoded, s.RevisionNotes = true, 0, false, false, nil
 		// The revision may need stubs of its own.
 		s.Stubbed = false
 		return NodeRevise, nil

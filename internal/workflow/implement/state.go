@@ -103,6 +103,9 @@ type State struct {
 	Revising     bool `json:"revising,omitempty"`
 	ReviseRounds int  `json:"revise_rounds,omitempty"`
 	RevisedTests bool `json:"revised_tests,omitempty"`
+	// Recoded: the code files were asked about the feedback in this
+	// revision (a later implementation round is an ordinary one).
+	Recoded bool `json:"recoded,omitempty"`
 	// RevisionNotes say, file by file, what the coder answered to the
 	// feedback (changed or not, and in its own words), for the next review.
 	RevisionNotes []RevisionNote `json:"revision_notes,omitempty"`
