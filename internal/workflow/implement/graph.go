@@ -696,7 +696,7 @@ func (n *nodes) testResult(ctx context.Context, tone event.Tone, res testrun.Res
 	if res.Outcome == testrun.Broken && len(res.Errors) > 0 {
 		shown := res.Errors[:min(len(res.Errors), 12)]
 		ev.Text += "\n      " + strings.Join(shown, "\n      ")
-		if more := len(res.Errors) - len(shown); more > 0 {
+		if more := len(res.Errors) - len(shown) + res.MoreErrors; more > 0 {
 			ev.Text += fmt.Sprintf("\n      ... %d more in the run's lineage", more)
 		}
 	}
