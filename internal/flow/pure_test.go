@@ -40,6 +40,7 @@ var pureFuncs = map[string]bool{
 	"path/filepath.Rel": true, "path/filepath.IsLocal": true,
 	module + "/internal/workflow/gates.Flagged":  true,
 	module + "/internal/workflow/gates.Decision": true,
+	module + "/internal/workflow/gates.Eroded":   true,
 }
 
 // purity checks the decide functions of one type-checked package.
