@@ -597,7 +597,7 @@ func newHostileWorld(t *testing.T, l hostileLang, config string) *hostileWorld {
 	// The test's own leftovers, before its directories go: whatever the
 	// hostile tests started and a failed test did not see die.
 	t.Cleanup(func() {
-		for _, pid := range processesWith(w.token) {
+		for _, pid := range testenv.ProcessesWith(w.token) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
@@ -795,12 +795,12 @@ func (w *hostileWorld) escapes(t *testing.T, before map[string]map[string]string
 	add := func(where, format string, args ...any) { out = append(out, where+": "+fmt.Sprintf(format, args...)) }
 
 	// Processes first: a survivor still writes.
-	left := processesWith(w.token)
+	left := testenv.ProcessesWith(w.token)
 	if confined && len(left) > 0 {
 		deadline := time.Now().Add(testenv.Patience)
 		for len(left) > 0 && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
-			left = processesWith(w.token)
+			left = testenv.ProcessesWith(w.token)
 		}
 	}
 	for _, pid := range left {
@@ -927,22 +927,6 @@ func (w *hostileWorld) reports(t *testing.T, runID string) map[string]string {
 		b, _ := os.ReadFile(p)
 		if i := bytes.Index(b, []byte("HOSTILE-REPORT")); i >= 0 {
 			out[phase] += string(b[i:])
-		}
-	}
-	return out
-}
-
-// processesWith lists the processes with token in their command line.
-func processesWith(token string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && bytes.Contains(raw, []byte(token)) {
-			out = append(out, pid)
 		}
 	}
 	return out

@@ -368,7 +368,7 @@ EOF`)
 				if strings.Contains(r.out, "ALL-STARTED") && r.code == 0 {
 					t.Errorf("started 200 processes under a limit of 40:\n%s", r.out)
 				}
-				waitGone(t, token)
+				testenv.WaitGone(t, token, "the sandbox")
 			})
 			t.Run("writes no file over MaxFileSize", func(t *testing.T) {
 				t.Parallel()
@@ -400,7 +400,7 @@ EOF`)
 // the marker they wrote stops growing.
 func assertStopped(t *testing.T, token, marker string) {
 	t.Helper()
-	waitGone(t, token)
+	testenv.WaitGone(t, token, "the sandbox")
 	before, err := os.ReadFile(marker)
 	if err != nil || len(before) == 0 {
 		t.Fatalf("the detached writer never ran: %v", err)
@@ -409,37 +409,6 @@ func assertStopped(t *testing.T, token, marker string) {
 	if after, _ := os.ReadFile(marker); len(after) != len(before) {
 		t.Errorf("the marker still grows: %d bytes, then %d", len(before), len(after))
 	}
-}
-
-// waitGone waits until no process has token in its command line.
-func waitGone(t *testing.T, token string) {
-	t.Helper()
-	deadline := time.Now().Add(testenv.Patience)
-	for {
-		pids := processesWith(token)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v outlived the sandbox", pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func processesWith(token string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(raw), token) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // With the network allowed, the host's listener is reached.

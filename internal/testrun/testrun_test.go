@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +172,7 @@ func TestTimeoutAndCancelKillTheJail(t *testing.T) {
 			case !tt.cancel && (!res.TimedOut || res.Outcome != testrun.Error):
 				t.Fatalf("timed out %v outcome %s", res.TimedOut, res.Outcome)
 			}
-			waitGone(t, token)
+			testenv.WaitGone(t, token, "the run")
 			before, err := os.ReadFile(filepath.Join(dir, "marker"))
 			if err != nil || len(before) == 0 {
 				t.Fatalf("the daemon never ran: %q, %v", before, err)
@@ -184,39 +183,6 @@ func TestTimeoutAndCancelKillTheJail(t *testing.T) {
 			}
 		})
 	}
-}
-
-// waitGone waits until no process on the machine has token in its command
-// line.
-func waitGone(t *testing.T, token string) {
-	t.Helper()
-	deadline := time.Now().Add(testenv.Patience)
-	for {
-		pids := processesWith(token)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v outlived the run", pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// processesWith lists the processes whose command line holds token.
-func processesWith(token string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && strings.Contains(string(raw), token) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 func exists(p string) bool {
