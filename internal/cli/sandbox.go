@@ -39,7 +39,7 @@ type SandboxOptions struct {
 // newSandboxCommand builds `azero sandbox`; runF replaces sandboxRun in
 // tests.
 func newSandboxCommand(f *Factory, runF func(*SandboxOptions) error) *cobra.Command {
-	opts := &SandboxOptions{IO: f.IO, Environ: f.Environ, WorkDir: f.WorkDir, StateDir: f.StateDir, ConfigDir: f.UserConfigDir(),
+	opts := &SandboxOptions{IO: f.IO, Environ: f.Environ, WorkDir: f.WorkDir, StateDir: f.Env().StateDir, ConfigDir: f.Env().UserConfigDir(),
 		LookPath: f.LookPath}
 	cmd := &cobra.Command{
 		Use:   "sandbox [--write DIR]... [--read DIR]... [--network] -- COMMAND [ARGS...]",
