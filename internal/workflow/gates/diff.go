@@ -8,7 +8,6 @@ package gates
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/review"
@@ -23,7 +22,7 @@ const (
 
 // ReportFormat names the layout of review.FormatReport's text, so that
 // channels can colour it (review.ColorizeReport for terminals).
-const ReportFormat = "diff-report"
+const ReportFormat = review.ReportFormat
 
 // Change is the analysis and report of a change.
 type Change struct {
@@ -75,7 +74,7 @@ func DiffReview(ctx context.Context, dir, base string) (human.Question, error) {
 			{Key: Approve, Decision: string(review.Approved)},
 			{Key: Reject, Decision: string(review.Rejected)},
 		},
-		Facts: map[string]any{"flagged_files": nonNil(c.Flagged), "files": len(c.Files), "repository": dir},
+		Facts: map[string]any{review.FlaggedFacts: nonNil(c.Flagged), "files": len(c.Files), "repository": dir},
 	}
 	if len(c.Flagged) == 0 {
 		q.Unattended = &human.Option{Key: NotRequired, Decision: string(review.NotRequired)}
@@ -83,22 +82,9 @@ func DiffReview(ctx context.Context, dir, base string) (human.Question, error) {
 	return q, nil
 }
 
-// Flagged returns the flagged files a diff review question recorded.
-func Flagged(q human.Question) []string {
-	switch v := q.Facts["flagged_files"].(type) {
-	case []string:
-		return slices.Clone(v)
-	case []any: // a question read back from JSON
-		out := make([]string, 0, len(v))
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
+// Flagged returns the flagged files a diff review question recorded
+// (review.FlaggedIn).
+func Flagged(q human.Question) []string { return review.FlaggedIn(q) }
 
 // Decision is the review decision an answer to DiffReview stands for.
 func Decision(a human.Answer) review.Decision {
