@@ -13,7 +13,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/mcpserver"
-	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
 // MCPOptions are the inputs of `azero mcp`.
@@ -74,7 +74,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 	if err != nil {
 		return err
 	}
-	logger, err := f.Audit()
+	logger, err := f.Env().Audit()
 	if err != nil {
 		return fmt.Errorf("open the audit log: %w", err)
 	}
@@ -82,8 +82,11 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 		Root:    root,
 		Version: f.Version,
 		Audit:   logger,
-		Store:   func(ctx context.Context) (*store.Store, error) { return f.Store(ctx) },
-		Now:     f.Now,
+		// azero_runs lists this machine's runs, as azero runs does.
+		Runs: func(ctx context.Context) (mcpserver.Lister, error) {
+			return runs.OpenLocal(ctx, f.Env(), runs.Catalog())
+		},
+		Now: f.Now,
 	})
 	if err != nil {
 		return err

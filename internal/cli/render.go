@@ -8,7 +8,6 @@ import (
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/review"
-	"github.com/azero-dev/azero/internal/workflow/gates"
 )
 
 // renderer prints a run's events on the terminal: each step as it starts
@@ -31,7 +30,11 @@ func renderEvent(ev event.Event, cs iostreams.ColorScheme) string {
 	case event.NodeDone:
 		var d event.NodeDoneData
 		_ = ev.Decode(&d)
-		return fmt.Sprintf("%s %s %s\n", cs.Green("✓"), ev.Node, cs.Faint(fmt.Sprintf("(%dms)", d.DurationMS)))
+		took := fmt.Sprintf("(%dms)", d.DurationMS)
+		if d.Worker != "" {
+			took = fmt.Sprintf("(%dms on %s)", d.DurationMS, d.Worker)
+		}
+		return fmt.Sprintf("%s %s %s\n", cs.Green("✓"), ev.Node, cs.Faint(took))
 	case event.Waiting:
 		return fmt.Sprintf("%s %s needs a human answer\n", cs.Yellow("⏸"), ev.Node)
 	case event.Interrupted:
@@ -87,7 +90,7 @@ func renderQuestion(q human.Question, cs iostreams.ColorScheme) string {
 	}
 	if q.Report != "" {
 		report := q.Report
-		if q.Format == gates.ReportFormat {
+		if q.Format == review.ReportFormat {
 			report = review.ColorizeReport(report, cs)
 		}
 		b.WriteString(strings.TrimRight(report, "\n"))
