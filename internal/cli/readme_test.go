@@ -363,7 +363,7 @@ func parseAzeroLine(t *testing.T, s readmeSnippet, args []string) {
 func checkFirstCommands(t *testing.T, s readmeSnippet) {
 	testenv.RequireTool(t, "go")
 	lines := commandLines(t, s.body)
-	if len(lines) != 2 || strings.Join(lines[0], " ") != "go run ./cmd/azero demo" || strings.Join(lines[1], " ") != "go test ./..." {
+	if len(lines) != 2 || strings.Join(lines[0], " ") != "go run ./cmd/azero demo" || strings.Join(lines[1], " ") != "go test -timeout 30m ./..." {
 		t.Fatalf("%s: the first commands are %q", s, lines)
 	}
 	checkout, err := filepath.Abs(filepath.Join("..", ".."))
