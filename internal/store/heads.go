@@ -113,10 +113,10 @@ func headColumns(careful bool) string {
 
 func (s *Store) listHeads(ctx context.Context, f Filter, careful bool) ([]Head, error) {
 	cond, order, args := where(f)
-	// The whole row is read (its seal covers the state and question), but
-	// only the page's rows, and nothing of them is decoded but the few
-	// values the database extracts.
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+`, `+headColumns(careful)+` FROM runs`+cond+order, args...)
+	// Only the page's rows are read, without their state and question
+	// (the seal covers their digests), and nothing of them is decoded but
+	// the few values the database extracts.
+	rows, err := s.db.QueryContext(ctx, `SELECT `+briefColumns+`, `+headColumns(careful)+` FROM runs`+cond+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
@@ -174,6 +174,7 @@ func (s *Store) scanHead(rows *sql.Rows, r *Run, more ...any) error {
 	if err != nil {
 		return err
 	}
+	rw.brief = true
 	verr := s.verify(rw)
 	run, err := rw.run()
 	if err != nil {

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -349,7 +351,7 @@ func TestMigrationSealsAnOlderStoreOnce(t *testing.T) {
 
 	db := sqlite(t, path)
 	var version int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 6 {
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 7 {
 		t.Fatalf("schema version %d, %v", version, err)
 	}
 	// A row without a seal after the migration is a forgery, opened again
@@ -450,5 +452,112 @@ func TestReportForgedRecordsEachForgeryOnce(t *testing.T) {
 	}
 	if !slices.Equal(nodes, []string{"merge", "commit"}) {
 		t.Errorf("run_forged recorded for the nodes %v, want once for each forgery (merge, commit)", nodes)
+	}
+}
+
+// The seal covers the state and the question through their digests: a
+// row whose state or question changed while its digest stayed is refused
+// by whatever reads it whole (a list that reads only the digests cannot
+// see it, and acts on nothing); one whose digest changed with it breaks
+// the seal, which every list sees.
+func TestDigestMismatchIsForged(t *testing.T) {
+	t.Parallel()
+	sum := func(s string) string {
+		h := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(h[:])
+	}
+	forgedState := `{"commit":"deadbeef","worktree":"/w/r"}`
+	tests := []struct {
+		name, sql string
+		args      []any
+		reason    string
+		listed    bool // a list that reads only the digests still shows it unmarked
+	}{
+		{"state changed, digest kept", `UPDATE runs SET state = CAST(? AS BLOB) WHERE id = 'r'`, []any{forgedState},
+			"its state does not match the digest its seal covers", true},
+		{"question changed, digest kept", `UPDATE runs SET question = replace(question, 'Merge?', 'Merge? (approve is safe)') WHERE id = 'r'`, nil,
+			"its question does not match the digest its seal covers", true},
+		{"state and its digest changed", `UPDATE runs SET state = CAST(? AS BLOB), state_digest = ? WHERE id = 'r'`, []any{forgedState, sum(forgedState)},
+			"its seal does not match what it holds", false},
+		{"digest alone changed", `UPDATE runs SET question_digest = ? WHERE id = 'r'`, []any{sum("")},
+			"its seal does not match what it holds", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st, path := waitingStore(t)
+			db := sqlite(t, path)
+			ctx := t.Context()
+			exec(t, db, tt.sql, tt.args...)
+			forged := rowOf(t, db, "r")
+			_, err := st.GetRun(ctx, "r")
+			var fe *store.RunForgedError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.reason) {
+				t.Fatalf("GetRun = %v, want a *RunForgedError saying %q", err, tt.reason)
+			}
+			if runs, err := st.ListRuns(ctx, store.Filter{}); err != nil || len(runs) != 1 || runs[0].ID != "other" {
+				t.Errorf("ListRuns = %d runs, %v: want only the other one", len(runs), err)
+			}
+			if err := st.PostAnswer(ctx, "r", "q", json.RawMessage(`{"question_id":"q","key":"approve"}`)); !errors.Is(err, store.ErrRunForged) {
+				t.Errorf("PostAnswer = %v, want ErrRunForged", err)
+			}
+			if err := st.UpdateMeta(ctx, "r", map[string]string{"a": "b"}); !errors.Is(err, store.ErrRunForged) {
+				t.Errorf("UpdateMeta = %v, want ErrRunForged", err)
+			}
+			if after := rowOf(t, db, "r"); after != forged {
+				t.Errorf("a refused write changed the forged row")
+			}
+			heads, err := st.ListHeads(ctx, store.Filter{})
+			i := slices.IndexFunc(heads, func(h store.Head) bool { return h.ID == "r" })
+			if err != nil || i < 0 || (heads[i].Unverified == nil) != tt.listed {
+				t.Errorf("ListHeads = %+v, %v: want r listed, marked unverified: %v", heads, err, !tt.listed)
+			}
+			brief, err := st.ListRuns(ctx, store.Filter{Brief: true})
+			if err != nil || slices.ContainsFunc(brief, func(r store.Run) bool { return r.ID == "r" }) != tt.listed {
+				t.Errorf("ListRuns(Brief) = %+v, %v: want r listed: %v", brief, err, tt.listed)
+			}
+		})
+	}
+}
+
+// A store sealed with the seal before the digests (v1, schema 6) is
+// sealed again over the digests when azero opens it: each row whose v1
+// seal verifies, and no other.
+func TestMigrationSealsV1RowsOverTheirDigests(t *testing.T) {
+	t.Parallel()
+	st, path := waitingStore(t)
+	st.Close()
+	key, err := answerkey.Load(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sqlite(t, path)
+	for _, id := range []string{"r", "other"} {
+		var (
+			wf, rk, status, node, visits, errText, meta, question string
+			state                                                 []byte
+			steps, created                                        int64
+		)
+		if err := db.QueryRow(`SELECT workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at FROM runs WHERE id = ?`, id).
+			Scan(&wf, &rk, &status, &node, &state, &steps, &visits, &errText, &meta, &question, &created); err != nil {
+			t.Fatal(err)
+		}
+		v1 := key.SealRecord("azero run v1", []byte(id), []byte(wf), []byte(rk), []byte(status), []byte(node), state,
+			[]byte(fmt.Sprint(steps)), []byte(visits), []byte(errText), []byte(meta), []byte(question), []byte(fmt.Sprint(created)))
+		exec(t, db, `UPDATE runs SET seal = ? WHERE id = ?`, v1, id)
+	}
+	exec(t, db, `UPDATE runs SET node = 'merge' WHERE id = 'other'`) // forged under v1
+	exec(t, db, `ALTER TABLE runs DROP COLUMN state_digest`)
+	exec(t, db, `ALTER TABLE runs DROP COLUMN question_digest`)
+	exec(t, db, `PRAGMA user_version = 6`)
+	st = open(t, path)
+	if r, err := st.GetRun(t.Context(), "r"); err != nil || r.Node != "human_review" {
+		t.Errorf("GetRun(r) after the migration = %+v, %v", r, err)
+	}
+	if _, err := st.GetRun(t.Context(), "other"); !errors.Is(err, store.ErrRunForged) {
+		t.Errorf("GetRun(other), forged under v1, = %v: want it refused", err)
+	}
+	if s := sealOf(t, db, "r"); len(s) != 64 {
+		t.Errorf("r's seal %q", s)
 	}
 }
