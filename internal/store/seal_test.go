@@ -351,7 +351,7 @@ func TestMigrationSealsAnOlderStoreOnce(t *testing.T) {
 
 	db := sqlite(t, path)
 	var version int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 7 {
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 8 {
 		t.Fatalf("schema version %d, %v", version, err)
 	}
 	// A row without a seal after the migration is a forgery, opened again
