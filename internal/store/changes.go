@@ -52,7 +52,7 @@ func (s *Store) Changes(ctx context.Context, m Mark) (Changes, error) {
 	for rows.Next() {
 		var (
 			kind, id, host string
-			n, pid, held int64
+			n, pid, held   int64
 		)
 		if err := rows.Scan(&kind, &id, &n, &pid, &host, &held); err != nil {
 			return Changes{}, fmt.Errorf("look for changes: %w", err)
