@@ -59,6 +59,7 @@ import (
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -114,6 +115,9 @@ type Options struct {
 	Location *time.Location
 	// Poll is how often live views look for news; default 500 ms.
 	Poll time.Duration
+	// Watch is the one watcher of the runs, shared by every live view;
+	// nil: the server makes its own over its source, looking every Poll.
+	Watch *runs.Watcher
 	// Timeouts bound what a client may hold of the server; zero fields
 	// take DefaultTimeouts'.
 	Timeouts Timeouts
@@ -159,6 +163,11 @@ type Server struct {
 	ctx     context.Context // ends when the server stops
 	stop    context.CancelFunc
 	logMu   sync.Mutex
+
+	watchOnce sync.Once
+	watch     *runs.Watcher
+	fpMu      sync.Mutex
+	fps       map[store.Filter]listPrint // what each list showed at a watcher's generation
 }
 
 // New returns a server over opts.
