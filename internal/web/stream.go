@@ -54,7 +54,7 @@ type streamEvent struct {
 // runStream is GET /runs/RUN/events?after=SEQ: the run's events as they
 // are stored, each with its line of HTML, as server-sent events.
 func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
-	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	run, err := s.src.FindRun(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -71,7 +71,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	sub := s.watcher().Run(run.ID)
 	defer sub.Close()
 	s.follow(r.Context(), sub, func() bool {
-		evs, err := s.opts.Store.Events(r.Context(), run.ID, after, 200)
+		evs, err := s.src.Events(r.Context(), run.ID, after, 200)
 		if err != nil {
 			return false
 		}
@@ -96,7 +96,7 @@ func (s *Server) watcher() *runs.Watcher {
 		s.watch = s.opts.Watch
 		if s.watch == nil {
 			// Idle once the last stream ends: nothing to stop.
-			s.watch = runs.NewWatcher(s.opts.Store, s.opts.Poll)
+			s.watch = runs.NewWatcher(s.src, s.opts.Poll)
 		}
 	})
 	return s.watch
@@ -179,7 +179,7 @@ func (s *Server) fingerprint(ctx context.Context, page store.Filter) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d|%d\n", total, s.countWaiting(ctx))
 	for _, r := range runs {
-		fmt.Fprintf(h, "%s|%s|%s|%d|%d|%s\n", r.ID, rundoc.Status(s.opts.Store, r), r.Node, r.Steps, r.UpdatedAt.UnixNano(), r.Key)
+		fmt.Fprintf(h, "%s|%s|%s|%d|%d|%s\n", r.ID, rundoc.Status(s.src, r), r.Node, r.Steps, r.UpdatedAt.UnixNano(), r.Key)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
