@@ -20,22 +20,26 @@
 //     over every column that decides what the run does next: id,
 //     workflow, key, status, node, steps, visits, error, meta,
 //     created_at, and the state and the question (with its id and nonce)
-//     through their sha256 digests, kept in columns of their own. A row
+//     through their sha256 digests, kept in columns of their own, and
+//     the run's summary (what a list shows of the state and the
+//     question, made from them at every write). A row
 //     whose seal does not verify, or whose state or question is not what
 //     its digest says, was changed outside azero (ErrRunForged): GetRun,
 //     FindRun, PostAnswer and every write of a sealed column refuse it
 //     (and so never seal a forgery), ListRuns leaves it out unless asked
 //     (Filter.Unverified), and only Peek shows it; nothing acts on it.
 //     A list that does not return the state and the question (ListHeads,
-//     Filter.Brief) verifies the seal over the digests without reading
-//     them, so a page of runs costs a page of small rows: what it shows
-//     of the question and state is shown, never acted on, and whatever
+//     Filter.Brief) verifies the seal over the digests and the summary
+//     without reading them, and shows of them only the summary, so a page
+//     of runs costs a page of small rows (the large columns come last in
+//     the table, so reading the others reads none of theirs); whatever
 //     acts reads the run whole, digests checked.
 //     The lease columns, updated_at and the answer are not sealed. The
 //     rows an older azero made are sealed once, by the migration that
 //     adds the seal (in Go, in the migration's transaction), and sealed
-//     again over the digests by the migration that adds them, if their
-//     older seal verifies; after that a
+//     again over the digests by the migration that adds them, and with
+//     their summaries by the one after, if their older seal verifies;
+//     after that a
 //     row without a seal is a forgery, never "legacy", and a marker file
 //     beside the store keeps it so even if the schema is rolled back.
 package store
@@ -169,7 +173,21 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	sort.Strings(names)
-	tx, err := s.db.BeginTx(ctx, nil)
+	// A migration that makes the runs table again drops it while history,
+	// calls and events name it: SQLite asks for foreign keys off, which
+	// only a connection outside a transaction can set, so the migrations
+	// run on a connection of their own.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return err
+	}
+	// Back on before the connection returns to the pool.
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON")
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -185,6 +203,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	after := map[string]func(context.Context, *sql.Tx) error{
 		"migrations/005_seal.sql":         s.sealLegacy,
 		"migrations/007_seal_digests.sql": s.sealDigests,
+		"migrations/009_run_summary.sql":  s.sealSummaries,
 	}
 	for i := version; i < len(names); i++ {
 		body, err := migrations.ReadFile(names[i])
@@ -301,9 +320,10 @@ func (s *Store) CreateRun(ctx context.Context, r Run) error {
 	c := sealed{id: r.ID, workflow: r.Workflow, key: r.Key, status: string(r.Status), node: r.Node, state: state,
 		visits: visits, meta: meta, created: now}
 	sd, qd := digest(c.state), digest(nil)
+	c.summary = summarize(c.state, "")
 	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, workflow, run_key, status, node, state, visits, meta, created_at, updated_at, seal,
-		state_digest, question_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.id, c.workflow, c.key, c.status, c.node, c.state, c.visits, c.meta, now, now, key.SealRecord(runSealKind, c.fieldsWith(sd, qd)...), sd, qd)
+		state_digest, question_digest, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.id, c.workflow, c.key, c.status, c.node, c.state, c.visits, c.meta, now, now, key.SealRecord(runSealKind, c.fieldsWith(sd, qd)...), sd, qd, c.summary)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
