@@ -158,14 +158,21 @@ func run(azero string, nRuns, nWaiting, nStreams int, idle time.Duration, client
 	// the same way: the page's cost against the API's over the same rows
 	// and under the same load tells the page's share from the machine's.
 	load := loadAvg()
+	t0, _ := cpuTicks(pid)
 	p50, p99, err := latencies(get, "/", clients, requests)
 	if err != nil {
 		return false, err
 	}
+	t1, _ := cpuTicks(pid)
 	a50, a99, err := latencies(get, "/api/runs", clients, requests)
 	if err != nil {
 		return false, err
 	}
+	t2, _ := cpuTicks(pid)
+	// The serve process's CPU per request (warm-ups included): what the
+	// machine's load does not change.
+	perPage := float64(t1-t0) / clkTck * 1000 / float64(requests+5)
+	perAPI := float64(t2-t1) / clkTck * 1000 / float64(requests+5)
 
 	ok := true
 	verdict := func(pass bool) string {
@@ -180,6 +187,7 @@ func run(azero string, nRuns, nWaiting, nStreams int, idle time.Duration, client
 		clients, nRuns, ms(p50), ms(p99), ms(p99)/100, verdict(p99 < 100*time.Millisecond))
 	fmt.Printf("GET /api/runs at %d clients: p50 %.1f ms, p99 %.1f ms (the page costs %.2fx the API at p50, %.2fx at p99)\n",
 		clients, ms(a50), ms(a99), ms(p50)/ms(a50), ms(p99)/ms(a99))
+	fmt.Printf("serve's CPU per request: GET / %.1f ms, GET /api/runs %.1f ms\n", perPage, perAPI)
 	fmt.Printf("load average before the requests: %s; after: %s (2 shared cores)\n", load, loadAvg())
 	return ok, nil
 }
