@@ -38,9 +38,11 @@
 //   - The JSON documents of /api/runs and /api/runs/RUN are those of
 //     `azero runs --json` and `azero runs show RUN --json` (package rundoc);
 //     /api/runs adds where its page stands (total, offset, limit, next).
-//   - Over the store, a list costs a page of rows, read in a query or two
-//     whatever the number of runs (store.ListHeads): no question is
-//     decoded and no query made per run listed.
+//   - Over the store, a list costs a page of small rows, read in a query
+//     or two whatever the number of runs (store.ListHeads): it shows of a
+//     run's question and state only their sealed summary, reads neither,
+//     and makes no query per run listed. The runs page's fingerprint is
+//     made from the rows it shows.
 package web
 
 import (
