@@ -26,7 +26,8 @@ func where(f Filter) (cond string, order string, args []any) {
 	}
 	if f.Asking {
 		// Only a run that has not ended can ask (runs_by_status finds them).
-		cond += ` AND status IN ('running', 'waiting', 'interrupted', 'failed') AND question != ''`
+		// The question's digest says whether there is one without reading it.
+		cond += ` AND status IN ('running', 'waiting', 'interrupted', 'failed') AND question_digest != '` + noQuestion + `'`
 	}
 	order = ` ORDER BY created_at DESC, id DESC`
 	switch {
@@ -41,6 +42,9 @@ func where(f Filter) (cond string, order string, args []any) {
 	return cond, order, args
 }
 
+// noQuestion is the digest of no question.
+var noQuestion = digest(nil)
+
 // CountRuns returns how many runs f selects, whatever its Limit and
 // Offset.
 func (s *Store) CountRuns(ctx context.Context, f Filter) (int, error) {
@@ -54,9 +58,10 @@ func (s *Store) CountRuns(ctx context.Context, f Filter) (int, error) {
 }
 
 // Head is a run as a list shows it: the run without its state, question
-// and answer (nil), with what a list shows of them and its cost. A run
-// whose stored row does not verify is listed with Run.Unverified saying
-// why: shown, never acted on.
+// and answer (nil), with what a list shows of them (its summary, which
+// the seal covers) and its cost. A run whose stored row does not verify
+// is listed with Run.Unverified saying why, and nothing of its summary:
+// shown, never acted on.
 type Head struct {
 	Run
 	// Asks is what the run asks a human now or waits for; nil when
@@ -82,71 +87,28 @@ type Asking struct {
 }
 
 // ListHeads returns the heads of the runs f selects, newest first. What a
-// list shows of a run's state, question and cost is read inside the
-// database, for the rows returned only: a page of runs costs a page of
-// rows, in one query, however many runs there are.
+// list shows of a run's state and question is its summary, which every
+// write makes from them and the seal covers: a page of runs costs a page
+// of small rows, in one query, however many runs there are and however
+// large their state and question. A run whose row does not verify shows
+// nothing of its summary.
 func (s *Store) ListHeads(ctx context.Context, f Filter) ([]Head, error) {
-	heads, err := s.listHeads(ctx, f, false)
-	if err != nil {
-		// A question or state that is not JSON (a row changed by hand)
-		// fails the quick query; the careful one checks each first.
-		heads, err = s.listHeads(ctx, f, true)
-	}
-	return heads, err
-}
-
-// headColumns are what ListHeads reads besides runColumns: the
-// question's gate, title, prompt and flagged files, and the state's
-// issue, slug and filed issue, each as a JSON array; whether the run asks
-// and has an answer posted; and its cost. Careful, each JSON value is
-// checked before it is read, which costs a second parse.
-func headColumns(careful bool) string {
-	question, state := `question != ''`, `state != x''`
-	if careful {
-		question, state = `json_valid(question)`, `json_valid(CAST(state AS TEXT))`
-	}
-	return `CASE WHEN ` + question + ` THEN json_extract(question, '$.gate', '$.title', '$.prompt', '$.facts.flagged_files') END,
-		CASE WHEN ` + state + ` THEN json_extract(CAST(state AS TEXT), '$.issue', '$.slug', '$.filed.number') END,
-		question != '', answer != '',
-		(SELECT TOTAL(cost_usd) FROM calls WHERE calls.run_id = runs.id)`
-}
-
-func (s *Store) listHeads(ctx context.Context, f Filter, careful bool) ([]Head, error) {
 	cond, order, args := where(f)
-	// The whole row is read (its seal covers the state and question), but
-	// only the page's rows, and nothing of them is decoded but the few
-	// values the database extracts.
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+`, `+headColumns(careful)+` FROM runs`+cond+order, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+briefColumns+`, answer != '',
+		(SELECT TOTAL(cost_usd) FROM calls WHERE calls.run_id = runs.id) FROM runs`+cond+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
 	var out []Head
 	for rows.Next() {
-		var (
-			h             Head
-			asked, stated sql.NullString
-			asks          bool
-		)
-		if err := s.scanHead(rows, &h.Run, &asked, &stated, &asks, &h.Answered, &h.CostUSD); err != nil {
+		var h Head
+		sum, err := s.scanHead(rows, &h.Run, &h.Answered, &h.CostUSD)
+		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
-		if asks {
-			h.Asks = &Asking{}
-			// A value of another type than the question's is not shown.
-			if v := jsonValues(asked.String, 4); v != nil {
-				_ = json.Unmarshal(v[0], &h.Asks.Gate)
-				_ = json.Unmarshal(v[1], &h.Asks.Title)
-				_ = json.Unmarshal(v[2], &h.Asks.Prompt)
-				_ = json.Unmarshal(v[3], &h.Asks.Flagged)
-			}
-		}
-		if v := jsonValues(stated.String, 3); v != nil {
-			if json.Unmarshal(v[0], &h.Issue) != nil && len(v[0]) > 0 && v[0][0] != 'n' {
-				h.Issue = string(v[0]) // a number
-			}
-			_ = json.Unmarshal(v[1], &h.Slug)
-			_ = json.Unmarshal(v[2], &h.Filed)
+		if h.Unverified == nil {
+			h.Asks, h.Issue, h.Slug, h.Filed = sum.asking(), sum.Issue, sum.Slug, sum.Filed
 		}
 		out = append(out, h)
 	}
@@ -156,29 +118,87 @@ func (s *Store) listHeads(ctx context.Context, f Filter, careful bool) ([]Head, 
 	return out, nil
 }
 
-// jsonValues decodes the JSON array of n values json_extract returns for
-// n paths; nil when there is none.
-func jsonValues(array string, n int) []json.RawMessage {
-	var v []json.RawMessage
-	if array == "" || json.Unmarshal([]byte(array), &v) != nil || len(v) != n {
-		return nil
-	}
-	return v
+// summary is what a list shows of a run's state and question (Head), as
+// the summary column keeps it: made by summarize at every write, covered
+// by the seal.
+type summary struct {
+	Asks    bool     `json:"asks,omitempty"`
+	Gate    string   `json:"gate,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Prompt  string   `json:"prompt,omitempty"`
+	Flagged []string `json:"flagged,omitempty"`
+	Issue   string   `json:"issue,omitempty"`
+	Slug    string   `json:"slug,omitempty"`
+	Filed   int      `json:"filed,omitempty"`
 }
 
-// scanHead scans a row of runColumns followed by more columns into r and
-// more, with its seal verified (Run.Unverified says why it is not) and
-// its state, question and answer left out.
-func (s *Store) scanHead(rows *sql.Rows, r *Run, more ...any) error {
+func (sum summary) asking() *Asking {
+	if !sum.Asks {
+		return nil
+	}
+	return &Asking{Gate: sum.Gate, Title: sum.Title, Prompt: sum.Prompt, Flagged: sum.Flagged}
+}
+
+// summarize makes the summary of a run's state and question: the
+// question's "gate", "title", "prompt" and "facts"."flagged_files", the
+// state's "issue" (a string, or a number as written), "slug" and
+// "filed"."number", the keys azero's workflows keep them under. A value
+// of another type, or in a state or question that is not JSON, is left
+// out.
+func summarize(state []byte, question string) string {
+	var sum summary
+	if question != "" {
+		sum.Asks = true
+		var q struct {
+			Gate, Title, Prompt, Facts json.RawMessage
+		}
+		if json.Unmarshal([]byte(question), &q) == nil {
+			_ = json.Unmarshal(q.Gate, &sum.Gate)
+			_ = json.Unmarshal(q.Title, &sum.Title)
+			_ = json.Unmarshal(q.Prompt, &sum.Prompt)
+			var facts struct {
+				Flagged json.RawMessage `json:"flagged_files"`
+			}
+			if json.Unmarshal(q.Facts, &facts) == nil && json.Unmarshal(facts.Flagged, &sum.Flagged) != nil {
+				sum.Flagged = nil
+			}
+		}
+	}
+	var st struct {
+		Issue, Slug, Filed json.RawMessage
+	}
+	if json.Unmarshal(state, &st) == nil {
+		if json.Unmarshal(st.Issue, &sum.Issue) != nil && len(st.Issue) > 0 && string(st.Issue) != "null" {
+			sum.Issue = string(st.Issue) // a number
+		}
+		_ = json.Unmarshal(st.Slug, &sum.Slug)
+		var filed struct{ Number json.RawMessage }
+		if json.Unmarshal(st.Filed, &filed) == nil && json.Unmarshal(filed.Number, &sum.Filed) != nil {
+			sum.Filed = 0
+		}
+	}
+	b, err := json.Marshal(sum)
+	if err != nil {
+		return "{}" // strings, numbers and a bool always encode
+	}
+	return string(b)
+}
+
+// scanHead scans a row of briefColumns followed by more columns into r
+// and more, with its seal verified (Run.Unverified says why it is not)
+// and its state, question and answer left out, and returns its summary
+// (empty when it does not decode).
+func (s *Store) scanHead(rows *sql.Rows, r *Run, more ...any) (summary, error) {
 	rw, err := scanRow(rowScanner{rows, more})
 	if err != nil {
-		return err
+		return summary{}, err
 	}
+	rw.brief = true
 	verr := s.verify(rw)
 	run, err := rw.run()
 	if err != nil {
 		if verr == nil {
-			return err
+			return summary{}, err
 		}
 		// A forged row may not even decode: it is shown as it is.
 		run = Run{ID: rw.id, Workflow: rw.workflow, Key: rw.key, Status: Status(rw.status), Node: rw.node,
@@ -187,7 +207,9 @@ func (s *Store) scanHead(rows *sql.Rows, r *Run, more ...any) error {
 	run.Unverified = verr
 	run.State, run.Question, run.Answer = nil, nil, nil
 	*r = run
-	return nil
+	var sum summary
+	_ = json.Unmarshal([]byte(rw.summary), &sum)
+	return sum, nil
 }
 
 // rowScanner scans a row into what scanRow asks for, then more.

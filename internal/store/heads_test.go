@@ -2,8 +2,11 @@ package store_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -56,13 +59,16 @@ func headsStore(t *testing.T) (*store.Store, string) {
 			t.Fatal(err)
 		}
 	}
-	// A question that is not JSON, and an answer posted by hand.
+	// A question that is not JSON, and an answer posted by hand, with the
+	// question's digest and the summary a list shows made to match.
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `UPDATE runs SET question = '{not json', answer = 'x' WHERE id = 'r3'`); err != nil {
+	sum := sha256.Sum256([]byte("{not json"))
+	if _, err := db.ExecContext(ctx, `UPDATE runs SET question = '{not json', question_digest = ?, summary = '{"asks":true,"title":"Approve me"}',
+		answer = 'x' WHERE id = 'r3'`, hex.EncodeToString(sum[:])); err != nil {
 		t.Fatal(err)
 	}
 	return st, path
@@ -100,7 +106,9 @@ func TestListHeads(t *testing.T) {
 		{"r0", nil, false, 0, "42", "", 0, "running", "start"},
 		{"r1", &store.Asking{Gate: "review", Title: "Diff review", Prompt: "!! flagged above. Commit?", Flagged: []string{"a.go", "b.go"}}, false, 0, "", "fast-search", 0, "waiting", "review"},
 		{"r2", nil, false, 0.75, "", "", 0, "running", "start"},
-		{"r3", &store.Asking{}, true, 0, "", "", 0, "running", "start"},
+		// Changed by hand: nothing of its summary is shown; its answer,
+		// which has a seal of its own, is said to be there.
+		{"r3", nil, true, 0, "", "", 0, "running", "start"},
 		{"r4", &store.Asking{Gate: "diff_review", Title: "Diff review", Prompt: "!! flagged above. Commit?"}, false, 1, "", "x", 7, "waiting", "diff_review"},
 		{"r5", nil, false, 0, "12", "", 0, "running", "start"},
 	}
@@ -112,11 +120,14 @@ func TestListHeads(t *testing.T) {
 				tt.id, h, h.Asks, tt.asks, tt.answered, tt.cost, tt.issue, tt.slug, tt.filed, tt.status, tt.node)
 		}
 	}
-	if byID["r3"].Unverified == nil || byID["r5"].Unverified != nil {
+	if !errors.Is(byID["r3"].Unverified, store.ErrRunForged) || byID["r5"].Unverified != nil {
 		t.Errorf("r3 (changed by hand) unverified: %v, r5: %v; want only r3 marked", byID["r3"].Unverified, byID["r5"].Unverified)
 	}
-	// The rest of a head is the run as ListRuns reads it.
-	runs, err := st.ListRuns(ctx, store.Filter{Unverified: true})
+	if _, err := st.GetRun(ctx, "r3"); !errors.Is(err, store.ErrRunForged) {
+		t.Errorf("GetRun(r3), changed by hand = %v, want ErrRunForged", err)
+	}
+	// The rest of a head is the run as a brief ListRuns reads it.
+	runs, err := st.ListRuns(ctx, store.Filter{Unverified: true, Brief: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +19,23 @@ import (
 
 // runSealKind names what a run's seal covers. Sealing more or other
 // columns is a new kind, and a migration that seals every row again.
-const runSealKind = "azero run v1"
+// v3 covers the state and the question through their digests (sha256,
+// kept in columns of their own), and the run's summary (what a list shows
+// of them, made from them at every write), so that a list verifies a
+// row's seal and shows only what it covers without reading either;
+// whatever reads the state or the question to act on it checks them
+// against their digests too.
+const runSealKind = "azero run v3"
+
+// digestSealKind is the kind of seal before the summary: v2 covered the
+// state and the question through their digests, and no summary. Migration
+// 009 seals again, with v3, every row whose v2 seal verifies.
+const digestSealKind = "azero run v2"
+
+// legacySealKind is the kind of seal before the digests: v1 covered the
+// state and the question themselves. Migration 007 seals again, with v2,
+// every row whose v1 seal verifies (with v2; 009 then with v3).
+const legacySealKind = "azero run v1"
 
 // sealed is what a run's seal covers, as stored: every column that
 // decides what the run does next. Not sealed: the lease (forging it can
@@ -30,9 +48,42 @@ type sealed struct {
 	steps                           int64
 	visits, errText, meta, question string
 	created                         int64
+	// summary is what a list shows of the state and the question
+	// (summarize), made from them by every write.
+	summary string
 }
 
+// digest is the hex of the sha256 of a large sealed column, as stored in
+// its digest column.
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// fieldsWith are what the v3 seal covers, with the digests of the state
+// and the question as given.
+func (c sealed) fieldsWith(stateDigest, questionDigest string) [][]byte {
+	return append(c.digestFields(stateDigest, questionDigest), []byte(c.summary))
+}
+
+// digestFields are what the v2 seal covered: the v3 fields but the
+// summary.
+func (c sealed) digestFields(stateDigest, questionDigest string) [][]byte {
+	return [][]byte{
+		[]byte(c.id), []byte(c.workflow), []byte(c.key), []byte(c.status), []byte(c.node), []byte(stateDigest),
+		strconv.AppendInt(nil, c.steps, 10), []byte(c.visits), []byte(c.errText), []byte(c.meta), []byte(questionDigest),
+		strconv.AppendInt(nil, c.created, 10),
+	}
+}
+
+// fields are what the v3 seal covers, the digests made from the content.
 func (c sealed) fields() [][]byte {
+	return c.fieldsWith(digest(c.state), digest([]byte(c.question)))
+}
+
+// legacyFields are what the v1 seal covered: the state and the question
+// themselves.
+func (c sealed) legacyFields() [][]byte {
 	return [][]byte{
 		[]byte(c.id), []byte(c.workflow), []byte(c.key), []byte(c.status), []byte(c.node), c.state,
 		strconv.AppendInt(nil, c.steps, 10), []byte(c.visits), []byte(c.errText), []byte(c.meta), []byte(c.question),
@@ -43,6 +94,12 @@ func (c sealed) fields() [][]byte {
 // row is a run's row as stored.
 type row struct {
 	sealed
+	// The digests of the state and the question as stored, which the
+	// seal covers.
+	stateDigest, questionDigest string
+	// brief: the state and the question were not read (a list's row);
+	// only the seal over their digests and the summary can be verified.
+	brief     bool
 	seal      sql.NullString
 	answer    string
 	updated   int64
@@ -50,14 +107,21 @@ type row struct {
 	leaseTill int64
 }
 
-const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, seal, answer, updated_at, lease_token, lease_pid, lease_host, lease_until`
+const runColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, seal, answer, updated_at, lease_token, lease_pid, lease_host, lease_until, state_digest, question_digest, summary`
+
+// briefColumns are runColumns without the state and the question (read
+// as empty): what a list reads to show a run and verify its seal. They
+// come before the state and the question in the table (migration 009),
+// so reading them reads no overflow page of either.
+const briefColumns = `id, workflow, run_key, status, node, x'', steps, visits, error, meta, '', created_at, seal, answer, updated_at, lease_token, lease_pid, lease_host, lease_until, state_digest, question_digest, summary`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRow(sc scanner) (row, error) {
 	var rw row
 	err := sc.Scan(&rw.id, &rw.workflow, &rw.key, &rw.status, &rw.node, &rw.state, &rw.steps, &rw.visits, &rw.errText, &rw.meta,
-		&rw.question, &rw.created, &rw.seal, &rw.answer, &rw.updated, &rw.lease.Token, &rw.lease.PID, &rw.lease.Host, &rw.leaseTill)
+		&rw.question, &rw.created, &rw.seal, &rw.answer, &rw.updated, &rw.lease.Token, &rw.lease.PID, &rw.lease.Host, &rw.leaseTill,
+		&rw.stateDigest, &rw.questionDigest, &rw.summary)
 	if rw.state == nil {
 		rw.state = []byte{}
 	}
@@ -129,17 +193,29 @@ func (s *Store) verify(rw row) error {
 }
 
 func (s *Store) verifyWith(key *answerkey.Key, rw row) error {
-	fields := rw.fields()
-	err := key.VerifyRecord(rw.seal.String, runSealKind, fields...)
-	if err == nil {
+	err := key.VerifyRecord(rw.seal.String, runSealKind, rw.fieldsWith(rw.stateDigest, rw.questionDigest)...)
+	switch {
+	case err == nil && rw.brief:
 		return nil
-	}
-	if !rw.seal.Valid {
+	case err == nil:
+		// The seal covers the digests; the content must be theirs.
+		if digest(rw.state) != rw.stateDigest {
+			err = errors.New("its state does not match the digest its seal covers")
+		} else if digest([]byte(rw.question)) != rw.questionDigest {
+			err = errors.New("its question does not match the digest its seal covers")
+		} else {
+			return nil
+		}
+	case !rw.seal.Valid:
 		// Not "legacy": the migration sealed every row an older azero
 		// made.
 		err = errors.New("it carries no seal")
-	} else if errors.Is(err, answerkey.ErrRecordSeal) {
+	case errors.Is(err, answerkey.ErrRecordSeal):
 		err = errors.New("its seal does not match what it holds")
+	}
+	fields := rw.fieldsWith(rw.stateDigest, rw.questionDigest)
+	if !rw.brief {
+		fields = rw.fields()
 	}
 	return &RunForgedError{RunID: rw.id, Store: s.path, Workflow: rw.workflow, Status: rw.status, Node: rw.node, Err: err,
 		digest: key.SealRecord(runSealKind, fields...)}
@@ -170,9 +246,12 @@ func (s *Store) current(ctx context.Context, tx *sql.Tx, runID string) (row, *an
 // sets more columns (not sealed) with alsoArgs; where narrows the row
 // further with whereArgs.
 func (s *Store) write(ctx context.Context, tx *sql.Tx, key *answerkey.Key, c sealed, also string, alsoArgs []any, where string, whereArgs ...any) (sql.Result, error) {
-	q := `UPDATE runs SET run_key = ?, status = ?, node = ?, state = ?, steps = ?, visits = ?, error = ?, meta = ?, question = ?, seal = ?, updated_at = ?`
+	q := `UPDATE runs SET run_key = ?, status = ?, node = ?, state = ?, steps = ?, visits = ?, error = ?, meta = ?, question = ?, seal = ?, updated_at = ?,
+		state_digest = ?, question_digest = ?, summary = ?`
+	sd, qd := digest(c.state), digest([]byte(c.question))
+	c.summary = summarize(c.state, c.question)
 	args := []any{c.key, c.status, c.node, c.state, c.steps, c.visits, c.errText, c.meta, c.question,
-		key.SealRecord(runSealKind, c.fields()...), s.now().UnixNano()}
+		key.SealRecord(runSealKind, c.fieldsWith(sd, qd)...), s.now().UnixNano(), sd, qd, c.summary}
 	if also != "" {
 		q += `, ` + also
 		args = append(args, alsoArgs...)
@@ -244,13 +323,13 @@ func (s *Store) ReportForged(ctx context.Context, rec Recorder, by string, err e
 // marker says it was sealed before had its schema rolled back by
 // something else: its unsealed rows are forgeries, and stay unsealed.
 func (s *Store) sealLegacy(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+runColumns+` FROM runs`)
+	rows, err := tx.QueryContext(ctx, `SELECT `+legacyColumns+` FROM runs`)
 	if err != nil {
 		return err
 	}
 	var legacy []row
 	for rows.Next() {
-		rw, err := scanRow(rows)
+		rw, err := scanLegacyRow(rows)
 		if err != nil {
 			rows.Close()
 			return err
@@ -272,7 +351,88 @@ func (s *Store) sealLegacy(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("seal the runs an older azero made: %w", err)
 	}
 	for _, rw := range legacy {
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET seal = ? WHERE id = ?`, key.SealRecord(runSealKind, rw.fields()...), rw.id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET seal = ? WHERE id = ?`, key.SealRecord(legacySealKind, rw.legacyFields()...), rw.id); err != nil {
+			return fmt.Errorf("seal run %s: %w", rw.id, err)
+		}
+	}
+	return nil
+}
+
+// legacyColumns are the columns of a run's row before migration 007 added
+// the digests.
+const legacyColumns = `id, workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, seal`
+
+func scanLegacyRow(sc scanner) (row, error) {
+	var rw row
+	err := sc.Scan(&rw.id, &rw.workflow, &rw.key, &rw.status, &rw.node, &rw.state, &rw.steps, &rw.visits, &rw.errText, &rw.meta,
+		&rw.question, &rw.created, &rw.seal)
+	if rw.state == nil {
+		rw.state = []byte{}
+	}
+	return rw, err
+}
+
+// sealDigests is migration 007's Go step: it adds the digest columns
+// (unless a schema rolled back kept them) and seals again, with v2, every
+// row whose v1 seal verifies (009 then seals it with v3). A row whose v1
+// seal does not verify (a forgery, or a row left unsealed after a
+// rollback) gets no v2 seal and stays refused.
+func (s *Store) sealDigests(ctx context.Context, tx *sql.Tx) error {
+	have := map[string]bool{}
+	cols, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info('runs')`)
+	if err != nil {
+		return err
+	}
+	for cols.Next() {
+		var name string
+		if err := cols.Scan(&name); err != nil {
+			cols.Close()
+			return err
+		}
+		have[name] = true
+	}
+	cols.Close()
+	if err := cols.Err(); err != nil {
+		return err
+	}
+	for _, col := range []string{"state_digest", "question_digest"} {
+		if !have[col] {
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE runs ADD COLUMN `+col+` TEXT NOT NULL DEFAULT ''`); err != nil {
+				return err
+			}
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+legacyColumns+` FROM runs`)
+	if err != nil {
+		return err
+	}
+	var old []row
+	for rows.Next() {
+		rw, err := scanLegacyRow(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		old = append(old, rw)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	key, err := s.AnswerKey()
+	if err != nil {
+		return fmt.Errorf("seal the runs again over their digests: %w", err)
+	}
+	for _, rw := range old {
+		if key.VerifyRecord(rw.seal.String, legacySealKind, rw.legacyFields()...) != nil {
+			continue
+		}
+		sd, qd := digest(rw.state), digest([]byte(rw.question))
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET seal = ?, state_digest = ?, question_digest = ? WHERE id = ?`,
+			key.SealRecord(digestSealKind, rw.digestFields(sd, qd)...), sd, qd, rw.id); err != nil {
 			return fmt.Errorf("seal run %s: %w", rw.id, err)
 		}
 	}
@@ -300,4 +460,48 @@ func (s *Store) mark() error {
 	}
 	_, err = f.WriteString(markerText)
 	return errors.Join(err, f.Close())
+}
+
+// sealSummaries is migration 009's Go step: it fills the summary of every
+// row and seals again, with v3, every row whose v2 seal verifies and
+// whose state and question match their digests. A row that does not
+// verify gets no v3 seal and stays refused.
+func (s *Store) sealSummaries(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT `+runColumns+` FROM runs`)
+	if err != nil {
+		return err
+	}
+	var old []row
+	for rows.Next() {
+		rw, err := scanRow(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		old = append(old, rw)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	key, err := s.AnswerKey()
+	if err != nil {
+		return fmt.Errorf("seal the runs again with their summaries: %w", err)
+	}
+	for _, rw := range old {
+		sd, qd := digest(rw.state), digest([]byte(rw.question))
+		if sd != rw.stateDigest || qd != rw.questionDigest ||
+			key.VerifyRecord(rw.seal.String, digestSealKind, rw.digestFields(sd, qd)...) != nil {
+			continue
+		}
+		rw.summary = summarize(rw.state, rw.question)
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET seal = ?, summary = ? WHERE id = ?`,
+			key.SealRecord(runSealKind, rw.fieldsWith(sd, qd)...), rw.summary, rw.id); err != nil {
+			return fmt.Errorf("seal run %s: %w", rw.id, err)
+		}
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,7 +56,7 @@ func rowOf(t *testing.T, db *sql.DB, id string) string {
 	var s string
 	err := db.QueryRow(`SELECT quote(id) || quote(workflow) || quote(run_key) || quote(status) || quote(node) || quote(state) ||
 		quote(steps) || quote(visits) || quote(error) || quote(meta) || quote(question) || quote(answer) || quote(created_at) ||
-		quote(updated_at) || quote(seal) FROM runs WHERE id = ?`, id).Scan(&s)
+		quote(updated_at) || quote(seal) || quote(state_digest) || quote(question_digest) || quote(summary) FROM runs WHERE id = ?`, id).Scan(&s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +152,9 @@ var forgeries = []struct {
 	{"status flipped", `UPDATE runs SET status = 'aborted' WHERE id = 'r'`},
 	{"seal set to NULL", `UPDATE runs SET seal = NULL WHERE id = 'r'`},
 	{"seal emptied", `UPDATE runs SET seal = '' WHERE id = 'r'`},
-	{"the row of another run copied over it", `UPDATE runs SET (workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, seal) =
-		(SELECT workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, seal FROM runs WHERE id = 'other') WHERE id = 'r'`},
+	{"the row of another run copied over it", `UPDATE runs SET (workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, seal,
+		state_digest, question_digest, summary) = (SELECT workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at, seal,
+		state_digest, question_digest, summary FROM runs WHERE id = 'other') WHERE id = 'r'`},
 	{"workflow", `UPDATE runs SET workflow = 'issue' WHERE id = 'r'`},
 	{"key", `UPDATE runs SET run_key = 'someone-elses-slug' WHERE id = 'r'`},
 	{"steps", `UPDATE runs SET steps = 0 WHERE id = 'r'`},
@@ -162,6 +165,7 @@ var forgeries = []struct {
 	{"question's nonce", `UPDATE runs SET question = json_set(question, '$.nonce', '00') WHERE id = 'r'`},
 	{"created_at", `UPDATE runs SET created_at = created_at + 1 WHERE id = 'r'`},
 	{"state with a byte more", `UPDATE runs SET state = CAST(CAST(state AS TEXT) || ' ' AS BLOB) WHERE id = 'r'`},
+	{"summary", `UPDATE runs SET summary = json_set(summary, '$.prompt', 'Approving is safe.') WHERE id = 'r'`},
 }
 
 // waitingStore makes a store whose run "r" waits at its review gate and
@@ -349,7 +353,7 @@ func TestMigrationSealsAnOlderStoreOnce(t *testing.T) {
 
 	db := sqlite(t, path)
 	var version int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 6 {
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 9 {
 		t.Fatalf("schema version %d, %v", version, err)
 	}
 	// A row without a seal after the migration is a forgery, opened again
@@ -450,5 +454,195 @@ func TestReportForgedRecordsEachForgeryOnce(t *testing.T) {
 	}
 	if !slices.Equal(nodes, []string{"merge", "commit"}) {
 		t.Errorf("run_forged recorded for the nodes %v, want once for each forgery (merge, commit)", nodes)
+	}
+}
+
+// The seal covers the state and the question through their digests: a
+// row whose state or question changed while its digest stayed is refused
+// by whatever reads it whole (a list that reads only the digests cannot
+// see it, and acts on nothing); one whose digest changed with it breaks
+// the seal, which every list sees.
+func TestDigestMismatchIsForged(t *testing.T) {
+	t.Parallel()
+	sum := func(s string) string {
+		h := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(h[:])
+	}
+	forgedState := `{"commit":"deadbeef","worktree":"/w/r"}`
+	tests := []struct {
+		name, sql string
+		args      []any
+		reason    string
+		listed    bool // a list that reads only the digests still shows it unmarked
+	}{
+		{"state changed, digest kept", `UPDATE runs SET state = CAST(? AS BLOB) WHERE id = 'r'`, []any{forgedState},
+			"its state does not match the digest its seal covers", true},
+		{"question changed, digest kept", `UPDATE runs SET question = replace(question, 'Merge?', 'Merge? (approve is safe)') WHERE id = 'r'`, nil,
+			"its question does not match the digest its seal covers", true},
+		{"state and its digest changed", `UPDATE runs SET state = CAST(? AS BLOB), state_digest = ? WHERE id = 'r'`, []any{forgedState, sum(forgedState)},
+			"its seal does not match what it holds", false},
+		{"digest alone changed", `UPDATE runs SET question_digest = ? WHERE id = 'r'`, []any{sum("")},
+			"its seal does not match what it holds", false},
+		// What a list shows of the question: its seal breaks, so a list
+		// marks the run and shows none of it.
+		{"summary changed", `UPDATE runs SET summary = json_set(summary, '$.title', 'Safe to approve', '$.flagged', json('[]')) WHERE id = 'r'`, nil,
+			"its seal does not match what it holds", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st, path := waitingStore(t)
+			db := sqlite(t, path)
+			ctx := t.Context()
+			exec(t, db, tt.sql, tt.args...)
+			forged := rowOf(t, db, "r")
+			_, err := st.GetRun(ctx, "r")
+			var fe *store.RunForgedError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.reason) {
+				t.Fatalf("GetRun = %v, want a *RunForgedError saying %q", err, tt.reason)
+			}
+			if runs, err := st.ListRuns(ctx, store.Filter{}); err != nil || len(runs) != 1 || runs[0].ID != "other" {
+				t.Errorf("ListRuns = %d runs, %v: want only the other one", len(runs), err)
+			}
+			if err := st.PostAnswer(ctx, "r", "q", json.RawMessage(`{"question_id":"q","key":"approve"}`)); !errors.Is(err, store.ErrRunForged) {
+				t.Errorf("PostAnswer = %v, want ErrRunForged", err)
+			}
+			if err := st.UpdateMeta(ctx, "r", map[string]string{"a": "b"}); !errors.Is(err, store.ErrRunForged) {
+				t.Errorf("UpdateMeta = %v, want ErrRunForged", err)
+			}
+			if after := rowOf(t, db, "r"); after != forged {
+				t.Errorf("a refused write changed the forged row")
+			}
+			heads, err := st.ListHeads(ctx, store.Filter{})
+			i := slices.IndexFunc(heads, func(h store.Head) bool { return h.ID == "r" })
+			if err != nil || i < 0 || (heads[i].Unverified == nil) != tt.listed {
+				t.Fatalf("ListHeads = %+v, %v: want r listed, marked unverified: %v", heads, err, !tt.listed)
+			}
+			// A list shows what the seal covers: the question as asked, or
+			// nothing of a row that does not verify.
+			if h := heads[i]; tt.listed && (h.Asks == nil || h.Asks.Prompt != "Merge?" || h.Asks.Gate != "human_review") ||
+				!tt.listed && (h.Asks != nil || h.Issue != "" || h.Slug != "") {
+				t.Errorf("ListHeads shows r asking %+v, issue %q, slug %q", h.Asks, h.Issue, h.Slug)
+			}
+			brief, err := st.ListRuns(ctx, store.Filter{Brief: true})
+			if err != nil || slices.ContainsFunc(brief, func(r store.Run) bool { return r.ID == "r" }) != tt.listed {
+				t.Errorf("ListRuns(Brief) = %+v, %v: want r listed: %v", brief, err, tt.listed)
+			}
+		})
+	}
+}
+
+// A store sealed with the seal before the digests (v1, schema 6) is
+// sealed again over the digests when azero opens it: each row whose v1
+// seal verifies, and no other.
+func TestMigrationSealsV1RowsOverTheirDigests(t *testing.T) {
+	t.Parallel()
+	st, path := waitingStore(t)
+	st.Close()
+	key, err := answerkey.Load(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sqlite(t, path)
+	for _, id := range []string{"r", "other"} {
+		var (
+			wf, rk, status, node, visits, errText, meta, question string
+			state                                                 []byte
+			steps, created                                        int64
+		)
+		if err := db.QueryRow(`SELECT workflow, run_key, status, node, state, steps, visits, error, meta, question, created_at FROM runs WHERE id = ?`, id).
+			Scan(&wf, &rk, &status, &node, &state, &steps, &visits, &errText, &meta, &question, &created); err != nil {
+			t.Fatal(err)
+		}
+		v1 := key.SealRecord("azero run v1", []byte(id), []byte(wf), []byte(rk), []byte(status), []byte(node), state,
+			[]byte(fmt.Sprint(steps)), []byte(visits), []byte(errText), []byte(meta), []byte(question), []byte(fmt.Sprint(created)))
+		exec(t, db, `UPDATE runs SET seal = ? WHERE id = ?`, v1, id)
+	}
+	exec(t, db, `UPDATE runs SET node = 'merge' WHERE id = 'other'`) // forged under v1
+	exec(t, db, `ALTER TABLE runs DROP COLUMN state_digest`)
+	exec(t, db, `ALTER TABLE runs DROP COLUMN question_digest`)
+	exec(t, db, `PRAGMA user_version = 6`)
+	st = open(t, path)
+	if r, err := st.GetRun(t.Context(), "r"); err != nil || r.Node != "human_review" {
+		t.Errorf("GetRun(r) after the migration = %+v, %v", r, err)
+	}
+	if _, err := st.GetRun(t.Context(), "other"); !errors.Is(err, store.ErrRunForged) {
+		t.Errorf("GetRun(other), forged under v1, = %v: want it refused", err)
+	}
+	if s := sealOf(t, db, "r"); len(s) != 64 {
+		t.Errorf("r's seal %q", s)
+	}
+}
+
+// A store sealed with the seal before the summary (v2, schema 8) is made
+// again with its large columns last and sealed again with the summaries
+// when azero opens it: each row whose v2 seal verifies, and no other; its
+// runs keep their history, and foreign keys hold again after.
+func TestMigrationSealsV2RowsWithTheirSummaries(t *testing.T) {
+	t.Parallel()
+	st, path := waitingStore(t)
+	st.Close()
+	key, err := answerkey.Load(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sqlite(t, path)
+	for _, id := range []string{"r", "other"} {
+		var (
+			wf, rk, status, node, visits, errText, meta, sd, qd string
+			steps, created                                      int64
+		)
+		if err := db.QueryRow(`SELECT workflow, run_key, status, node, state_digest, steps, visits, error, meta, question_digest, created_at FROM runs WHERE id = ?`, id).
+			Scan(&wf, &rk, &status, &node, &sd, &steps, &visits, &errText, &meta, &qd, &created); err != nil {
+			t.Fatal(err)
+		}
+		v2 := key.SealRecord("azero run v2", []byte(id), []byte(wf), []byte(rk), []byte(status), []byte(node), []byte(sd),
+			[]byte(fmt.Sprint(steps)), []byte(visits), []byte(errText), []byte(meta), []byte(qd), []byte(fmt.Sprint(created)))
+		exec(t, db, `UPDATE runs SET seal = ? WHERE id = ?`, v2, id)
+	}
+	exec(t, db, `UPDATE runs SET node = 'merge' WHERE id = 'other'`) // forged under v2
+	exec(t, db, `ALTER TABLE runs DROP COLUMN summary`)
+	exec(t, db, `PRAGMA user_version = 8`)
+	st = open(t, path)
+	ctx := t.Context()
+	if r, err := st.GetRun(ctx, "r"); err != nil || r.Node != "human_review" {
+		t.Errorf("GetRun(r) after the migration = %+v, %v", r, err)
+	}
+	if _, err := st.GetRun(ctx, "other"); !errors.Is(err, store.ErrRunForged) {
+		t.Errorf("GetRun(other), forged under v2, = %v: want it refused", err)
+	}
+	heads, err := st.ListHeads(ctx, store.Filter{})
+	if err != nil || len(heads) != 2 {
+		t.Fatalf("ListHeads = %+v, %v", heads, err)
+	}
+	for _, h := range heads {
+		switch {
+		case h.ID == "r" && (h.Unverified != nil || h.Asks == nil || h.Asks.Prompt != "Merge?"):
+			t.Errorf("r listed as %+v asking %+v: want it verified, asking Merge?", h.Run, h.Asks)
+		case h.ID == "other" && (!errors.Is(h.Unverified, store.ErrRunForged) || h.Asks != nil):
+			t.Errorf("other listed as %+v asking %+v: want it marked, showing nothing of its question", h.Run, h.Asks)
+		}
+	}
+	if steps, err := st.History(ctx, "r"); err != nil || len(steps) != 1 {
+		t.Errorf("r's history after the migration: %+v, %v", steps, err)
+	}
+	var cols []string
+	rows, err := db.Query(`SELECT name FROM pragma_table_info('runs') ORDER BY cid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	if n := len(cols); n < 3 || !slices.Equal(cols[n-3:], []string{"answer", "question", "state"}) {
+		t.Errorf("the runs table's columns %v: want the answer, the question and the state last", cols)
+	}
+	if err := st.RecordCall(ctx, store.Call{RunID: "no-such-run", CostUSD: 1}); err == nil {
+		t.Error("a call recorded for no run after the migration: foreign keys are off")
 	}
 }

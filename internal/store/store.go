@@ -18,15 +18,28 @@
 //   - Every write of a run's row seals it, in the same transaction, from
 //     the values written: an HMAC (answerkey.SealRecord, the same key)
 //     over every column that decides what the run does next: id,
-//     workflow, key, status, node, state, steps, visits, error, meta, the
-//     question (with its id and nonce) and created_at. A row whose seal
-//     does not verify was changed outside azero (ErrRunForged): GetRun,
+//     workflow, key, status, node, steps, visits, error, meta,
+//     created_at, and the state and the question (with its id and nonce)
+//     through their sha256 digests, kept in columns of their own, and
+//     the run's summary (what a list shows of the state and the
+//     question, made from them at every write). A row
+//     whose seal does not verify, or whose state or question is not what
+//     its digest says, was changed outside azero (ErrRunForged): GetRun,
 //     FindRun, PostAnswer and every write of a sealed column refuse it
 //     (and so never seal a forgery), ListRuns leaves it out unless asked
 //     (Filter.Unverified), and only Peek shows it; nothing acts on it.
+//     A list that does not return the state and the question (ListHeads,
+//     Filter.Brief) verifies the seal over the digests and the summary
+//     without reading them, and shows of them only the summary, so a page
+//     of runs costs a page of small rows (the large columns come last in
+//     the table, so reading the others reads none of theirs); whatever
+//     acts reads the run whole, digests checked.
 //     The lease columns, updated_at and the answer are not sealed. The
 //     rows an older azero made are sealed once, by the migration that
-//     adds the seal (in Go, in the migration's transaction); after that a
+//     adds the seal (in Go, in the migration's transaction), and sealed
+//     again over the digests by the migration that adds them, and with
+//     their summaries by the one after, if their older seal verifies;
+//     after that a
 //     row without a seal is a forgery, never "legacy", and a marker file
 //     beside the store keeps it so even if the schema is rolled back.
 package store
@@ -160,7 +173,21 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	sort.Strings(names)
-	tx, err := s.db.BeginTx(ctx, nil)
+	// A migration that makes the runs table again drops it while history,
+	// calls and events name it: SQLite asks for foreign keys off, which
+	// only a connection outside a transaction can set, so the migrations
+	// run on a connection of their own.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return err
+	}
+	// Back on before the connection returns to the pool.
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON")
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -174,7 +201,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	// Go steps of a migration, run in its transaction after its SQL.
 	after := map[string]func(context.Context, *sql.Tx) error{
-		"migrations/005_seal.sql": s.sealLegacy,
+		"migrations/005_seal.sql":         s.sealLegacy,
+		"migrations/007_seal_digests.sql": s.sealDigests,
+		"migrations/009_run_summary.sql":  s.sealSummaries,
 	}
 	for i := version; i < len(names); i++ {
 		body, err := migrations.ReadFile(names[i])
@@ -290,9 +319,11 @@ func (s *Store) CreateRun(ctx context.Context, r Run) error {
 	}
 	c := sealed{id: r.ID, workflow: r.Workflow, key: r.Key, status: string(r.Status), node: r.Node, state: state,
 		visits: visits, meta: meta, created: now}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, workflow, run_key, status, node, state, visits, meta, created_at, updated_at, seal)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.id, c.workflow, c.key, c.status, c.node, c.state, c.visits, c.meta, now, now, key.SealRecord(runSealKind, c.fields()...))
+	sd, qd := digest(c.state), digest(nil)
+	c.summary = summarize(c.state, "")
+	_, err = s.db.ExecContext(ctx, `INSERT INTO runs (id, workflow, run_key, status, node, state, visits, meta, created_at, updated_at, seal,
+		state_digest, question_digest, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.id, c.workflow, c.key, c.status, c.node, c.state, c.visits, c.meta, now, now, key.SealRecord(runSealKind, c.fieldsWith(sd, qd)...), sd, qd, c.summary)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", r.ID, err)
 	}
@@ -390,8 +421,9 @@ type Filter struct {
 	// Offset skips this many of the runs selected, newest first.
 	Offset int
 	// Brief leaves the runs' state, question and answer out (nil), for
-	// lists that do not show them. They are still read: a row's seal
-	// covers them.
+	// lists that do not show them. They are not read either: the seal is
+	// verified over their digests. Without Brief, the state and question
+	// returned are checked against their digests too.
 	Brief bool
 	// Unverified includes the runs whose stored row does not verify, with
 	// Run.Unverified saying why: for showing them, never for acting on
@@ -404,8 +436,11 @@ type Filter struct {
 // an answer key that cannot be read is an error.
 func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
 	cond, order, args := where(f)
-	q := `SELECT ` + runColumns + ` FROM runs` + cond + order
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	cols := runColumns
+	if f.Brief {
+		cols = briefColumns
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+` FROM runs`+cond+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
@@ -416,6 +451,7 @@ func (s *Store) ListRuns(ctx context.Context, f Filter) ([]Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
+		rw.brief = f.Brief
 		verr := s.verify(rw)
 		switch {
 		case verr == nil, f.Unverified:

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -100,3 +101,57 @@ func benchGet(b *testing.B, path string) {
 // wait: the page costs about what the API does.
 func BenchmarkRunsPage(b *testing.B) { benchGet(b, "/") }
 func BenchmarkAPIRuns(b *testing.B)  { benchGet(b, "/api/runs") }
+
+// The cost of the live lists per change of the store: 200 streams of the
+// runs page open (as 200 browser tabs) over 1,000 runs, one run's row
+// written, until every stream has said the list changed. The one watcher
+// looks once and the streams of the same page share one read; idle, the
+// streams cost the watcher's one look per poll (scripts/bench-serve.sh
+// measures that on a real azero serve).
+func BenchmarkListStreamsChange(b *testing.B) {
+	const streams = 200
+	st := bigStore(b, 1000, 50)
+	srv, err := web.New(web.Options{Runs: reader{st}, Token: testToken, StateDir: b.TempDir(), Poll: 20 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := srv.Handler("127.0.0.1:7077", "127.0.0.1:7077")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer srv.Close()
+	changed := make(chan struct{}, streams)
+	for range streams {
+		req, _ := http.NewRequestWithContext(b.Context(), "GET", ts.URL+"/events?since=start", nil)
+		req.Host = "127.0.0.1:7077"
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := (&http.Transport{}).RoundTrip(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("open a stream: %v", err)
+		}
+		go func() {
+			defer resp.Body.Close()
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), "event: changed") {
+					changed <- struct{}{}
+				}
+			}
+		}()
+	}
+	for range streams { // each says the list changed from "start"
+		<-changed
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		if err := st.UpdateMeta(b.Context(), "250301-000999", map[string]string{"n": fmt.Sprint(i)}); err != nil {
+			b.Fatal(err)
+		}
+		for range streams {
+			<-changed
+		}
+	}
+}

@@ -1,14 +1,19 @@
 package web_test
 
 import (
+	"bufio"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/testenv"
 )
 
 // An answer written into the store's answer column by anything but azero
@@ -102,5 +107,57 @@ func TestForgedRunRowIsListedButNotActedOn(t *testing.T) {
 	}
 	if recs := f.auditRecords("gate_decision"); len(recs) != 0 {
 		t.Errorf("decisions: %v", recs)
+	}
+}
+
+// A list page takes its fingerprint from the rows it shows, and its
+// stream from the store: with a forged run among them (listed, marked),
+// the two agree on the same store, or the page would be told of a change
+// at once, and again after every reload.
+func TestAListPageAndItsStreamAgreeOverAForgedRun(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	forged := f.waitingRun(state{})
+	f.waitingRun(state{})
+	db, err := sql.Open("sqlite", f.st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE runs SET node = 'edit' WHERE id = ?`, forged); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	stream := regexp.MustCompile(`data-stream="/events\?since=([0-9a-f]+)((?:&amp;[^"]*)?)"`)
+	for _, path := range []string{"/", "/?limit=1", "/?limit=1&offset=1", "/?status=waiting", "/?status=interrupted", "/gates"} {
+		_, page := f.request("GET", path, "", bearer)
+		m := stream.FindStringSubmatch(page)
+		marked := path == "/" || path == "/?status=waiting" || path == "/?limit=1&offset=1"
+		if m == nil || marked && !strings.Contains(page, "not verified") {
+			t.Fatalf("GET %s: stream %q, or the forged run not shown marked:\n%s", path, m, page)
+		}
+		// A stream that follows from no fingerprint says at once what the
+		// list is now.
+		ctx, cancel := context.WithTimeout(t.Context(), testenv.Patience)
+		req, _ := http.NewRequestWithContext(ctx, "GET", f.http.URL+"/events?since=none"+html.UnescapeString(m[2]), nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		var now string
+		for changed := false; now == "" && sc.Scan(); {
+			switch line := sc.Text(); {
+			case line == "event: changed":
+				changed = true
+			case changed && strings.HasPrefix(line, "data: "):
+				now = strings.TrimPrefix(line, "data: ")
+			}
+		}
+		resp.Body.Close()
+		cancel()
+		if now != m[1] {
+			t.Errorf("GET %s follows from %s; its stream says the list is %q", path, m[1], now)
+		}
 	}
 }

@@ -85,6 +85,10 @@ func (lq listQuery) at(offset int) string {
 type listing struct {
 	Heads []store.Head
 	Total int
+	// read are the rows read for the list's page (lq.page()), of stored
+	// runs its filter selects: what its fingerprint is made from.
+	read   []store.Run
+	stored int
 }
 
 // list reads the page of runs lq asks for. A page costs a page of rows,
@@ -104,7 +108,7 @@ func (s *Server) list(ctx context.Context, lq listQuery) (listing, error) {
 				kept = append(kept, h)
 			}
 		}
-		l := listing{Total: len(kept)}
+		l := listing{Total: len(kept), read: runsOf(all), stored: len(all)}
 		from := min(lq.Offset, len(kept))
 		to := len(kept)
 		if lq.Limit > 0 {
@@ -122,7 +126,16 @@ func (s *Server) list(ctx context.Context, lq listQuery) (listing, error) {
 	if err != nil {
 		return listing{}, err
 	}
-	return listing{Heads: heads, Total: total}, nil
+	return listing{Heads: heads, Total: total, read: runsOf(heads), stored: total}, nil
+}
+
+// runsOf are the runs of heads.
+func runsOf(heads []store.Head) []store.Run {
+	out := make([]store.Run, len(heads))
+	for i, h := range heads {
+		out[i] = h.Run
+	}
+	return out
 }
 
 // computed reports whether lq's status is told apart after reading: a

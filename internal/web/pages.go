@@ -150,15 +150,15 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	// Taken before the runs are read: a change while they are is then
-	// announced to the page, not folded into what it already waits past.
-	fp := s.fingerprint(r.Context(), lq.page())
+	// The fingerprint is made from the rows shown: a change after they
+	// were read is announced to the page, never folded into what it
+	// already waits past.
 	l, err := s.list(r.Context(), lq)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	d := runsData{Query: lq, Fingerprint: fp, Total: l.Total}
+	d := runsData{Query: lq, Fingerprint: s.fingerprintOf(r.Context(), l.read, l.stored), Total: l.Total}
 	now := s.opts.Now()
 	views := s.views(l.Heads, now)
 	for i, h := range l.Heads {

@@ -38,9 +38,11 @@
 //   - The JSON documents of /api/runs and /api/runs/RUN are those of
 //     `azero runs --json` and `azero runs show RUN --json` (package rundoc);
 //     /api/runs adds where its page stands (total, offset, limit, next).
-//   - Over the store, a list costs a page of rows, read in a query or two
-//     whatever the number of runs (store.ListHeads): no question is
-//     decoded and no query made per run listed.
+//   - Over the store, a list costs a page of small rows, read in a query
+//     or two whatever the number of runs (store.ListHeads): it shows of a
+//     run's question and state only their sealed summary, reads neither,
+//     and makes no query per run listed. The runs page's fingerprint is
+//     made from the rows it shows.
 package web
 
 import (
@@ -60,6 +62,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/store"
 )
 
 //go:embed templates/*.html
@@ -107,6 +110,9 @@ type Options struct {
 	Location *time.Location
 	// Poll is how often live views look for news; default 500 ms.
 	Poll time.Duration
+	// Watch is the one watcher of the runs, shared by every live view;
+	// nil: the server makes its own over its source, looking every Poll.
+	Watch *runs.Watcher
 	// Timeouts bound what a client may hold of the server; zero fields
 	// take DefaultTimeouts'.
 	Timeouts Timeouts
@@ -150,6 +156,11 @@ type Server struct {
 	ctx   context.Context // ends when the server stops
 	stop  context.CancelFunc
 	logMu sync.Mutex
+
+	watchOnce sync.Once
+	watch     *runs.Watcher
+	fpMu      sync.Mutex
+	fps       map[store.Filter]listPrint // what each list showed at a watcher's generation
 }
 
 // New returns a server over opts.

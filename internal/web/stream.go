@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -67,7 +68,9 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.follow(r.Context(), func() bool {
+	sub := s.watcher().Run(run.ID)
+	defer sub.Close()
+	s.follow(r.Context(), sub, func() bool {
 		evs, err := s.src.Events(r.Context(), run.ID, after, 200)
 		if err != nil {
 			return false
@@ -87,14 +90,26 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	}, rc, w)
 }
 
-// follow calls poll at once and then every Poll until it fails, the
-// client leaves or the server stops, sending a comment line now and then.
-func (s *Server) follow(ctx context.Context, poll func() bool, rc *http.ResponseController, w http.ResponseWriter) {
+// watcher is the one watcher of the runs the live views share.
+func (s *Server) watcher() *runs.Watcher {
+	s.watchOnce.Do(func() {
+		s.watch = s.opts.Watch
+		if s.watch == nil {
+			// Idle once the last stream ends: nothing to stop.
+			s.watch = runs.NewWatcher(s.src, s.opts.Poll)
+		}
+	})
+	return s.watch
+}
+
+// follow calls poll at once and then each time the watcher says what sub
+// follows changed, until poll fails, the client leaves or the server
+// stops, sending a comment line now and then. It reads nothing on a timer
+// of its own: the watcher looks for every stream at once.
+func (s *Server) follow(ctx context.Context, sub *runs.Subscription, poll func() bool, rc *http.ResponseController, w http.ResponseWriter) {
 	if !poll() {
 		return
 	}
-	tick := time.NewTicker(s.opts.Poll)
-	defer tick.Stop()
 	beat := time.NewTicker(heartbeat)
 	defer beat.Stop()
 	for {
@@ -108,13 +123,39 @@ func (s *Server) follow(ctx context.Context, poll func() bool, rc *http.Response
 			if _, err := fmt.Fprint(w, ": azero\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}
-		case <-tick.C:
+		case <-sub.C():
 			s.extend(rc)
 			if !poll() {
 				return
 			}
 		}
 	}
+}
+
+// listPrint is a list's fingerprint as read after a change of the
+// watcher.
+type listPrint struct {
+	gen uint64
+	fp  string
+}
+
+// sharedFingerprint is the list's fingerprint after the watcher's change
+// gen: read once for every stream of the same list, however many follow
+// it (every change after the read is a later generation).
+func (s *Server) sharedFingerprint(ctx context.Context, page store.Filter, gen uint64) string {
+	s.fpMu.Lock()
+	defer s.fpMu.Unlock()
+	if p, ok := s.fps[page]; ok && p.gen == gen {
+		return p.fp
+	}
+	fp := s.fingerprint(ctx, page)
+	if fp != "" {
+		if s.fps == nil || len(s.fps) > 256 {
+			s.fps = map[store.Filter]listPrint{}
+		}
+		s.fps[page] = listPrint{gen: gen, fp: fp}
+	}
+	return fp
 }
 
 // fingerprint summarises what a list shows: the runs of its page (each
@@ -135,9 +176,21 @@ func (s *Server) fingerprint(ctx context.Context, page store.Filter) string {
 	if err != nil {
 		return ""
 	}
+	return s.fingerprintOf(ctx, runs, total)
+}
+
+// fingerprintOf is the fingerprint of a list whose page's rows are runs
+// (those that verify count: the others are left out, as a list stream
+// reads them) of total runs its filter selects. A page made from rows it
+// read itself takes its fingerprint from them: it then describes exactly
+// what the page shows, and costs no second read.
+func (s *Server) fingerprintOf(ctx context.Context, runs []store.Run, total int) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d|%d\n", total, s.countWaiting(ctx))
 	for _, r := range runs {
+		if r.Unverified != nil {
+			continue
+		}
 		fmt.Fprintf(h, "%s|%s|%s|%d|%d|%s\n", r.ID, rundoc.Status(s.src, r), r.Node, r.Steps, r.UpdatedAt.UnixNano(), r.Key)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
@@ -158,8 +211,18 @@ func (s *Server) listStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.follow(r.Context(), func() bool {
-		fp := s.fingerprint(r.Context(), page)
+	watch := s.watcher()
+	sub := watch.List()
+	defer sub.Close()
+	first := true
+	s.follow(r.Context(), sub, func() bool {
+		var fp string
+		if first {
+			// What the list is now, whatever the watcher saw last.
+			fp, first = s.fingerprint(r.Context(), page), false
+		} else {
+			fp = s.sharedFingerprint(r.Context(), page, watch.Gen())
+		}
 		if fp == "" || fp == since {
 			return true
 		}
