@@ -18,6 +18,7 @@ import (
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/tracker"
 	"github.com/azero-dev/azero/internal/tracker/trackertest"
+	"github.com/azero-dev/azero/internal/workflow/governance"
 	"github.com/azero-dev/azero/internal/workflow/roles"
 )
 
@@ -313,7 +314,7 @@ func TestCommitFailureIsResumedWithoutFilingAgain(t *testing.T) {
 		t.Errorf("commits = %s, want 2", got)
 	}
 	// Committing again finds the commit instead of making another.
-	id, err := commitPaths(t.Context(), w.root, []string{"docs/audit/done/1-hooked", "docs/audit/active/hooked"}, "again")
+	id, err := governance.Commit(t.Context(), w.root, []string{"docs/audit/done/1-hooked", "docs/audit/active/hooked"}, "again")
 	if err != nil || id != final.Filed.Commit {
 		t.Errorf("commit again = %s, %v; want %s", id, err, final.Filed.Commit)
 	}
