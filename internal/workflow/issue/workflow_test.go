@@ -685,3 +685,31 @@ func TestDraftCutFromAModelsReply(t *testing.T) {
 		})
 	}
 }
+
+// TestFiledTrailFindsTheTrailOfAFiledIssue: the design workflow finds the
+// trail of an issue an issue run filed, by number, tracker and run.
+func TestFiledTrailFindsTheTrailOfAFiledIssue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, twoDrafts)
+	h := &person{choices: []string{"S", "A"}, confirms: []string{"override"}}
+	runID, final, err := w.start(w.state("budget-flag", "add a budget"), h, localTracker(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := w.local(runID).Name()
+	rec, ok, err := FiledTrail(w.root, DefaultAuditDir, final.Filed.Number, name, runID)
+	if err != nil || !ok || rec.Dir != final.Filed.Dir || rec.RunID != runID || rec.Title != "Add a budget flag" {
+		t.Fatalf("FiledTrail = %+v, %v, %v; want %s", rec, ok, err, final.Filed.Dir)
+	}
+	for _, miss := range []struct {
+		n            int
+		tracker, run string
+	}{{final.Filed.Number + 1, name, ""}, {final.Filed.Number, "github acme/widgets", ""}, {final.Filed.Number, name, "other-run"}} {
+		if _, ok, err := FiledTrail(w.root, DefaultAuditDir, miss.n, miss.tracker, miss.run); ok || err != nil {
+			t.Errorf("FiledTrail(%+v) found a trail (%v)", miss, err)
+		}
+	}
+	if _, ok, err := FiledTrail(t.TempDir(), DefaultAuditDir, 1, name, ""); ok || err != nil {
+		t.Errorf("a repository without trails: %v, %v", ok, err)
+	}
+}
