@@ -127,6 +127,9 @@ func New(d Deps) *flow.Graph[State] {
 	if d.Events == nil {
 		d.Events = event.Discard
 	}
+	if d.Checks != nil && d.Checks.Command == "" {
+		d.Checks.Command = "azero issue" // what its messages tell the human to run again
+	}
 	n := &nodes{d: d, clerk: d.clerk()}
 	return flow.New[State](Name, NodeClaimSlug).
 		Node(NodeClaimSlug, n.claimSlug, NodeLoadBrief, NodeSlugCollision).
@@ -221,7 +224,10 @@ func (n *nodes) loadBrief(ctx context.Context, s *State) (string, error) {
 
 func (n *nodes) preflight(ctx context.Context, s *State) (string, error) {
 	if n.d.Checks == nil {
-		return "", &PreflightError{"setup", errors.New("no pre-flight checks configured")}
+		return "", &PreflightError{Check: "setup", Err: errors.New("no pre-flight checks configured")}
+	}
+	if n.d.Checks.Tracker == nil {
+		return "", &PreflightError{Check: "tracker", Err: errors.New("no tracker configured")}
 	}
 	if err := n.d.Checks.Run(ctx); err != nil {
 		return "", err

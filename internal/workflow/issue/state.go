@@ -116,6 +116,13 @@ type Collision struct {
 // PendingRecord is a trail file to write for the human's answer.
 type PendingRecord = governance.PendingRecord
 
+// Preflight is N1, the checks before any model is called
+// (governance.Preflight).
+type Preflight = governance.Preflight
+
+// PreflightError says which pre-flight check failed.
+type PreflightError = governance.PreflightError
+
 // ActiveDir is where the trail lives until the issue is filed.
 func (s *State) ActiveDir() string { return path.Join(s.AuditDir, "active", s.Slug) }
 
