@@ -36,7 +36,7 @@ _Offline review by mock:scripted: no model read this design._
 `
 
 // designDraft is the built-in drafter's design: a document in the shape of
-// azero's LLD template whose Files Changed table changes one source file
+// azero's LLD template (internal/workflow/design/template.md) whose Files Changed table changes one source file
 // of the repository the request maps, and adds (or modifies) its test
 // file beside it, by the language's convention. It reads the request's
 // <issue> (or <brief>) and <repository> parts; it is deterministic.
@@ -58,49 +58,58 @@ func designDraft(msg string) string {
 	}
 	repo, _ := part(msg, "repository")
 	code, test := designFiles(treePaths(repo))
-	heading := "# LLD: " + title
-	issueLine := ""
+	heading, issueLine := "# Feature: "+title, ""
 	if number != "" {
-		issueLine = "**Issue:** #" + number + "\n\n"
+		heading, issueLine = "# "+number+" - Feature: "+title, "* **Issue:** #"+number+"\n"
 	}
 	return fmt.Sprintf(`%s
 
-%s## 1. Context & Goal
+## 1. Context & Goal
+
+%s* **Objective:** %s
 
 %s
 
+### Open Questions
+
+- None
+
 ## 2. Proposed Changes
 
-### Files Changed
+### 2.1 Files Changed
 
 | File | Change Type | Description |
-|---|---|---|
+|------|-------------|-------------|
 | %s | %s | The change the issue asks for. |
 | %s | %s | Tests of the change. |
 
-### Data Structures and Signatures
+### 2.2 Data Structures and Signatures
 
 The change keeps the existing signatures of %s and adds what the issue asks for.
 
-### Logic Flow
+### 2.3 Logic Flow
 
 1. The new behaviour is reached through the existing entry points of %s.
 2. Its result is returned to the caller as before.
 
 ## 3. Requirements
 
-- R1: The behaviour the issue describes works as described.
-- R2: Existing behaviour is unchanged.
+1. The behaviour the issue describes works as described.
+2. Existing behaviour is unchanged.
 
 ## 4. Test Scenarios
 
-| # | Scenario | Expected |
-|---|---|---|
-| 1 | The case the issue describes | The described result |
-| 2 | An existing case | The result it had before |
+| ID | Scenario | Input | Expected Output |
+|----|----------|-------|-----------------|
+| 010 | The case the issue describes | Its input | The described result |
+| 020 | An existing case | Its input | The result it had before |
+
+## 5. Risks and Mitigations
+
+- None known.
 
 _Drafted offline by mock:scripted: no model wrote this design._
-`, heading, issueLine, summary, "`"+code.path+"`", code.change, "`"+test.path+"`", test.change, "`"+code.path+"`", "`"+code.path+"`")
+`, heading, issueLine, title, summary, "`"+code.path+"`", code.change, "`"+test.path+"`", test.change, "`"+code.path+"`", "`"+code.path+"`")
 }
 
 // part returns the text between the <tag> and </tag> lines of msg (the

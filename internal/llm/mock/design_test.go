@@ -40,8 +40,8 @@ func TestBuiltinDesign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range append(tt.rows, "# LLD: Add a multiply function\n", "**Issue:** #7", "The calculator can only add.\nIt should multiply too.",
-				"### Files Changed", "## 4. Test Scenarios") {
+			for _, want := range append(tt.rows, "# 7 - Feature: Add a multiply function\n", "* **Issue:** #7", "The calculator can only add.\nIt should multiply too.",
+				"### 2.1 Files Changed", "## 3. Requirements", "## 4. Test Scenarios") {
 				if !strings.Contains(resp.Text, want) {
 					t.Errorf("the design lacks %q:\n%s", want, resp.Text)
 				}
@@ -63,7 +63,7 @@ func FuzzDesignDraft(f *testing.F) {
 	f.Add("<repository>\n## Files\n\nx\n\n  a/\n    ../b.go\n</repository>")
 	f.Fuzz(func(t *testing.T, msg string) {
 		d := designDraft(msg)
-		if !strings.HasPrefix(d, "# LLD: ") || strings.Count(d, "| Modify |")+strings.Count(d, "| Add |") < 2 {
+		if !strings.HasPrefix(d, "# ") || strings.Count(d, "| Modify |")+strings.Count(d, "| Add |") < 2 {
 			t.Fatalf("designDraft(%q) =\n%s", msg, d)
 		}
 	})
