@@ -32,7 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AZERO_TEST_MAIN") == "1" {
 		os.Exit(Main("test"))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeHostileCache()
+	os.Exit(code)
 }
 
 // azeroEnv is the environment of an azero process under test: git isolated

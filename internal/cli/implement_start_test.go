@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/llm/mock"
 	"github.com/azero-dev/azero/internal/testenv"
 )
@@ -168,7 +169,9 @@ func TestImplementReviseAfterARejectedDiff(t *testing.T) {
 	const feedback = "give multiply a docstring"
 	revised := "```python\n\"\"\"A small calculator.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n\n\ndef multiply(a, b):\n    \"\"\"Return the product of a and b.\"\"\"\n    return a * b\n```\n"
 	repo, state := calcRepo(t), t.TempDir()
-	env := azeroEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc, revised))...)
+	// At the revision every file is asked: the tests need no change.
+	noChange := "NO CHANGE\n\nThe request is about the code; the tests already check multiply.\n"
+	env := azeroEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc, noChange, revised))...)
 	screen := startOnTerminal(t, repo, env, os.Args[0], "implement", "--lld", "docs/design.md")
 	screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
 	screen.Type(t, "reject")
@@ -183,6 +186,9 @@ func TestImplementReviseAfterARejectedDiff(t *testing.T) {
 	screen.WaitFor(t, "Nothing is committed unless you type approve", 2)
 	if !strings.Contains(screen.Text(), `+    """Return the product of a and b."""`) {
 		t.Errorf("the revised change was not shown at the second diff review")
+	}
+	if !strings.Contains(screen.Text(), "test_calc.py: no change; the coder says:") || !strings.Contains(screen.Text(), "the tests already check multiply") {
+		t.Errorf("the coder's answer about the tests was not shown")
 	}
 	screen.Type(t, "approve")
 	screen.WaitFor(t, "to merge it", 1)
@@ -268,5 +274,20 @@ func TestImplementRefusesAnUnevenLooseMatch(t *testing.T) {
 	}
 	if rejected != 1 {
 		t.Errorf("%d edit_rejected records for the uneven block, want 1", rejected)
+	}
+	// The human sees the refusal too, as it happened: the terminal, the
+	// web page and runs show --events replay the same warning.
+	_, events := shown(t, state, repo, r.ID)
+	warned := false
+	for _, ev := range events {
+		if ev.Kind == event.Warning && strings.Contains(ev.Text, "big.py: the coder's reply was refused (the code)") && strings.Contains(ev.Text, "uniform shift") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning event for the refused reply among %d events", len(events))
+	}
+	if !strings.Contains(res.stderr, "big.py: the coder's reply was refused") {
+		t.Errorf("the terminal does not show the refused reply:\n%s", res.stderr)
 	}
 }

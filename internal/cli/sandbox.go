@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/sandbox"
 )
@@ -27,6 +28,10 @@ type SandboxOptions struct {
 	// ConfigDir is the user's configuration directory (azero's is hidden).
 	ConfigDir string
 	LookPath  func(string) (string, error)
+	// Settings is the [sandbox] table of the user's config: its mode,
+	// limits and extra variables apply here too (its network as well as
+	// --network).
+	Settings func() (config.Sandbox, error)
 
 	Write   []string
 	Read    []string
@@ -40,7 +45,10 @@ type SandboxOptions struct {
 // tests.
 func newSandboxCommand(f *Factory, runF func(*SandboxOptions) error) *cobra.Command {
 	opts := &SandboxOptions{IO: f.IO, Environ: f.Environ, WorkDir: f.WorkDir, StateDir: f.StateDir, ConfigDir: f.UserConfigDir(),
-		LookPath: f.LookPath}
+		LookPath: f.LookPath, Settings: func() (config.Sandbox, error) {
+			cfg, err := f.Config("") // the user's file: a repository's may not name [sandbox]
+			return cfg.Sandbox, err
+		}}
 	cmd := &cobra.Command{
 		Use:   "sandbox [--write DIR]... [--read DIR]... [--network] -- COMMAND [ARGS...]",
 		Short: "Run a command confined as azero runs the code a model wrote",
@@ -112,21 +120,39 @@ func newSandboxCommand(f *Factory, runF func(*SandboxOptions) error) *cobra.Comm
 	return cmd
 }
 
-// sandboxConfig is the sandbox of `azero sandbox`: azero's own state and
-// configuration hidden.
-func sandboxConfig(opts *SandboxOptions) sandbox.Config {
+// sandboxConfig is the sandbox of `azero sandbox`: the user's [sandbox]
+// settings, --network, and azero's own state and configuration hidden.
+func sandboxConfig(opts *SandboxOptions) (sandbox.Config, error) {
 	cfg := sandbox.Config{Mode: sandbox.Auto, Network: opts.Network, LookPath: opts.LookPath}
+	if opts.Settings != nil {
+		set, err := opts.Settings()
+		if err != nil {
+			return cfg, err
+		}
+		if cfg.Mode, err = sandbox.ParseMode(set.Mode); err != nil {
+			return cfg, err
+		}
+		cfg.Network = cfg.Network || set.Network
+		cfg.MaxProcesses, cfg.Env = set.MaxProcesses, set.Env
+		if set.MaxFileSize != "" {
+			// config.Load checked it.
+			cfg.MaxFileSize, _ = config.ParseSize(set.MaxFileSize)
+		}
+	}
 	if state, err := opts.StateDir(); err == nil {
 		cfg.Hide = append(cfg.Hide, state)
 	}
 	if opts.ConfigDir != "" {
 		cfg.Hide = append(cfg.Hide, filepath.Join(opts.ConfigDir, "azero"))
 	}
-	return cfg
+	return cfg, nil
 }
 
 func sandboxRun(ctx context.Context, opts *SandboxOptions) error {
-	cfg := sandboxConfig(opts)
+	cfg, err := sandboxConfig(opts)
+	if err != nil {
+		return err
+	}
 	if opts.Check {
 		return sandboxCheck(opts, cfg)
 	}

@@ -97,3 +97,28 @@ func TestSandboxCheck(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// azero sandbox confines as the user's [sandbox] says: its mode, its
+// limits; a mode there that is not one is refused before anything runs.
+func TestSandboxCommandReadsTheUsersSettings(t *testing.T) {
+	t.Parallel()
+	state, dir := t.TempDir(), t.TempDir()
+	// azeroEnv makes XDG_CONFIG_HOME state/config.
+	testenv.WriteFiles(t, state, map[string]string{"config/azero/config.toml": "[sandbox]\nmode = \"landlock\"\nmax_file_size = \"1M\"\n"})
+	res := runAzeroIn(t, state, dir, nil, "sandbox", "--check", "--json")
+	var r sandbox.Report
+	if err := json.Unmarshal([]byte(res.stdout), &r); err != nil || res.code != 0 || r.Mechanism != "landlock" {
+		t.Errorf("--check with mode landlock in the config: exit %d, mechanism %q (%v)\n%s", res.code, r.Mechanism, err, res.stderr)
+	}
+	testenv.WriteFiles(t, dir, map[string]string{"out/.keep": ""})
+	res = runAzeroIn(t, state, dir, nil, "sandbox", "--write", "out", "--", "sh", "-c", "head -c 2097152 /dev/zero > out/big")
+	info, err := os.Stat(filepath.Join(dir, "out", "big"))
+	if res.code == 0 || err != nil || info.Size() > 1<<20 {
+		t.Errorf("a 2 MiB write under max_file_size 1M: exit %d, file %v %v\n%s", res.code, info, err, res.stderr)
+	}
+	testenv.WriteFiles(t, state, map[string]string{"config/azero/config.toml": "[sandbox]\nmode = \"none\"\n"})
+	res = runAzeroIn(t, state, dir, nil, "sandbox", "--", "sh", "-c", "echo ran > ran")
+	if res.code == 0 || !strings.Contains(res.stderr, "sandbox.mode") {
+		t.Errorf("a mode that is not one: exit %d\n%s", res.code, res.stderr)
+	}
+}

@@ -20,6 +20,15 @@
 //     file swaps code for a placeholder) is sent back with the precise
 //     error, at most MaxCorrections times; every error sent back is kept
 //     in GenerateResult.Rejected.
+//   - A stub of an existing file (GenerateInput.KeepExisting) may only
+//     add: a reply that deletes or changes an existing line other than an
+//     import or export list is sent back like any unusable reply, with
+//     the lines it loses (KeepsExisting, *KeepError); every reply sent
+//     back is told to GenerateInput.OnRejected as well, for the human.
+//   - The model may say a file needs no change only when asked whether it
+//     does (GenerateInput.MayKeep): NoChangeWord, the file as it is, or
+//     blocks that change nothing; GenerateResult.Unchanged says so, and
+//     GenerateResult.Prose keeps what the model said around its code.
 //   - A reply's edit-block markers are never written into a file as text:
 //     blocks for an existing file are applied as blocks (all or nothing,
 //     edit.Apply), blocks for a new file are sent back.

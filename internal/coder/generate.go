@@ -52,7 +52,22 @@ type GenerateInput struct {
 	// and how it is asked again: with next tokens, and as edit blocks
 	// instead of a whole file when blocks is set.
 	OnTruncated func(cutAt, next int, blocks bool)
+	// OnRejected, when set, is told of every reply that could not be used
+	// and the reason sent back with it (or the reason Generate gives up).
+	OnRejected func(reason string)
+	// MayKeep lets the model say that the file needs no change: a reply
+	// that is NoChangeWord alone (with its explanation), a whole file
+	// equal to the current one, or edit blocks that change nothing are
+	// accepted, with Unchanged set.
+	MayKeep bool
+	// KeepExisting refuses a reply that deletes or changes a line of the
+	// existing file (KeepsExisting): a stub round only adds declarations.
+	KeepExisting bool
 }
+
+// NoChangeWord is what a model answers, alone on a line and without code,
+// when it was told it may leave the file as it is (MayKeep).
+const NoChangeWord = "NO CHANGE"
 
 // GenerateResult is a file's new content and how it was obtained.
 type GenerateResult struct {
@@ -67,6 +82,12 @@ type GenerateResult struct {
 	// Rejected holds, in order, the error sent back to the model for each
 	// reply that could not be used.
 	Rejected []string `json:"rejected,omitempty"`
+	// Prose is what the accepted reply says outside its code (edit.Prose):
+	// the model's explanation, to show as such.
+	Prose string `json:"prose,omitempty"`
+	// Unchanged: the model said the file needs no change (MayKeep);
+	// Content is the existing content.
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 // GiveUpError says why no content could be produced; the file is untouched.
@@ -152,12 +173,27 @@ func Generate(ctx context.Context, m llm.Model, in GenerateInput) (GenerateResul
 		case llm.StopRefused:
 			return giveUp(fmt.Errorf("%w: %s", ErrRefused, firstLines(resp.Text, 3)))
 		}
+		if in.MayKeep && existing != "" && saysNoChange(resp.Text) {
+			res.Content, res.Unchanged, res.Prose = existing, true, withoutNoChange(edit.Prose(resp.Text))
+			return res, nil
+		}
 		content, blocks, followed, err := interpret(res.Strategy, in.Prompt.Path, existing, resp.Text)
+		if err != nil && in.MayKeep && errors.Is(err, ErrNoChange) {
+			content, err = existing, nil
+		}
+		if err == nil && in.KeepExisting && existing != "" {
+			err = KeepsExisting(in.Prompt.Path, existing, content)
+		}
 		if err == nil {
 			res.Content, res.Blocks, res.Strategy = content, blocks, followed
+			res.Prose = edit.Prose(resp.Text)
+			res.Unchanged = in.MayKeep && content == existing
 			return res, nil
 		}
 		res.Rejected = append(res.Rejected, err.Error())
+		if in.OnRejected != nil {
+			in.OnRejected(err.Error())
+		}
 		if res.Corrections >= MaxCorrections {
 			return giveUp(err)
 		}
@@ -238,6 +274,36 @@ func applyReply(path, existing, reply string) (string, []edit.Result, error) {
 		return "", nil, fmt.Errorf("%w; write the changed lines in REPLACE WITH", ErrNoChange)
 	}
 	return out, results, nil
+}
+
+// saysNoChange reports whether a reply says, without any code, that the
+// file needs no change: a line that is NoChangeWord (in any case, marked
+// up or not) and no code block or edit block.
+func saysNoChange(reply string) bool {
+	if _, err := edit.ExtractFullFile(reply); !errors.Is(err, edit.ErrNoCodeBlock) {
+		return false
+	}
+	if blocks, err := edit.Parse(reply); err == nil && len(blocks) > 0 {
+		return false
+	}
+	for l := range strings.SplitSeq(reply, "\n") {
+		if strings.EqualFold(strings.Trim(strings.TrimSpace(l), "*_`#:.!> \t"), NoChangeWord) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutNoChange drops the NoChangeWord line from a reply's prose: what
+// is left is the model's reason.
+func withoutNoChange(prose string) string {
+	var out []string
+	for l := range strings.SplitSeq(prose, "\n") {
+		if !strings.EqualFold(strings.Trim(strings.TrimSpace(l), "*_`#:.!> \t"), NoChangeWord) {
+			out = append(out, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
 func correction(st Strategy, err error) string {

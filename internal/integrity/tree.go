@@ -243,12 +243,14 @@ func (t *Tree) Diff(after *Tree) TreeChange {
 // RunnerOutput reports a path test runners are known to write into a
 // project when nothing sends it elsewhere: Python's bytecode caches (a
 // __pycache__ directory, *.pyc files), pytest's cache (.pytest_cache),
-// and the caches vite, vitest and others keep in node_modules (.vite,
-// .vitest, .cache). A run that writes only these still counts; they are
+// the caches vite, vitest and others keep in node_modules (.vite, .vitest,
+// .cache), and TypeScript's incremental build information (*.tsbuildinfo,
+// written by tsc --noEmit in an incremental project's lint step). A run
+// that writes only these still counts; they are
 // removed after every run all the same, as anything a run writes may be
 // read by the next one (a .pyc is imported in place of its source).
 func RunnerOutput(rel string) bool {
-	if path.Ext(rel) == ".pyc" {
+	if ext := path.Ext(rel); ext == ".pyc" || ext == ".tsbuildinfo" {
 		return true
 	}
 	parts := strings.Split(rel, "/")

@@ -112,7 +112,7 @@ func TestRunnerOutput(t *testing.T) {
 	t.Parallel()
 	for p, want := range map[string]bool{
 		"__pycache__": true, "pkg/__pycache__/calc.cpython-311.pyc": true, "calc.pyc": true, ".pytest_cache/v/x": true,
-		"node_modules/.vite/vitest/results.json": true, "node_modules/.cache": true,
+		"node_modules/.vite/vitest/results.json": true, "node_modules/.cache": true, "tsconfig.tsbuildinfo": true, "web/tsconfig.app.tsbuildinfo": true,
 		"calc.py": false, "conftest.py": false, "node_modules/calc": false, "src/.vite": false, "pycache/x": false,
 	} {
 		if got := integrity.RunnerOutput(p); got != want {

@@ -498,8 +498,8 @@ func Check(doc Doc, root string) ([]FileChange, error) {
 			if exists {
 				bad("must-not-exist", "Add target already exists; use Modify")
 			}
-			if parent := filepath.Dir(full); !dirExists(parent) {
-				bad("parent-exists", fmt.Sprintf("Add target's directory %s/ does not exist", path.Dir(clean)))
+			if file := fileOnPath(root, path.Dir(clean)); file != "" {
+				bad("parent-is-directory", fmt.Sprintf("Add target's directory %s/ cannot be made: %s is a file", path.Dir(clean), file))
 			}
 		}
 		f.Path = clean
@@ -509,6 +509,26 @@ func Check(doc Doc, root string) ([]FileChange, error) {
 		return nil, &CheckError{Problems: problems}
 	}
 	return files, nil
+}
+
+// fileOnPath returns the first component of dir (slash-separated,
+// relative to root) that exists and is not a directory, or "".
+func fileOnPath(root, dir string) string {
+	if dir == "." {
+		return ""
+	}
+	cur := ""
+	for _, c := range strings.Split(dir, "/") {
+		cur = path.Join(cur, c)
+		info, err := os.Stat(filepath.Join(root, filepath.FromSlash(cur)))
+		if err != nil {
+			return ""
+		}
+		if !info.IsDir() {
+			return cur
+		}
+	}
+	return ""
 }
 
 func dirExists(p string) bool {

@@ -61,6 +61,10 @@ type FileAnalysis struct {
 	// "LF" or "mixed"). Empty on the side where the path is absent.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+	// Test marks a test file (AnalyzeOptions.Tests): the tests are the
+	// referee's evidence, so a modified one that loses any line is
+	// flagged, with the lines it loses in its banner.
+	Test bool `json:"test,omitempty"`
 }
 
 // Kind is what a changed path is, when not lines of a text file.
@@ -107,14 +111,15 @@ func Classify(original, added, deleted int) ChangeType {
 
 // RequiresReview reports whether a file must be flagged (see the package
 // documentation): REPLACED and DELETED always, MODIFIED when its change
-// ratio exceeds the threshold or it lost more than half of its lines, NEW
-// never.
+// ratio exceeds the threshold or it lost more than half of its lines (or,
+// for a test file, any line), NEW never.
 func RequiresReview(f FileAnalysis) bool {
 	switch f.ChangeType {
 	case Replaced, Deleted:
 		return true
 	case Modified:
-		return f.ChangeRatio > Threshold || float64(f.LinesDeleted) > Threshold*float64(f.OriginalLines)
+		return f.ChangeRatio > Threshold || float64(f.LinesDeleted) > Threshold*float64(f.OriginalLines) ||
+			f.Test && f.LinesDeleted > 0
 	}
 	return false
 }
@@ -132,6 +137,14 @@ type AnalyzeOptions struct {
 	// Progress, when set, is told how many of the known units of work are
 	// done, from one goroutine, at most every 100 ms and once at the end.
 	Progress func(done, total int)
+	// To, when set, is a tree (or commit) the changes are compared with
+	// instead of the working tree or the index: the analysis is then of
+	// two stored trees, Base to To (what a revision changed between two
+	// snapshots of a work tree). Base must be set with it.
+	To string
+	// Tests, when set, says which paths are test files (FileAnalysis.Test):
+	// a modified test file that loses any line is flagged.
+	Tests func(path string) bool
 }
 
 // ErrNoCommits reports a repository whose first commit has not been made,
@@ -219,15 +232,17 @@ func (c checkout) base(staged bool) (string, error) {
 func analyzeRepo(ctx context.Context, repo checkout, opts AnalyzeOptions) ([]FileAnalysis, error) {
 	base := opts.Base
 	switch {
-	case strings.HasPrefix(base, "-"):
-		return nil, fmt.Errorf("compare with %q: a base must name a commit, not an option", opts.Base)
+	case strings.HasPrefix(base, "-") || strings.HasPrefix(opts.To, "-"):
+		return nil, fmt.Errorf("compare %q with %q: a base must name a commit or tree, not an option", opts.Base, opts.To)
+	case opts.To != "" && base == "":
+		return nil, errors.New("compare with a tree: name the base too")
 	case base == "":
 		var err error
 		if base, err = repo.base(opts.Staged); err != nil {
 			return nil, err
 		}
 	}
-	a := &analysis{repo: repo.Repo, base: base, staged: opts.Staged, blobs: map[string]blobInfo{}, stats: map[string]gitx.NumStat{},
+	a := &analysis{repo: repo.Repo, base: base, to: opts.To, staged: opts.Staged || opts.To != "", tests: opts.Tests, blobs: map[string]blobInfo{}, stats: map[string]gitx.NumStat{},
 		byKey: map[string]int{}, keep: map[string]bool{}, counted: map[string]bool{}, seed: maphash.MakeSeed()}
 	stop := a.report(opts.Progress)
 	err := a.run(ctx)
@@ -255,7 +270,9 @@ func analyzeRepo(ctx context.Context, repo checkout, opts AnalyzeOptions) ([]Fil
 type analysis struct {
 	repo   gitx.Repo
 	base   string // the commit (or empty tree) compared with: HEAD, or AnalyzeOptions.Base
-	staged bool
+	staged bool   // the new side is stored objects: the index, or to
+	to     string // the tree compared with base, when it is not the index or the working tree
+	tests  func(path string) bool
 
 	changes   []gitx.Change
 	stats     map[string]gitx.NumStat // by statKey
@@ -306,11 +323,14 @@ func (a *analysis) report(progress func(done, total int)) (stop func()) {
 }
 
 // diffArgs are the arguments of the one diff that lists every change
-// against base.
-func diffArgs(base string, staged bool, extra ...string) []string {
+// against base: of the working tree, the index (staged) or the tree to.
+func diffArgs(base, to string, staged bool, extra ...string) []string {
 	args := []string{"diff", "-M", "--no-ext-diff", "--no-textconv", "--no-color"}
 	args = append(args, extra...)
-	if staged {
+	switch {
+	case to != "":
+		return append(args, base, to, "--")
+	case staged:
 		args = append(args, "--cached")
 	}
 	return append(args, base, "--")
@@ -394,7 +414,7 @@ func (a *analysis) run(ctx context.Context) error {
 		}
 		return a.repo.Stream(gctx, nil, func(out io.Reader) error {
 			return gitx.ParseDiffZ(out, onChange, onStat)
-		}, diffArgs(a.base, a.staged, "--raw", "--numstat", "-z", "--no-abbrev")...)
+		}, diffArgs(a.base, a.to, a.staged, "--raw", "--numstat", "-z", "--no-abbrev")...)
 	})
 	g.Go(func() error {
 		buf := make([]byte, 64<<10)
@@ -692,6 +712,7 @@ func (a *analysis) files() ([]FileAnalysis, error) {
 			fa.ChangeType = Classify(fa.OriginalLines, fa.LinesAdded, fa.LinesDeleted)
 			fa.ChangeRatio = ChangeRatio(fa.OriginalLines, fa.LinesAdded, fa.LinesDeleted)
 		}
+		fa.Test = a.tests != nil && (a.tests(c.Path) || oldPath != "" && a.tests(oldPath))
 		fa.RequiresReview = RequiresReview(fa)
 		if err := a.explain(&fa, c, st, old, &buf); err != nil {
 			return nil, err
@@ -703,6 +724,7 @@ func (a *analysis) files() ([]FileAnalysis, error) {
 		// A path removed from the index but still on disk is both deleted
 		// (for the commit) and untracked; the deletion is what commits.
 		if !inDiff[fa.FilePath] {
+			fa.Test = a.tests != nil && a.tests(fa.FilePath)
 			out = append(out, fa)
 		}
 	}

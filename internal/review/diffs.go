@@ -24,9 +24,10 @@ type FileDiff struct {
 type DiffOptions struct {
 	Staged   bool // the index against HEAD, as in AnalyzeOptions
 	MaxLines int  // lines kept per file; default DefaultMaxDiffLines
-	// Base, when set, is the commit compared with instead of HEAD, as in
-	// AnalyzeOptions: give both the same.
+	// Base, when set, is the commit compared with instead of HEAD, and To
+	// the tree compared with it, as in AnalyzeOptions: give both the same.
 	Base string
+	To   string
 }
 
 // maxPathspecBytes bounds the paths passed on git's command line; beyond
@@ -50,8 +51,10 @@ func Diffs(ctx context.Context, repoDir string, files []FileAnalysis, opts DiffO
 func diffs(ctx context.Context, repo checkout, files []FileAnalysis, opts DiffOptions) (map[string]FileDiff, error) {
 	base := opts.Base
 	switch {
-	case strings.HasPrefix(base, "-"):
-		return nil, fmt.Errorf("compare with %q: a base must name a commit, not an option", opts.Base)
+	case strings.HasPrefix(base, "-") || strings.HasPrefix(opts.To, "-"):
+		return nil, fmt.Errorf("compare %q with %q: a base must name a commit or tree, not an option", opts.Base, opts.To)
+	case opts.To != "" && base == "":
+		return nil, fmt.Errorf("compare with a tree: name the base too")
 	case base == "":
 		var err error
 		if base, err = repo.base(opts.Staged); err != nil {
@@ -85,7 +88,7 @@ func diffs(ctx context.Context, repo checkout, files []FileAnalysis, opts DiffOp
 		}
 	}
 	// Literal pathspecs: a name like "*.go" or ":(glob)x" means itself.
-	args := append([]string{"-c", "core.quotePath=true", "--literal-pathspecs"}, diffArgs(base, opts.Staged, append([]string{"-p"}, gitx.PatchArgs...)...)...)
+	args := append([]string{"-c", "core.quotePath=true", "--literal-pathspecs"}, diffArgs(base, opts.To, opts.Staged, append([]string{"-p"}, gitx.PatchArgs...)...)...)
 	if size <= maxPathspecBytes {
 		args = append(args, paths...)
 	}
@@ -109,7 +112,7 @@ func diffs(ctx context.Context, repo checkout, files []FileAnalysis, opts DiffOp
 	// git's patch leaves out untracked files; show them as git would
 	// once they are added.
 	for _, f := range files {
-		if _, ok := out[f.FilePath]; ok || f.ChangeType != New || f.Binary || opts.Staged {
+		if _, ok := out[f.FilePath]; ok || f.ChangeType != New || f.Binary || opts.Staged || opts.To != "" {
 			continue
 		}
 		d, err := newFileDiff(repo.Dir, f, max)

@@ -26,6 +26,10 @@
 //     issue 6 requires ("files that lose most of their content are
 //     flagged"), when more than half of its lines were deleted: the
 //     formula alone scores a file emptied completely at exactly 0.5.
+//   - A test file (AnalyzeOptions.Tests says which paths are; a workflow
+//     knows its change's): the tests are the referee's evidence, so a
+//     MODIFIED one that loses any line (a row of a table test, an
+//     assertion) is flagged, and its banner lists the lines it loses.
 //   - A binary file (git's numstat prints "-"; an untracked file with a
 //     NUL in its first 8000 bytes) has no line counts: a changed one is
 //     REPLACED (its content cannot be reviewed line by line, so it is
@@ -59,6 +63,10 @@
 //   - Text from the repository (paths, diff lines) is shown with control
 //     and format characters made visible, so a file cannot hide lines from
 //     the reviewer with terminal escape sequences.
+//
+// AnalyzeOptions.To compares two stored trees instead (Base to To): what
+// changed between two snapshots of a work tree, which FormatReport shows
+// unjudged with ReportOptions.Unflagged.
 //
 // Renames: a file moved with `git mv` (or moved and added) is one change,
 // the new path with its old path, counted against the old file's lines:

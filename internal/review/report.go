@@ -30,6 +30,13 @@ type ReportOptions struct {
 	// FlaggedOnly shows only the flagged files (their banners and diffs):
 	// no summary, and nothing when nothing is flagged.
 	FlaggedOnly bool
+	// Unflagged shows the summary and every file's diff without judging
+	// them (no flagged files, no banners): a part of a change reviewed
+	// within the whole, such as what a revision changed.
+	Unflagged bool
+	// Compare, when set, is what a truncated diff's git command compares
+	// ("TREE1 TREE2"), instead of HEAD with the working tree or the index.
+	Compare string
 }
 
 // maxBar is the widest +/- bar of the summary.
@@ -49,7 +56,7 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 	var b strings.Builder
 	flagged := 0
 	for _, f := range files {
-		if f.RequiresReview {
+		if f.RequiresReview && !opts.Unflagged {
 			flagged++
 		}
 	}
@@ -63,9 +70,16 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 	if !opts.FlaggedOnly {
 		writeStat(&b, files, cs)
 	}
-	if flagged == 0 {
+	switch {
+	case opts.Unflagged:
+		for _, f := range files {
+			b.WriteString("\n")
+			writeDiff(&b, f, diffs, maxLines, opts, cs)
+		}
+		return b.String()
+	case flagged == 0:
 		b.WriteString("\nNo file needs special attention (nothing replaced, deleted or mostly rewritten).\n")
-	} else {
+	default:
 		fmt.Fprintf(&b, "\n%s\n", cs.Bold(fmt.Sprintf("%s flagged for review:", plural(flagged, "file", "files"))))
 		for _, f := range files {
 			if f.RequiresReview {
@@ -76,7 +90,7 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 			if f.RequiresReview {
 				b.WriteString("\n")
 				writeBanner(&b, f, diffs[f.FilePath], cs)
-				writeDiff(&b, f, diffs, maxLines, opts.Staged, cs)
+				writeDiff(&b, f, diffs, maxLines, opts, cs)
 			}
 		}
 	}
@@ -85,7 +99,7 @@ func FormatReport(files []FileAnalysis, diffs map[string]FileDiff, opts ReportOp
 		for _, f := range files {
 			if !f.RequiresReview {
 				b.WriteString("\n")
-				writeDiff(&b, f, diffs, maxLines, opts.Staged, cs)
+				writeDiff(&b, f, diffs, maxLines, opts, cs)
 			}
 		}
 	}
@@ -160,7 +174,40 @@ func writeBanner(b *strings.Builder, f FileAnalysis, d FileDiff, cs iostreams.Co
 	}
 	fmt.Fprintf(b, "!! %s\n", cs.Bold(counts))
 	fmt.Fprintf(b, "!! %s\n", why)
+	if f.Test && f.ChangeType != Deleted {
+		writeLostLines(b, f, d, cs)
+	}
 	fmt.Fprintln(b, cs.Red(bannerRule))
+}
+
+// maxLostLines caps the lines a test file loses listed in its banner (its
+// diff below shows them all).
+const maxLostLines = 40
+
+// writeLostLines lists, in a test file's banner, the lines its diff
+// deletes: a row of a table test, an assertion, a whole test.
+func writeLostLines(b *strings.Builder, f FileAnalysis, d FileDiff, cs iostreams.ColorScheme) {
+	var lost []string
+	hunks := false
+	for _, l := range d.Lines {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			hunks = true
+		case hunks && strings.HasPrefix(l, "-") && len(lost) < maxLostLines:
+			lost = append(lost, l)
+		}
+	}
+	n := max(f.LinesDeleted, len(lost)) // the diff kept may be cut short
+	if n == 0 || f.Binary {
+		return
+	}
+	fmt.Fprintf(b, "!! The tests are the referee's evidence; this test file loses %s:\n", plural(n, "line", "lines"))
+	for _, l := range lost {
+		fmt.Fprintf(b, "!!   %s\n", cs.DiffLine(sanitize(l)))
+	}
+	if n > len(lost) {
+		fmt.Fprintf(b, "!!   … and %d more (in the diff below)\n", n-len(lost))
+	}
 }
 
 // reason says why a file was flagged, in the words of what happened to
@@ -187,6 +234,8 @@ func reason(f FileAnalysis, d FileDiff) (why, counts string) {
 		return "More than half of the original lines were deleted and new content written in their place.", counts
 	case float64(f.LinesDeleted) > Threshold*float64(f.OriginalLines):
 		return fmt.Sprintf("This file lost %d of its %d lines.", f.LinesDeleted, f.OriginalLines), counts
+	case f.Test && f.ChangeRatio <= Threshold:
+		return fmt.Sprintf("This test file loses %s of its %d: losing any test needs your approval.", plural(f.LinesDeleted, "line", "lines"), f.OriginalLines), counts
 	}
 	return "More than half of this file changed.", counts
 }
@@ -252,9 +301,12 @@ func submoduleReason(f FileAnalysis, d FileDiff) (why, counts string) {
 	return why, counts
 }
 
-func writeDiff(b *strings.Builder, f FileAnalysis, diffs map[string]FileDiff, maxLines int, staged bool, cs iostreams.ColorScheme) {
+func writeDiff(b *strings.Builder, f FileAnalysis, diffs map[string]FileDiff, maxLines int, opts ReportOptions, cs iostreams.ColorScheme) {
 	see := "git diff HEAD -- " + shell.Quote(f.FilePath)
-	if staged {
+	switch {
+	case opts.Compare != "":
+		see = "git diff " + opts.Compare + " -- " + shell.Quote(f.FilePath)
+	case opts.Staged:
 		see = "git diff --cached -- " + shell.Quote(f.FilePath)
 	}
 	d, ok := diffs[f.FilePath]

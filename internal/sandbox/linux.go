@@ -185,10 +185,11 @@ func (j *Jail) command(ctx context.Context, argv, env []string) (*exec.Cmd, erro
 	}
 	read = append(read, p.read...)
 	write = append(write, p.write...)
+	var private []string
 	switch s.mech {
 	case mechBwrap, mechUserns:
 		// A private /tmp and /dev/shm: the helper's (or bwrap's) own.
-		write = append(write, "/tmp", "/dev/shm")
+		private = []string{"/tmp", "/dev/shm"}
 		read = append(read, "/proc")
 		spec.Watch = s.root
 	case mechLandlock:
@@ -203,7 +204,15 @@ func (j *Jail) command(ctx context.Context, argv, env []string) (*exec.Cmd, erro
 	spec.Read, spec.List = split(read, existingHidden)
 	var listW []string
 	spec.Write, listW = split(write, existingHidden)
-	spec.List = dedupe(append(spec.List, listW...))
+	// A private /tmp is empty but for the places bound into it: only a
+	// hidden place inside one of those can be seen there. Split around the
+	// others, the grant would name every entry of the host's /tmp (a helper
+	// command line that grows with it) and leave the private /tmp itself
+	// unwritable, as it does when azero's state directory lies in /tmp.
+	seen := slices.DeleteFunc(slices.Clone(existingHidden), func(h string) bool { return !within(h, slices.Concat(p.write, p.read)) })
+	privateW, listP := split(private, seen)
+	spec.Write = append(spec.Write, privateW...)
+	spec.List = dedupe(slices.Concat(spec.List, listW, listP))
 	spec.Devices = devices
 
 	switch s.mech {

@@ -37,6 +37,8 @@ func installHint(name string) string {
 		return "apt-get install python3-pytest"
 	case "pyflakes", "pyflakes3":
 		return "apt-get install python3-pyflakes"
+	case "bwrap":
+		return "apt-get install bubblewrap"
 	case "lefthook", "husky":
 		return "npm install -g " + name
 	}

@@ -24,13 +24,16 @@ type tally struct {
 	failedNames, erroredNames        []string
 	failures                         []Failure
 	errors                           []string
+	moreErrors                       int // error lines not kept (beyond maxErrorLines)
 	// broken: something outside any test could not build or load (a
 	// compile error, a suite that failed to run).
 	broken bool
+	names  names // every test's name and outcome, for Result.Tests
 }
 
 // record counts one test; msg is kept for the first failures.
 func (t *tally) record(name string, st status, msg string) {
+	t.names.add(name, st)
 	switch st {
 	case passed:
 		t.passed++
@@ -50,14 +53,18 @@ func (t *tally) record(name string, st status, msg string) {
 		}
 	}
 	if len(t.failures) < maxFailures {
-		t.failures = append(t.failures, Failure{Test: name, Error: st == errored, Message: clip(msg, maxMessage)})
+		t.failures = append(t.failures, Failure{Test: name, Error: st == errored, Message: clipMiddle(msg, maxMessage)})
 	}
 }
 
 // errorLine keeps one of the runner's own error lines.
 func (t *tally) errorLine(line string) {
 	line = strings.TrimRight(line, " \t\r")
-	if line == "" || len(t.errors) >= maxErrorLines {
+	if line == "" {
+		return
+	}
+	if len(t.errors) >= maxErrorLines {
+		t.moreErrors++
 		return
 	}
 	t.errors = append(t.errors, clip(line, maxErrorLine))
@@ -108,11 +115,11 @@ func (v verdict) result(runner string, argv []string, x execResult, out *display
 		Runner: runner, Command: argv, ExitCode: x.exitCode, Outcome: v.outcome(),
 		Passed: v.passed, Failed: v.failed, Errored: v.errored, Skipped: v.skipped,
 		FailedTests: append(append([]string(nil), v.failedNames...), v.erroredNames...),
-		Failures:    v.failures, Errors: v.errors,
+		Failures:    v.failures, Errors: v.errors, MoreErrors: v.moreErrors,
 		TimedOut: x.timedOut, Duration: x.duration, DurationMS: x.duration.Milliseconds(),
-		Disagreement: v.disagreement,
+		Disagreement: v.disagreement, Tests: v.names.tests(),
 	}
-	r.Output = out.String()
+	r.Output, r.OutputLines = out.String(), out.lineCount()
 	if digest := v.digest(r.Outcome); digest != "" && (v.quiet || out.dropped() > 0 || strings.Count(r.Output, "\n") > digestAfterLines) {
 		r.Output += digest
 	}
@@ -139,7 +146,8 @@ func (v verdict) digest(o Outcome) string {
 	}
 	for i, f := range v.failures {
 		if i == 10 {
-			fmt.Fprintf(&b, "... and %d more\n", len(v.failures)-i)
+			// The true number: failures keeps only the first maxFailures.
+			fmt.Fprintf(&b, "... and %d more\n", v.failed+v.errored-i)
 			break
 		}
 		word := "FAIL"
@@ -242,6 +250,24 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// clipMiddle cuts s to about n bytes, keeping its start and, longer, its
+// end, on rune boundaries: a failure says what failed at its start (an
+// assertion error) or at its end (a Go test's t.Errorf after its logs, a
+// Rust panic after the test's output).
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n/4, len(s)-(n-n/4)
+	for head > 0 && s[head]&0xC0 == 0x80 {
+		head--
+	}
+	for tail < len(s) && s[tail]&0xC0 == 0x80 {
+		tail++
+	}
+	return s[:head] + fmt.Sprintf("\n… (%d bytes omitted) …\n", tail-head) + s[tail:]
 }
 
 func headLines(s string, n int) string {

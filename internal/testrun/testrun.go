@@ -84,6 +84,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -148,12 +149,17 @@ type Result struct {
 	Skipped  int      `json:"skipped,omitempty"`
 	// FailedTests names the tests that failed, then those that errored.
 	FailedTests []string `json:"failed_tests,omitempty"`
+	// Tests names every test the run reported, by outcome (bounded:
+	// MaxTestNames); nil when the runner named none.
+	Tests *Tests `json:"tests,omitempty"`
 	// Failures are the first failed or errored tests with their messages.
 	Failures []Failure `json:"failures,omitempty"`
 	// Errors are the runner's own error lines when tests could not run:
 	// compiler errors, import or collection errors, usage errors.
-	Errors   []string `json:"errors,omitempty"`
-	TimedOut bool     `json:"timed_out,omitempty"`
+	Errors []string `json:"errors,omitempty"`
+	// MoreErrors counts the runner's error lines beyond those kept.
+	MoreErrors int  `json:"more_errors,omitempty"`
+	TimedOut   bool `json:"timed_out,omitempty"`
 	// Disagreement says how the runner's report, its console and its exit
 	// code disagreed: the tested code changed one of them (see
 	// crosscheck.go), and the run is Broken.
@@ -163,8 +169,11 @@ type Result struct {
 	// Output is the runner's output as shown to a human or a model: its
 	// first and last parts when it is long, followed by a digest of the
 	// failures and errors when they may have fallen out of it.
-	Output  string `json:"-"`
-	Summary string `json:"summary"`
+	Output string `json:"-"`
+	// OutputLines is how many lines the runner printed in all, of which
+	// Output may keep only the first and last parts.
+	OutputLines int    `json:"output_lines,omitempty"`
+	Summary     string `json:"summary"`
 }
 
 // Failure is one test that did not pass.
@@ -336,7 +345,11 @@ type execResult struct {
 // group, and with it every process of the jail, on timeout or
 // cancellation. A non-zero exit is not an error; failing to start is.
 func execute(ctx context.Context, inv *invocation, argv, settings []string, timeout time.Duration, stdout, stderr io.Writer) (execResult, error) {
-	cmd, err := inv.jail.Command(context.WithoutCancel(ctx), argv, inv.opts.Environ, settings)
+	// What tools write beside the project when nothing tells them
+	// otherwise goes to the jail: a file a run leaves in the worktree
+	// makes it a run that changed the change, which never counts.
+	droppings := []string{"COVERAGE_FILE=" + filepath.Join(inv.jail.Tmp, ".coverage")}
+	cmd, err := inv.jail.Command(context.WithoutCancel(ctx), argv, inv.opts.Environ, append(droppings, settings...))
 	if err != nil {
 		return execResult{}, err
 	}
@@ -392,6 +405,8 @@ type display struct {
 	next   int    // where the ring writes next
 	filled int    // bytes of the ring in use
 	total  int64
+	lines  int  // newlines written
+	last   byte // the last byte written
 }
 
 const half = maxOutput / 2
@@ -401,6 +416,10 @@ func (d *display) Write(p []byte) (int, error) {
 	defer d.mu.Unlock()
 	n := len(p)
 	d.total += int64(n)
+	d.lines += bytes.Count(p, []byte{'\n'})
+	if n > 0 {
+		d.last = p[n-1]
+	}
 	if room := half - len(d.head); room > 0 {
 		k := min(room, len(p))
 		d.head = append(d.head, p[:k]...)
@@ -424,6 +443,17 @@ func (d *display) Write(p []byte) (int, error) {
 		d.filled = min(d.filled+k, half)
 	}
 	return n, nil
+}
+
+// lineCount is how many lines were written (a last line without a
+// newline counts).
+func (d *display) lineCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.total > 0 && d.last != '\n' {
+		return d.lines + 1
+	}
+	return d.lines
 }
 
 // dropped is how many bytes are not kept.

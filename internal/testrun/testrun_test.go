@@ -589,3 +589,27 @@ func TestMissingCode(t *testing.T) {
 		}
 	}
 }
+
+// A coverage tool's data file (coverage.py writes .coverage where the tests
+// run unless COVERAGE_FILE says where) goes to the run's jail: a file left
+// in the project would make every run one that changed the change.
+func TestCoverageDataStaysOutOfTheProject(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"calc.py": calc,
+		// What coverage.py does at exit, in a few lines.
+		"conftest.py":  "import atexit, os\natexit.register(lambda: open(os.environ.get('COVERAGE_FILE', '.coverage'), 'w').write('data'))\n",
+		"test_calc.py": "from calc import add\ndef test_add():\n    assert add(1, 2) == 3\n"})
+	r, err := testrun.New("pytest", sandboxed(t, testrun.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(t.Context(), dir)
+	if err != nil || res.Outcome != testrun.Pass {
+		t.Fatalf("Run = %s, %v\n%s", res.Outcome, err, res.Output)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".coverage")); !os.IsNotExist(err) {
+		t.Errorf("the coverage data file is in the project: %v", err)
+	}
+}

@@ -123,3 +123,70 @@ func TestDecision(t *testing.T) {
 		}
 	}
 }
+
+// Tests the change loses are listed first, recorded with the decision,
+// and leave the question no unattended answer, whatever the files.
+func TestErodedTestsNeedAHuman(t *testing.T) {
+	t.Parallel()
+	dir := testenv.NewRepo(t, map[string]string{"calc.py": lines(40, "a"), "test_calc.py": "def test_a():\n    assert 1\n\n\ndef test_b():\n    assert 2\n"})
+	testenv.WriteFiles(t, dir, map[string]string{"calc.py": lines(40, "a") + "def mul(a, b):\n    return a * b\n"})
+	eroded := []string{"test_calc.py::test_b: passed before the change, missing at red and green"}
+	q, err := Review(t.Context(), dir, Options{Eroded: eroded, Tests: func(p string) bool { return strings.HasPrefix(p, "test_") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Unattended != nil {
+		t.Error("a change that loses a test may pass unattended")
+	}
+	if !strings.HasPrefix(q.Report, "!! 1 TEST LOST") || !strings.Contains(q.Report, "!!   "+eroded[0]) || !strings.Contains(q.Prompt, "1 test is lost") {
+		t.Errorf("report:\n%s\nprompt: %s", q.Report, q.Prompt)
+	}
+	data, _ := json.Marshal(q)
+	var back human.Question
+	if err := json.Unmarshal(data, &back); err != nil || !slices.Equal(Eroded(back), eroded) {
+		t.Errorf("eroded tests read back %q (%v)", Eroded(back), err)
+	}
+	// Without any, the same change passes unattended.
+	if q, err := Review(t.Context(), dir, Options{}); err != nil || q.Unattended == nil {
+		t.Errorf("unattended %v (%v)", q.Unattended, err)
+	}
+}
+
+// A revised change shows first what changed since the tree the human
+// last reviewed, then the whole change against the base.
+func TestRevisionShowsWhatChangedSinceTheLastReview(t *testing.T) {
+	t.Parallel()
+	dir := testenv.NewRepo(t, map[string]string{"calc.py": lines(40, "a")})
+	base := strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "HEAD"))
+	tree := func() string {
+		testenv.Git(t, dir, "add", "-A")
+		return strings.TrimSpace(testenv.Git(t, dir, "write-tree"))
+	}
+	testenv.WriteFiles(t, dir, map[string]string{"calc.py": lines(40, "a") + "def mul(a, b):\n    return a + b\n", "test_calc.py": "def test_mul():\n    pass\n"})
+	reviewed := tree()
+	testenv.WriteFiles(t, dir, map[string]string{"calc.py": lines(40, "a") + "def mul(a, b):\n    return a * b\n"})
+	now := tree()
+	c, err := DescribeWith(t.Context(), dir, Options{Base: base, Reviewed: reviewed, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since, whole := strings.Index(c.Report, "What changed since your last review:"), strings.Index(c.Report, "The whole change (against the base commit):")
+	if since != 0 || whole < since {
+		t.Fatalf("report:\n%s", c.Report)
+	}
+	part := c.Report[:whole]
+	for _, want := range []string{"-    return a + b", "+    return a * b", " calc.py | 2 +-"} {
+		if !strings.Contains(part, want) {
+			t.Errorf("what changed lacks %q:\n%s", want, part)
+		}
+	}
+	if strings.Contains(part, "test_calc.py") || strings.Contains(part, "flagged") {
+		t.Errorf("what changed shows more than the revision:\n%s", part)
+	}
+	if !strings.Contains(c.Report[whole:], "+def mul(a, b):") || !strings.Contains(c.Report[whole:], "test_calc.py") {
+		t.Errorf("the whole change is not shown:\n%s", c.Report[whole:])
+	}
+	if c, err := DescribeWith(t.Context(), dir, Options{Base: base, Reviewed: now, Now: now}); err != nil || !strings.HasPrefix(c.Report, "Nothing changed since your last review.") {
+		t.Errorf("an unchanged revision (%v):\n%s", err, c.Report)
+	}
+}

@@ -16,9 +16,19 @@
 //
 //	scaffold  -> scaffold_write_review -> scaffold_apply_writes -> red    (approve)
 //	                                   -> scaffold                        (revise, with feedback)
+//	revise    -> revise_write_review   -> revise_apply_writes   -> red    (approve)
+//	                                   -> revise                          (revise, with feedback)
 //	implement -> write_review          -> apply_writes          -> green  (approve)
 //	                                   -> implement                       (revise, with feedback)
-//	both reviews                       -> cleanup                         (abort)
+//	every write review                 -> cleanup                         (abort)
+//
+// The human review's revise answer sends the change back through the
+// revise node (revise.go): every file of the change is asked whether and
+// how it changes for the feedback, the test files first; revised tests go
+// through red again before the code is asked:
+//
+//	human_review -> revise -> red -> implement -> green -> ...   (a test file changed)
+//	             -> revise -> implement -> green -> ...          (no test file changed)
 //
 // The apply step writes exactly the content the human saw over exactly
 // the content it replaces (anything else is refused as stale, and the
@@ -43,6 +53,14 @@
 //     the valid red, the reviewed and committed change is the one the
 //     green run tested, the branch is where azero left it, and the merge
 //     merges exactly azero's commit.
+//   - The tests are the referee's evidence: a test that passed at the
+//     baseline and is missing or skipped at red or green, a test a
+//     modified test file no longer declares, and any line a modified test
+//     file loses are shown at the diff review, which then never passes
+//     unattended (revise.go: eroded).
+//   - What the model is shown of a test run is testrun's Feedback, cut
+//     once with true counts; a stub of an existing file keeps its code;
+//     every reply refused on the way is shown to the human.
 //   - Every node is safe to repeat: a run killed anywhere resumes.
 package implement
 
@@ -131,19 +149,24 @@ func Graph(d Deps) *flow.Graph[State] {
 		Node(NodeScaffold, n.scaffold, NodeRed, NodeScaffoldWriteReview).
 		Gate(NodeScaffoldWriteReview, n.confined(n.askWriteReview), decideWriteReview, NodeScaffoldApplyWrites, NodeScaffold, NodeCleanup).
 		Node(NodeScaffoldApplyWrites, n.applyScaffoldWrites, NodeRed, NodeScaffold).
-		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeEscalate, flow.End).
+		Node(NodeRed, n.red, NodeImplement, NodeScaffold, NodeRevise, NodeEscalate, flow.End).
+		Node(NodeRevise, n.revise, NodeRed, NodeImplement, NodeReviseWriteReview).
+		Gate(NodeReviseWriteReview, n.confined(n.askWriteReview), decideWriteReview, NodeReviseApplyWrites, NodeRevise, NodeCleanup).
+		Node(NodeReviseApplyWrites, n.applyReviseWrites, NodeRed, NodeRevise).
 		Node(NodeImplement, n.implement, NodeGreen, NodeWriteReview).
 		Gate(NodeWriteReview, n.confined(n.askWriteReview), decideWriteReview, NodeApplyWrites, NodeImplement, NodeCleanup).
 		Node(NodeApplyWrites, n.applyImplementWrites, NodeGreen, NodeImplement).
 		Node(NodeGreen, n.green, NodeLint, NodeImplement, NodeCleanup, NodeEscalate, flow.End).
 		Node(NodeLint, n.lint, NodeDiffGate, NodeImplement, flow.End).
-		Gate(NodeEscalate, n.confined(n.askEscalate), decideEscalate, NodeRed, NodeGreen, NodeScaffold, NodeCleanup).
+		Gate(NodeEscalate, n.confined(n.askEscalate), decideEscalate, NodeRed, NodeGreen, NodeScaffold, NodeRevise, NodeCleanup).
 		Gate(NodeDiffGate, n.confined(n.askDiffReview), decideDiffReview, NodeReview).
-		Gate(NodeReview, n.confined(n.askReview), decideReview, NodeCommit, NodeImplement, NodeCleanup).
+		Gate(NodeReview, n.confined(n.askReview), decideReview, NodeCommit, NodeRevise, NodeCleanup).
 		Node(NodeCommit, n.commit, NodeMerge).
 		Node(NodeMerge, n.merge, NodeCleanup).
 		Node(NodeCleanup, n.cleanup, flow.End).
-		MaxVisits(NodeScaffold, MaxScaffolds+3).
+		// A revision may need a stub round of its own.
+		MaxVisits(NodeScaffold, MaxScaffolds+3+MaxImplementations).
+		MaxVisits(NodeRevise, MaxImplementations*MaxScaffolds).
 		MaxVisits(NodeImplement, MaxImplementations+3).
 		MaxSteps(200).
 		Finish(finish)
@@ -204,6 +227,7 @@ func (n *nodes) baseline(ctx context.Context, s *State) (string, error) {
 	if b.Result != nil {
 		res := n.redact(*b.Result)
 		b.Result = &res
+		s.BaselineTests = res.Tests
 		n.auditDisagreement(ctx, res, "baseline")
 		if err := n.saveTests(ctx, res, "baseline"); err != nil {
 			return "", err
@@ -242,6 +266,7 @@ func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 	case PurposeScaffold:
 		stubs = false
 	}
+	again := scaffoldAgain(s)
 	s.Regenerate, s.PendingWrites = "", nil
 	s.Scaffolds++
 	if stubs {
@@ -250,14 +275,20 @@ func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 			if f.Change == "Delete" {
 				continue
 			}
-			if err := n.generate(ctx, s, f, PurposeStub, stubText(s, f.Path, s.TestOutput, currentFiles(s, f.Path))); err != nil {
+			// A stub of a file that exists only adds: its code stays.
+			o := genOpts{keep: f.Change == "Modify", step: "stub " + f.Path}
+			if _, err := n.generate(ctx, s, f, PurposeStub, stubText(s, f.Path, s.TestOutput, currentFiles(s, f.Path), o.keep), o); err != nil {
 				return "", err
 			}
 		}
 	} else {
 		s.Stubbed = false
 		for _, f := range s.TestFiles() {
-			if err := n.generate(ctx, s, f, PurposeScaffold, scaffoldText(s, f.Path, currentFiles(s, f.Path))); err != nil {
+			step := "tests: " + f.Path
+			if again != "" {
+				step = "tests again: " + f.Path + " (" + again + ")"
+			}
+			if _, err := n.generate(ctx, s, f, PurposeScaffold, scaffoldText(s, f.Path, currentFiles(s, f.Path)), genOpts{step: step}); err != nil {
 				return "", err
 			}
 		}
@@ -272,6 +303,7 @@ func (n *nodes) scaffold(ctx context.Context, s *State) (string, error) {
 // whole-file replacements of large files unwritten goes to the write
 // review instead of green.
 func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
+	again := implementAgain(s)
 	s.Implementations++
 	s.PendingWrites = nil
 	for _, f := range s.CodeFiles() {
@@ -281,9 +313,23 @@ func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
 			}
 			continue
 		}
-		if err := n.generate(ctx, s, f, PurposeImplement, implementText(s, f.Path, currentFiles(s, f.Path))); err != nil {
+		o := genOpts{step: "code: " + f.Path, mayKeep: s.Revising}
+		switch {
+		case s.Revising && !s.Recoded:
+			o.step = "revise " + f.Path + ": does it change for your feedback?"
+		case again != "":
+			o.step = "code again: " + f.Path + " (" + again + ")"
+		}
+		r, err := n.generate(ctx, s, f, PurposeImplement, implementText(s, f.Path, currentFiles(s, f.Path)), o)
+		if err != nil {
 			return "", err
 		}
+		if s.Revising {
+			n.revisionNote(ctx, s, f.Path, r)
+		}
+	}
+	if s.Revising {
+		s.Recoded = true
 	}
 	if len(s.PendingWrites) > 0 {
 		return NodeWriteReview, nil
@@ -291,25 +337,43 @@ func (n *nodes) implement(ctx context.Context, s *State) (string, error) {
 	return NodeGreen, nil
 }
 
+// genOpts say how one file of a round is asked for.
+type genOpts struct {
+	step    string // what the human reads when it is asked: "stub src/lib.rs"
+	mayKeep bool   // the file may stay as it is (a revision asks whether it changes)
+	keep    bool   // only additions: a stub of a file that exists keeps its code
+}
+
+// genResult is what came of one file.
+type genResult struct {
+	changed bool   // the coder changed it (false: it answered that the file stays)
+	prose   string // what the coder said around its code
+}
+
 // generate asks the coder for one file and writes it, unless the file
 // would replace an existing file of more than safewrite.ApprovalLines
 // lines: that is kept in s.PendingWrites for a human to decide at a write
-// review gate (with --auto it is refused, with --force written).
-func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, task string) error {
+// review gate (with --auto it is refused, with --force written). Every
+// reply refused on the way is shown to the human as it happens.
+func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, task string, o genOpts) (genResult, error) {
 	existing, snap, err := safewrite.Read(s.Worktree, f.Path)
 	if err != nil {
-		return err
+		return genResult{}, err
 	}
 	change := edit.Modify
 	if f.Change == "Add" {
 		change = edit.Add
 	}
-	n.say(ctx, event.Plain, "%s %s", purpose, f.Path)
+	if o.step == "" {
+		o.step = purpose + " " + f.Path
+	}
+	n.say(ctx, event.Plain, "%s", o.step)
 	runID := flow.RunID(ctx)
 	res, err := coder.Generate(ctx, n.d.Coder, coder.GenerateInput{
 		Change: change,
 		Prompt: coder.PromptInput{Path: f.Path, LLD: s.LLD, Existing: string(existing), Tests: n.testsText(s, f)},
 		System: systemText, Extra: task, MaxTokens: n.d.MaxTokens, MaxOutput: n.d.MaxOutput, Purpose: purpose,
+		MayKeep: o.mayKeep, KeepExisting: o.keep,
 		OnTruncated: func(cut, next int, blocks bool) {
 			how := fmt.Sprintf("asking again with %d", next)
 			if blocks {
@@ -319,15 +383,20 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 			_ = n.d.Audit.Event(ctx, "reply_truncated", runID, slog.String("path", f.Path), slog.String("purpose", purpose),
 				slog.Int("output_limit", cut), slog.Int("next_output_limit", next), slog.Bool("edit_blocks", blocks))
 		},
+		OnRejected: func(reason string) {
+			n.say(ctx, event.Warn, "%s: the coder's reply was refused (%s), and sent back with the reason:\n%s", f.Path, purposeName(purpose), indentLines(firstLines(reason, 12), "      "))
+			_ = n.d.Audit.Event(ctx, "edit_rejected", runID, slog.String("path", f.Path), slog.String("purpose", purpose), slog.String("error", reason))
+		},
 	})
-	for _, rejected := range res.Rejected {
-		_ = n.d.Audit.Event(ctx, "edit_rejected", runID, slog.String("path", f.Path), slog.String("purpose", purpose), slog.String("error", rejected))
-	}
 	if err != nil {
-		return err
+		return genResult{}, err
+	}
+	out := genResult{changed: !res.Unchanged, prose: res.Prose}
+	if res.Unchanged {
+		return out, nil
 	}
 	if err := n.looseMatches(ctx, s, f.Path, purpose, res.Blocks); err != nil {
-		return err
+		return out, err
 	}
 	for _, r := range res.Blocks {
 		if r.Status == edit.NoChange {
@@ -343,7 +412,7 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 		// An Add file holds only what this run wrote earlier; replacing it
 		// loses nothing of the user's, so it is removed and written anew.
 		if err := n.d.Writer.Remove(ctx, s.Worktree, f.Path, "implement:"+purpose, flow.RunID(ctx)); err != nil {
-			return err
+			return out, err
 		}
 		req.Base = &safewrite.Snapshot{Exists: false}
 	}
@@ -351,7 +420,7 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 	if !w.Force && !w.Auto {
 		p, err := safewrite.ProposeContext(ctx, req)
 		if err != nil {
-			return err
+			return out, err
 		}
 		// A file that changed since it was read is left to Write, which
 		// refuses it as stale.
@@ -361,15 +430,28 @@ func (n *nodes) generate(ctx context.Context, s *State, f FileSpec, purpose, tas
 				OldLines: p.ExistingLines, NewLines: p.NewLines})
 			n.say(ctx, event.Warn, "%s: the coder wrote the whole file, %s (-%d +%d): not written until you approve it at the write review",
 				f.Path, replaceWarning(p), p.Deleted, p.Added)
-			return nil
+			return out, nil
 		}
 	}
 	_, err = w.Write(ctx, req)
 	var refused *safewrite.ApprovalError
 	if w.Auto && !w.Force && errors.As(err, &refused) {
-		return &AutoRefusedError{Err: refused}
+		return out, &AutoRefusedError{Err: refused}
 	}
-	return err
+	return out, err
+}
+
+// firstLines keeps the first n lines of s, saying how many more there are.
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-n)
+}
+
+func indentLines(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 // replaceWarning is safewrite's warning on a replacement.
@@ -488,7 +570,7 @@ func (n *nodes) runTests(ctx context.Context, s *State, phase string) (testrun.R
 	}
 	res = n.redact(changedTheChange(res, "the test run", out))
 	n.auditDisagreement(ctx, res, phase)
-	s.TestOutput = tail(res.Output, 200)
+	s.TestOutput = res.Feedback()
 	return res, n.saveTests(ctx, res, phase)
 }
 
@@ -512,6 +594,9 @@ func (n *nodes) red(ctx context.Context, s *State) (string, error) {
 		return n.stopRun(ctx, s, err)
 	}
 	s.Red = &res
+	if s.Revising && s.RevisedTests {
+		return n.revisedRed(ctx, s, res)
+	}
 	next := RouteRed(res.Outcome, s.Scaffolds)
 	switch next {
 	case NodeImplement:
@@ -520,7 +605,7 @@ func (n *nodes) red(ctx context.Context, s *State) (string, error) {
 		}
 		n.testResult(ctx, event.Bad, res, "red: %s", res.Summary)
 	case NodeScaffold:
-		n.testResult(ctx, event.Warn, res, "not a valid red: %s; scaffolding again", res.Summary)
+		n.testResult(ctx, event.Warn, res, "not a valid red: %s; next: %s", res.Summary, redNext(res))
 	case NodeEscalate:
 		n.testResult(ctx, event.Warn, res, "not a valid red: %s", res.Summary)
 		s.Escalation = fmt.Sprintf("the tests are not a valid red after %d scaffold(s): %s", s.Scaffolds, res.Summary)
@@ -611,10 +696,12 @@ func (n *nodes) testResult(ctx context.Context, tone event.Tone, res testrun.Res
 	if res.Outcome == testrun.Broken && len(res.Errors) > 0 {
 		shown := res.Errors[:min(len(res.Errors), 12)]
 		ev.Text += "\n      " + strings.Join(shown, "\n      ")
-		if more := len(res.Errors) - len(shown); more > 0 {
+		if more := len(res.Errors) - len(shown) + res.MoreErrors; more > 0 {
 			ev.Text += fmt.Sprintf("\n      ... %d more in the run's lineage", more)
 		}
 	}
+	// The names of every test stay with the run's state, not in each event.
+	res.Tests = nil
 	n.d.Events.Emit(ctx, ev.WithData(res))
 }
 
@@ -635,7 +722,7 @@ func (n *nodes) askEscalate(ctx context.Context, s *State) (human.Question, erro
 	q := human.Question{Kind: human.Menu, Title: "NEEDS YOU: " + s.Escalation, Prompt: "What now?", Options: opts,
 		Facts: map[string]any{"about": s.Escalation}}
 	if s.TestOutput != "" {
-		q.Report = tail(s.TestOutput, 30)
+		q.Report = s.TestOutput
 	}
 	return q, nil
 }
@@ -648,6 +735,11 @@ func decideEscalate(s *State, _ human.Question, a human.Answer) (string, error) 
 	case AnswerRescaffold:
 		s.Scaffolds = 0
 		s.Stubbed = false
+		if s.Revising && s.RevisedTests {
+			// The revised tests again, not the tests from scratch.
+			s.ReviseRounds = 0
+			return NodeRevise, nil
+		}
 		return NodeScaffold, nil
 	}
 	s.Decision, s.Result = AnswerAbort, ResultAborted
@@ -661,7 +753,11 @@ func (n *nodes) askDiffReview(ctx context.Context, s *State) (human.Question, er
 	if err := n.checkChange(ctx, s, "at the diff review"); err != nil {
 		return human.Question{}, err
 	}
-	q, err := gates.DiffReview(ctx, s.Worktree, s.BaseCommit)
+	o, err := n.reviewOptions(ctx, s)
+	if err != nil {
+		return human.Question{}, err
+	}
+	q, err := gates.Review(ctx, s.Worktree, o)
 	if err != nil {
 		return q, err
 	}
@@ -671,13 +767,22 @@ func (n *nodes) askDiffReview(ctx context.Context, s *State) (human.Question, er
 		return human.Question{}, err
 	}
 	q.Report += looseMatchNote(s)
+	q.Facts[factTree] = o.Now
 	return q, nil
 }
 
+// factTree is the fact of a review question naming the tree it showed.
+const factTree = "tree"
+
 // decideDiffReview records the review: whatever was decided, the human
 // review comes next; a rejection is offered only revise or abort there.
+// A human's answer records the tree they reviewed.
 func decideDiffReview(s *State, q human.Question, a human.Answer) (string, error) {
 	s.Flagged, s.GateDecision = gates.Flagged(q), string(gates.Decision(a))
+	s.Eroded = gates.Eroded(q)
+	if tree, ok := q.Facts[factTree].(string); ok && tree != "" && a.Channel != human.ChannelUnattended {
+		s.ReviewedTree = tree
+	}
 	return NodeReview, nil
 }
 
@@ -697,16 +802,25 @@ func (n *nodes) askReview(ctx context.Context, s *State) (human.Question, error)
 		return human.Question{}, err
 	}
 	var b strings.Builder
+	o, err := n.reviewOptions(ctx, s)
+	if err != nil {
+		return human.Question{}, err
+	}
 	if s.GateDecision != string(review.Approved) && s.GateDecision != string(review.Rejected) {
 		// Nobody saw the change at the diff review (it passed unattended):
 		// show all of it before asking.
-		c, err := gates.Describe(ctx, s.Worktree, s.BaseCommit)
+		c, err := gates.DescribeWith(ctx, s.Worktree, o)
 		if err != nil {
 			return human.Question{}, err
 		}
 		b.WriteString(c.Report)
 		b.WriteString(looseMatchNote(s))
 		b.WriteString("\n")
+	} else {
+		b.WriteString(o.Notes)
+		if len(s.Eroded) > 0 {
+			fmt.Fprintf(&b, "  tests lost (shown at the diff review): %s\n", strings.Join(s.Eroded, "; "))
+		}
 	}
 	if s.Green != nil {
 		fmt.Fprintf(&b, "  tests: %s\n", s.Green.Summary)
@@ -719,7 +833,7 @@ func (n *nodes) askReview(ctx context.Context, s *State) (human.Question, error)
 	// The diff review before it decided the commit (#171); this question
 	// decides the merge (#87), and says so.
 	q := human.Question{Kind: human.Word, Title: "Final review: the merge", Report: b.String(),
-		Prompt: fmt.Sprintf("Merge %s into %s?", s.Branch, s.BaseBranch), Facts: map[string]any{"about": s.Branch}}
+		Prompt: fmt.Sprintf("Merge %s into %s?", s.Branch, s.BaseBranch), Facts: map[string]any{"about": s.Branch, factTree: o.Now}}
 	revise := human.Option{Key: AnswerRevise, Label: "to send it back to the coder with your feedback", Decision: "REVISE",
 		Text: "What should the coder change?"}
 	canRevise := s.Implementations < MaxImplementations
@@ -753,8 +867,9 @@ func looseMatchNote(s *State) string {
 	return b.String()
 }
 
-// decideReview routes the human's final decision.
-func decideReview(s *State, _ human.Question, a human.Answer) (string, error) {
+// decideReview routes the human's final decision: revise sends the
+// change back to the coder, file by file (revise.go).
+func decideReview(s *State, q human.Question, a human.Answer) (string, error) {
 	switch a.Key {
 	case AnswerApprove:
 		s.Decision = AnswerApprove
@@ -762,8 +877,14 @@ func decideReview(s *State, _ human.Question, a human.Answer) (string, error) {
 	case AnswerRevise:
 		s.Feedback = strings.TrimSpace(a.Text)
 		s.Revisions++
-		s.GateDecision, s.Flagged = "", nil
-		return NodeImplement, nil
+		s.GateDecision, s.Flagged, s.Eroded = "", nil, nil
+		if tree, ok := q.Facts[factTree].(string); ok && tree != "" {
+			s.ReviewedTree = tree
+		}
+		s.Revising, s.ReviseRounds, s.RevisedTests, s.Recoded, s.RevisionNotes = true, 0, false, false, nil
+		// The revision may need stubs of its own.
+		s.Stubbed = false
+		return NodeRevise, nil
 	}
 	s.Decision, s.Result = AnswerAbort, ResultAborted
 	return NodeCleanup, nil

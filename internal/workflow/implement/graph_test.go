@@ -29,7 +29,7 @@ func TestNoPathSkipsAGate(t *testing.T) {
 			}
 		}
 	}
-	for _, gate := range []string{NodeDiffGate, NodeReview, NodeEscalate, NodeScaffoldWriteReview, NodeWriteReview} {
+	for _, gate := range []string{NodeDiffGate, NodeReview, NodeEscalate, NodeScaffoldWriteReview, NodeWriteReview, NodeReviseWriteReview} {
 		if !g.IsGate(gate) {
 			t.Errorf("%s is not a human gate", gate)
 		}
@@ -40,7 +40,7 @@ func TestNoPathSkipsAGate(t *testing.T) {
 	}
 	// A large replacement is written only after its write review; the
 	// scaffold's approved writes go on to red, the code's to green.
-	for apply, gate := range map[string]string{NodeScaffoldApplyWrites: NodeScaffoldWriteReview, NodeApplyWrites: NodeWriteReview} {
+	for apply, gate := range map[string]string{NodeScaffoldApplyWrites: NodeScaffoldWriteReview, NodeApplyWrites: NodeWriteReview, NodeReviseApplyWrites: NodeReviseWriteReview} {
 		if g.PathAvoiding(apply) == nil {
 			t.Fatalf("%s is unreachable: the test would prove nothing", apply)
 		}
@@ -48,10 +48,17 @@ func TestNoPathSkipsAGate(t *testing.T) {
 			t.Errorf("a path reaches %s without %s: %s", apply, gate, strings.Join(p, " -> "))
 		}
 	}
-	if next := g.Next(NodeScaffoldApplyWrites); slices.Contains(next, NodeGreen) || slices.Contains(next, NodeImplement) {
-		t.Errorf("the scaffold's approved writes skip red: %v", next)
+	for _, apply := range []string{NodeScaffoldApplyWrites, NodeReviseApplyWrites} {
+		if next := g.Next(apply); slices.Contains(next, NodeGreen) || slices.Contains(next, NodeImplement) {
+			t.Errorf("the approved writes of tests skip red: %s -> %v", apply, next)
+		}
 	}
-	for _, gen := range []string{NodeScaffold, NodeImplement} {
+	// A revision asks for the tests only after a red: the revised tests
+	// go through red again before any code is asked.
+	if p := g.PathAvoiding(NodeRevise, NodeRed); p != nil {
+		t.Errorf("a revision starts before the red gate: %s", strings.Join(p, " -> "))
+	}
+	for _, gen := range []string{NodeScaffold, NodeImplement, NodeRevise} {
 		if !slices.ContainsFunc(g.Next(gen), g.IsGate) {
 			t.Errorf("%s cannot stop at a write review: %v", gen, g.Next(gen))
 		}
@@ -96,6 +103,12 @@ func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
 		s.PendingWrites = []PendingWrite{{Path: path, Purpose: purpose, Content: "import calc\n\n\ndef test_mul():\n    assert calc.mul(2, 3) == 6\n", Strategy: "replace"}}
 		return s
 	}
+	reviseWrite := func(rounds int) State {
+		s := base
+		s.Revising, s.ReviseRounds, s.Feedback = true, rounds, "keep the zero case"
+		s.PendingWrites = []PendingWrite{{Path: "test_calc.py", Purpose: PurposeRevise, Content: "import calc\n\n\ndef test_mul():\n    assert calc.mul(0, 3) == 0\n", Strategy: "replace"}}
+		return s
+	}
 	implementWrite := func(implementations int) State {
 		s := base
 		s.Implementations = implementations
@@ -105,6 +118,7 @@ func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
 	states := map[string][]State{
 		NodeScaffoldWriteReview: {scaffoldWrite(PurposeScaffold, 1), scaffoldWrite(PurposeStub, 2), scaffoldWrite(PurposeScaffold, MaxScaffolds)},
 		NodeWriteReview:         {implementWrite(1), implementWrite(MaxImplementations)},
+		NodeReviseWriteReview:   {reviseWrite(1), reviseWrite(MaxScaffolds)},
 		NodeEscalate: {
 			func() State { s := base; s.EscalatedFrom, s.Escalation = NodeRed, "not a red"; return s }(),
 			func() State { s := base; s.EscalatedFrom, s.Escalation = NodeGreen, "runner failed"; return s }(),
@@ -164,12 +178,18 @@ func TestEveryGateAnswerIsADeclaredRoute(t *testing.T) {
 func TestReviseSendsFeedbackToTheCoder(t *testing.T) {
 	t.Parallel()
 	s := State{Implementations: 1, GateDecision: "APPROVED"}
-	next, err := decideReview(&s, human.Question{}, human.Answer{Key: AnswerRevise, Text: "  use math.prod  "})
-	if err != nil || next != NodeImplement || s.Feedback != "use math.prod" || s.Revisions != 1 || s.GateDecision != "" {
+	q := human.Question{Facts: map[string]any{factTree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904"}}
+	next, err := decideReview(&s, q, human.Answer{Key: AnswerRevise, Text: "  use math.prod  "})
+	if err != nil || next != NodeRevise || s.Feedback != "use math.prod" || s.Revisions != 1 || s.GateDecision != "" ||
+		!s.Revising || s.ReviewedTree != "4b825dc642cb6eb9a060e54bf8d69288fbee4904" {
 		t.Fatalf("revise: next %s, state %+v, %v", next, s, err)
 	}
-	if text := implementText(&s, "calc.py", nil); !strings.Contains(text, "use math.prod") || !strings.Contains(text, "sent it back") {
-		t.Errorf("the coder's prompt does not carry the feedback:\n%s", text)
+	// Every file is asked whether it changes for the feedback, and may
+	// stay as it is.
+	for name, text := range map[string]string{"code": implementText(&s, "calc.py", nil), "tests": reviseText(&s, "test_calc.py", nil)} {
+		if !strings.Contains(text, "use math.prod") || !strings.Contains(text, "sent it back") || !strings.Contains(text, "NO CHANGE") {
+			t.Errorf("the %s prompt does not ask about the feedback:\n%s", name, text)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/azero-dev/azero/internal/audit"
@@ -100,7 +101,7 @@ func changedTheChange(res testrun.Result, by string, out integrity.Outcome) test
 	why := fmt.Sprintf("%s changed the worktree: %s; a run that changes the change never counts", by, out.Changed)
 	res.Outcome = testrun.Broken
 	res.Summary = why + " (the runner said: " + res.Summary + ")"
-	res.Errors = []string{why}
+	res.Errors, res.MoreErrors = []string{why}, 0
 	res.Failures, res.FailedTests = nil, nil
 	res.Output = "azero: " + why + lostNote(out.Lost) + "\n\n" + res.Output
 	return res
@@ -132,6 +133,14 @@ func (n *nodes) redact(res testrun.Result) testrun.Result {
 	res.Output, res.Summary, res.Disagreement = r.Scrub(res.Output), r.Scrub(res.Summary), r.Scrub(res.Disagreement)
 	res.Errors = scrubAll(r, res.Errors)
 	res.FailedTests = scrubAll(r, res.FailedTests)
+	if res.Tests != nil {
+		t := *res.Tests
+		t.Passed, t.Failed, t.Errored, t.Skipped = scrubAll(r, t.Passed), scrubAll(r, t.Failed), scrubAll(r, t.Errored), scrubAll(r, t.Skipped)
+		for _, names := range [][]string{t.Passed, t.Failed, t.Errored, t.Skipped} {
+			slices.Sort(names) // a scrubbed name may sort elsewhere: Tests.Status searches
+		}
+		res.Tests = &t
+	}
 	if res.Failures != nil {
 		fs := make([]testrun.Failure, len(res.Failures))
 		for i, f := range res.Failures {

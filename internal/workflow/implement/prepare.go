@@ -70,8 +70,8 @@ type Plan struct {
 
 // Prepare checks the inputs and builds a run's initial state, without
 // calling any model or changing anything (N0 of spec #87): the design's
-// Files Changed table (Modify/Delete targets exist, Add targets have an
-// existing directory), at least one test and one code file, the runner,
+// Files Changed table (Modify/Delete targets exist, Add targets do not,
+// no invented src/, lib/ or app/), at least one test and one code file, the runner,
 // every context path (inside the repository, not a secret, within the
 // size and token limits), a budget the model's price lets azero keep, and
 // a branch name that is free.

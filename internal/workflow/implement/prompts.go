@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/azero-dev/azero/internal/coder"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/testrun"
 )
@@ -72,7 +73,7 @@ func againSection(s *State) string {
 	}
 	out := ""
 	if s.TestOutput != "" {
-		out = "\n" + fence(tail(s.TestOutput, 60)) + "\n"
+		out = "\n" + fence(s.TestOutput) + "\n"
 	}
 	return fmt.Sprintf("\n## Why again: the last tests were not a valid red\n\n%s (%s)\n%s", why, s.Red.Summary, out)
 }
@@ -87,24 +88,74 @@ func runnerSection(s *State) string {
 	return "\n## The test runner (" + s.Runner + ")\n\n" + c + "\n"
 }
 
-func stubText(s *State, path, output string, current []CurrentFile) string {
+// stubText asks for compiling stubs; keep says the file exists (a Modify
+// target), whose code must stay as it is: only the missing declarations
+// are added (a reply that drops or changes existing code is refused).
+func stubText(s *State, path, output string, current []CurrentFile, keep bool) string {
+	what := fmt.Sprintf(`Write %s with the declarations the tests need (functions, types, methods, with the right
+signatures) and bodies that do nothing useful: zero values, "raise NotImplementedError",
+or panic("not implemented"). Do not implement the logic: the tests must run and fail on
+their assertions.`, path)
+	if keep {
+		what = fmt.Sprintf(`%s exists, and its current content is shown above. Keep every existing declaration
+and every existing body exactly as it is: change no line of it, remove nothing. Only ADD the
+declarations the tests need that do not exist yet (functions, types, methods, with the right
+signatures), with bodies that do nothing useful: zero values, "raise NotImplementedError",
+or panic("not implemented"). Do not implement the new logic: the tests must run and fail on
+their assertions. A reply that deletes or changes existing code is refused.`, path)
+	}
 	return fmt.Sprintf(`## Your task: compiling stubs
 
 The tests do not build or import yet, because what they test does not exist:
 
 %s
 
-Write %s with the declarations the tests need (functions, types, methods, with the right
-signatures) and bodies that do nothing useful: zero values, "raise NotImplementedError",
-or panic("not implemented"). Do not implement the logic: the tests must run and fail on
-their assertions.
-%s%s%s%s%s`, fence(tail(output, 60)), path, writeFeedbackSection(s), runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+%s
+%s%s%s%s%s`, fence(output), what, writeFeedbackSection(s), runnerSection(s), filesSection(s, path), currentSection(current), contextSection(s))
+}
+
+// reviseText asks whether and how a test file changes for the human's
+// feedback at the review.
+func reviseText(s *State, path string, current []CurrentFile) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `## Your task: the human's feedback, for the test file %s
+
+The human reviewed the whole change (its files are listed below) and sent it back with this request:
+
+%s
+
+Decide whether %s must change for it.
+- If it must: write it in the output format above, changing only what the request needs. Keep
+  every existing test unless the request asks to remove it: the tests are the referee's evidence,
+  and a lost test is shown to the human. When the request asks for new behaviour, the new or
+  changed tests must fail on the current code, on their assertions: azero runs them before any
+  code changes.
+- If it need not: answer with the line %s and no code.
+Either way, say in a sentence or two what you changed and why, outside the code: azero shows it
+to the human.
+`, path, fence(s.Feedback), path, coder.NoChangeWord)
+	if s.ReviseRounds > 1 && s.Red != nil && s.Red.Outcome != testrun.Fail && s.Red.Outcome != testrun.Pass {
+		fmt.Fprintf(&b, "\n## Why again: the revised tests could not run\n\nThey must load and build, and fail (or pass) on their assertions (%s):\n\n%s\n", s.Red.Summary, fence(s.TestOutput))
+	}
+	b.WriteString(runnerSection(s))
+	b.WriteString(filesSection(s, path))
+	b.WriteString(currentSection(current))
+	b.WriteString(contextSection(s))
+	return b.String()
 }
 
 func implementText(s *State, path string, current []CurrentFile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Your task: the implementation (TDD green)\n\nWrite %s so that the tests pass, as the design describes.\n", path)
-	if s.Feedback != "" {
+	switch {
+	case s.Revising:
+		fmt.Fprintf(&b, "\nThe human reviewer read your change and sent it back with this request:\n\n%s\n\n"+
+			"Decide whether %s must change for it (and for the tests, which must pass).\n"+
+			"- If it must: write it in the output format above, changing only what the request and the tests need.\n"+
+			"- If it need not: answer with the line %s and no code.\n"+
+			"Either way, say in a sentence or two what you changed and why, outside the code: azero shows it to the human.\n",
+			fence(s.Feedback), path, coder.NoChangeWord)
+	case s.Feedback != "":
 		fmt.Fprintf(&b, "\nThe human reviewer read your change and sent it back with this request; do what it asks while keeping the tests green:\n\n%s\n", fence(s.Feedback))
 	}
 	b.WriteString(writeFeedbackSection(s))
@@ -115,7 +166,7 @@ func implementText(s *State, path string, current []CurrentFile) string {
 			// binary that stopped early): say what azero saw.
 			why = " (" + s.Green.Summary + ")"
 		}
-		fmt.Fprintf(&b, "\nThe last test run failed%s:\n\n%s\n", why, fence(tail(s.TestOutput, 80)))
+		fmt.Fprintf(&b, "\nThe last test run failed%s:\n\n%s\n", why, fence(s.TestOutput))
 	}
 	if s.Lint != nil && !s.Lint.Passed {
 		fmt.Fprintf(&b, "\nThe static checks reported:\n\n%s\n", fence(tail(s.Lint.Output, 40)))

@@ -55,7 +55,7 @@ func TestCoderSeesTheFilesItChanges(t *testing.T) {
 	if strings.Contains(text, "files shown") || strings.Contains(text, "shown below") || !strings.Contains(text, "that the design names") {
 		t.Errorf("a prompt without files refers to files shown:\n%s", text)
 	}
-	for _, p := range []string{stubText(s, "new.go", "undefined: X", cur), implementText(s, "new.go", cur)} {
+	for _, p := range []string{stubText(s, "new.go", "undefined: X", cur, false), implementText(s, "new.go", cur)} {
 		if !strings.Contains(p, "### calc.go") {
 			t.Errorf("a stub or implementation prompt does not show the Modify targets:\n%s", p)
 		}
@@ -84,7 +84,7 @@ func TestPromptsCarryTheProjectsConventions(t *testing.T) {
 		s := &State{Worktree: dir, Runner: tt.runner, Files: []FileSpec{{Path: "tests/a.rs", Change: "Add", Test: true}, {Path: "src/lib.rs", Change: "Add"}}}
 		for name, text := range map[string]string{
 			"scaffold":  scaffoldText(s, "tests/a.rs", nil),
-			"stub":      stubText(s, "src/lib.rs", "error[E0425]: cannot find function", nil),
+			"stub":      stubText(s, "src/lib.rs", "error[E0425]: cannot find function", nil, true),
 			"implement": implementText(s, "src/lib.rs", nil),
 		} {
 			for _, w := range tt.want {

@@ -25,6 +25,7 @@ const (
 	NodeCommit    = "commit"
 	NodeMerge     = "merge"
 	NodeCleanup   = "cleanup"
+	NodeRevise    = "revise" // the test files, for the human's feedback at the review
 
 	// The write reviews: a whole file replacing an existing file of more
 	// than safewrite.ApprovalLines lines is written only after a human
@@ -35,6 +36,8 @@ const (
 	NodeScaffoldApplyWrites = "scaffold_apply_writes"
 	NodeWriteReview         = "write_review"
 	NodeApplyWrites         = "apply_writes"
+	NodeReviseWriteReview   = "revise_write_review" // the revised tests' (on to red)
+	NodeReviseApplyWrites   = "revise_apply_writes"
 )
 
 // RouteRed decides where a run goes after the red gate ran the tests
@@ -58,6 +61,36 @@ func RouteRed(outcome testrun.Outcome, scaffolds int) string {
 	default:
 		return NodeEscalate
 	}
+}
+
+// RouteRevisedRed decides where a revision goes after its red run, when
+// the coder changed test files for the human's feedback. The revised tests
+// run on the code the human reviewed, before any code changes:
+//
+//   - a real failure is a valid red (the feedback asks for behaviour the
+//     code lacks): the code is asked next;
+//   - a pass is accepted too, unlike a first red: a revision may only
+//     restore, rename or tighten tests the code already passes (the human
+//     asked for it; a test that fails on purpose is not what they asked),
+//     and the human reads at the next review that the revised tests passed
+//     on the reviewed code; the code is still asked next;
+//   - tests that do not build because what they use does not exist yet
+//     get compiling stubs first (once);
+//   - tests that cannot run or do not exist go back to the coder while
+//     revise rounds remain, then to the human.
+func RouteRevisedRed(outcome testrun.Outcome, missingCode, stubbed bool, rounds int) string {
+	switch outcome {
+	case testrun.Fail, testrun.Pass:
+		return NodeImplement
+	case testrun.Broken, testrun.NoTests:
+		switch {
+		case outcome == testrun.Broken && missingCode && !stubbed:
+			return NodeScaffold
+		case rounds < MaxScaffolds:
+			return NodeRevise
+		}
+	}
+	return NodeEscalate
 }
 
 // RouteGreen decides where a run goes after the green gate: on to lint

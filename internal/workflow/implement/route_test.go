@@ -75,3 +75,28 @@ func TestNeedsStubs(t *testing.T) {
 		}
 	}
 }
+
+func TestRouteRevisedRed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name             string
+		outcome          testrun.Outcome
+		missing, stubbed bool
+		rounds           int
+		want             string
+	}{
+		{"the feedback's new behaviour fails: the code next", testrun.Fail, false, false, 1, NodeImplement},
+		{"revised tests that pass on the reviewed code: the code next", testrun.Pass, false, false, 1, NodeImplement},
+		{"a new function the tests use: stubs first", testrun.Broken, true, false, 1, NodeScaffold},
+		{"still missing after stubs: the tests again", testrun.Broken, true, true, 1, NodeRevise},
+		{"a syntax error: the tests again", testrun.Broken, false, false, 2, NodeRevise},
+		{"no tests: the tests again", testrun.NoTests, false, false, 1, NodeRevise},
+		{"rounds spent: the human", testrun.Broken, false, false, MaxScaffolds, NodeEscalate},
+		{"the runner failed: the human", testrun.Error, false, false, 1, NodeEscalate},
+	}
+	for _, tt := range tests {
+		if got := RouteRevisedRed(tt.outcome, tt.missing, tt.stubbed, tt.rounds); got != tt.want {
+			t.Errorf("%s: RouteRevisedRed(%s, %v, %v, %d) = %s, want %s", tt.name, tt.outcome, tt.missing, tt.stubbed, tt.rounds, got, tt.want)
+		}
+	}
+}

@@ -59,7 +59,7 @@ type State struct {
 	Stubbed         bool                `json:"stubbed"`         // the last scaffold round wrote stubs
 	Red             *testrun.Result     `json:"red,omitempty"`
 	Green           *testrun.Result     `json:"green,omitempty"`
-	TestOutput      string              `json:"test_output,omitempty"` // tail of the last test run, fed back to the model
+	TestOutput      string              `json:"test_output,omitempty"` // what the model is shown of the last test run (testrun.Result.Feedback)
 	Lint            *testrun.LintResult `json:"lint,omitempty"`
 	Escalation      string              `json:"escalation,omitempty"` // why the human was asked
 	EscalatedFrom   string              `json:"escalated_from,omitempty"`
@@ -82,10 +82,37 @@ type State struct {
 	// IntegrityProblem says why the run stopped with ResultIntegrity.
 	IntegrityProblem string `json:"integrity_problem,omitempty"`
 
+	// BaselineTests are the tests the baseline run named, by outcome: a
+	// test that passed there and is missing or skipped at red or green is
+	// an eroded test, shown at the diff review (testrun.Eroded).
+	BaselineTests *testrun.Tests `json:"baseline_tests,omitempty"`
+	// Eroded are the tests the change loses, as the diff review listed
+	// them (and a human approved, or the review rejected).
+	Eroded []string `json:"eroded,omitempty"`
+
 	// Feedback is the human's request for changes at the review, for the
 	// next implementation; Revisions counts such requests.
 	Feedback  string `json:"feedback,omitempty"`
 	Revisions int    `json:"revisions,omitempty"`
+	// Revising: a revision is under way (from the human's revise to the
+	// next review): every file of the change is asked whether and how it
+	// changes for Feedback, and may stay as it is. ReviseRounds counts the
+	// rounds that asked for the test files in it (again when the revised
+	// tests did not build); RevisedTests says a test file changed, so the
+	// tests go through red again before the code is asked.
+	Revising     bool `json:"revising,omitempty"`
+	ReviseRounds int  `json:"revise_rounds,omitempty"`
+	RevisedTests bool `json:"revised_tests,omitempty"`
+	// Recoded: the code files were asked about the feedback in this
+	// revision (a later implementation round is an ordinary one).
+	Recoded bool `json:"recoded,omitempty"`
+	// RevisionNotes say, file by file, what the coder answered to the
+	// feedback (changed or not, and in its own words), for the next review.
+	RevisionNotes []RevisionNote `json:"revision_notes,omitempty"`
+	// ReviewedTree is the change's content (a git tree) as a human last
+	// reviewed it: the next review shows what changed since, beside the
+	// whole change.
+	ReviewedTree string `json:"reviewed_tree,omitempty"`
 	// LooseMatches are the edit blocks applied after a whitespace-tolerant
 	// match, listed at the diff review.
 	LooseMatches []LooseMatch `json:"loose_matches,omitempty"`
@@ -115,7 +142,16 @@ const (
 	PurposeScaffold  = "scaffold"  // the tests
 	PurposeStub      = "stub"      // compiling stubs of the code, before red
 	PurposeImplement = "implement" // the code
+	PurposeRevise    = "revise"    // the tests, for the human's feedback at the review
 )
+
+// RevisionNote is the coder's answer about one file to the human's
+// feedback.
+type RevisionNote struct {
+	Path    string `json:"path"`
+	Changed bool   `json:"changed"`
+	Prose   string `json:"prose,omitempty"` // what the coder said, in its own words
+}
 
 // PendingWrite is a whole file the coder returned that replaces an
 // existing file of more than safewrite.ApprovalLines lines, kept until a

@@ -84,6 +84,8 @@ func purposeName(purpose string) string {
 		return "the tests"
 	case PurposeStub:
 		return "compiling stubs"
+	case PurposeRevise:
+		return "the tests, for your feedback"
 	}
 	return "the code"
 }
@@ -91,8 +93,11 @@ func purposeName(purpose string) string {
 // canRegenerate reports whether a round may be done again at the human's
 // request: while its attempts remain, as at the human review.
 func canRegenerate(s *State, purpose string) bool {
-	if purpose == PurposeImplement {
+	switch purpose {
+	case PurposeImplement:
 		return s.Implementations < MaxImplementations
+	case PurposeRevise:
+		return s.ReviseRounds < MaxScaffolds
 	}
 	return s.Scaffolds < MaxScaffolds
 }
@@ -101,12 +106,15 @@ func canRegenerate(s *State, purpose string) bool {
 // writes the pending files as shown, revise sends the round back to the
 // coder with the feedback, abort ends the run.
 func decideWriteReview(s *State, q human.Question, a human.Answer) (string, error) {
-	scaffold := q.Gate == NodeScaffoldWriteReview
+	scaffold, revise := q.Gate == NodeScaffoldWriteReview, q.Gate == NodeReviseWriteReview
 	switch a.Key {
 	case AnswerApprove:
 		s.WritesChannel = a.Channel
-		if scaffold {
+		switch {
+		case scaffold:
 			return NodeScaffoldApplyWrites, nil
+		case revise:
+			return NodeReviseApplyWrites, nil
 		}
 		return NodeApplyWrites, nil
 	case AnswerRevise:
@@ -122,7 +130,10 @@ func decideWriteReview(s *State, q human.Question, a human.Answer) (string, erro
 			}
 		}
 		s.PendingWrites = nil
-		if scaffold {
+		switch {
+		case revise:
+			return NodeRevise, nil
+		case scaffold:
 			return NodeScaffold, nil
 		}
 		return NodeImplement, nil
@@ -134,6 +145,10 @@ func decideWriteReview(s *State, q human.Question, a human.Answer) (string, erro
 
 func (n *nodes) applyScaffoldWrites(ctx context.Context, s *State) (string, error) {
 	return n.applyWrites(ctx, s, NodeRed, NodeScaffold)
+}
+
+func (n *nodes) applyReviseWrites(ctx context.Context, s *State) (string, error) {
+	return n.applyWrites(ctx, s, NodeRed, NodeRevise)
 }
 
 func (n *nodes) applyImplementWrites(ctx context.Context, s *State) (string, error) {

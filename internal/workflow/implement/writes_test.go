@@ -339,7 +339,10 @@ func TestAutoAndForceDecideWithoutTheWriteReview(t *testing.T) {
 func TestWriteReviewReviseReachesTheCoder(t *testing.T) {
 	t.Parallel()
 	keep := "keep every helper; add multiply at the end"
-	r := newWriteRun(t, safewrite.Writer{}, fenced(gutted), fenced(helpers(37)+"\n\ndef multiply(a, b):\n    return a * b\n"))
+	// A stub may only add to a file that exists (a gutting one is refused
+	// before any review), but a whole file over 100 lines still waits.
+	r := newWriteRun(t, safewrite.Writer{}, fenced(helpers(37)+"\n\ndef multiply(a, b):\n    raise NotImplementedError\n"),
+		fenced(helpers(37)+"\n\ndef multiply(a, b):\n    return a * b\n"))
 	r.s.Files = r.s.Files[:2] // the test file and helpers.py
 	// A stub round sent back: without Regenerate this state (no red yet)
 	// would have the tests written.
@@ -387,7 +390,7 @@ func TestWriteReviewReviseReachesTheCoder(t *testing.T) {
 	if !strings.Contains(r.read(t, "helpers.py"), "def multiply(a, b):") || !strings.Contains(r.read(t, "helpers.py"), "def f37():") {
 		t.Error("the revised stubs were not written")
 	}
-	for name, text := range map[string]string{"scaffold": scaffoldText(&r.s, "test_helpers.py", nil), "stub": stubText(&r.s, "helpers.py", "", nil),
+	for name, text := range map[string]string{"scaffold": scaffoldText(&r.s, "test_helpers.py", nil), "stub": stubText(&r.s, "helpers.py", "", nil, true),
 		"implement": implementText(&r.s, "helpers.py", nil)} {
 		if !strings.Contains(text, keep) {
 			t.Errorf("the %s prompt does not carry the write review's feedback", name)
