@@ -21,8 +21,9 @@ const (
 // reviewer sees it, and the committed document passes again: the Files
 // Changed table read and checked against the repository at root by the
 // code `azero implement` runs (lld.Parse, lld.Check: Modify and Delete
-// targets exist, Add targets do not and have a directory, no invented
-// src/, lib/ or app/, every path inside the repository), then what
+// targets exist, Add targets do not (a new directory is fine, one below
+// a file is not), no invented src/, lib/ or app/, every path inside the
+// repository), then what
 // implement's Prepare also demands (a test file and a code file) and what
 // no model may be told to write (a secret-looking path). It returns every
 // problem found; none means the draft passed.

@@ -140,7 +140,7 @@ func reviewRequest(s *State, check []Finding) llm.Request {
 	}
 	governance.Section(&b, "draft", s.Draft)
 	if len(check) == 0 {
-		governance.Section(&b, "check", "The Files Changed table passed: every path is inside the repository, Modify and Delete targets exist, Add targets do not and have a directory, and it lists a test file and a code file.")
+		governance.Section(&b, "check", "The Files Changed table passed: every path is inside the repository, Modify and Delete targets exist, Add targets do not and none lies below a file, and it lists a test file and a code file.")
 	} else {
 		governance.Section(&b, "check", "The Files Changed table fails the check; the design cannot be committed until these are fixed:\n"+FindingsText(check))
 	}

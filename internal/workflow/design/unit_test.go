@@ -188,6 +188,8 @@ func TestCheck(t *testing.T) {
 		{"a Modify of nothing", doc(row("calc.go", "Modify"), row("gone_test.go", "Modify")), []string{"must-exist"}},
 		{"an Add under an invented lib/", doc(row("calc.go", "Modify"), row("lib/calc_test.go", "Add")), []string{"no-placeholder-prefix"}},
 		{"an Add over a file", doc(row("calc.go", "Modify"), row("calc_test.go", "Add")), []string{"must-not-exist"}},
+		{"an Add in a new directory", doc(row("calc.go", "Modify"), row("calc_test.go", "Modify"), row("internal/fresh/deeper/y.go", "Add")), nil},
+		{"an Add below a file", doc(row("calc.go", "Modify"), row("calc.go/x_test.go", "Add")), []string{"parent-is-directory"}},
 		{"a secret", doc(row("calc.go", "Modify"), row("calc_test.go", "Modify"), row(".env", "Add")), []string{RuleSecret}},
 		{"no test", doc(row("calc.go", "Modify")), []string{RuleTests}},
 		{"no code", doc(row("calc_test.go", "Modify")), []string{RuleCode}},
