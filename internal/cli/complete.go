@@ -8,11 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/llm"
+	azruns "github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testrun"
-	"github.com/azero-dev/azero/internal/workflow/implement"
-	"github.com/azero-dev/azero/internal/workflow/issue"
-	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
 
 // statuses are the run statuses `azero runs --status` takes.
@@ -65,7 +63,7 @@ func completeValues(f *Factory, root *cobra.Command) {
 		sts = append(sts, string(s))
 	}
 	flag(runs, "status", fixed(sts...))
-	flag(runs, "workflow", fixed(implement.Name, issue.Name, selftest.Name))
+	flag(runs, "workflow", fixed(azruns.Catalog().Names()...))
 	impl := find("implement")
 	flag(impl, "runner", fixed(testrun.Kinds()...))
 	models := fixed(modelNames()...)
@@ -73,7 +71,7 @@ func completeValues(f *Factory, root *cobra.Command) {
 	is := find("issue")
 	flag(is, "drafter", models)
 	flag(is, "reviewer", models)
-	flag(is, "tracker", fixed(issue.TrackerGitHub, issue.TrackerLocal))
+	flag(is, "tracker", fixed(azruns.IssueTrackers...))
 }
 
 // completeRuns completes run ids, newest first, described by workflow,
@@ -83,28 +81,29 @@ func completeRuns(f *Factory, resumable bool) func(*cobra.Command, []string, str
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		st, err := f.Store(cmd.Context())
+		eng, err := azruns.OpenLocal(cmd.Context(), f.Env(), azruns.Catalog())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		runs, err := st.ListRuns(cmd.Context(), store.Filter{Limit: 200})
+		defer eng.Close()
+		l, err := eng.List(cmd.Context(), azruns.Query{Limit: 200})
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		var out []string
-		for _, r := range runs {
-			if !strings.HasPrefix(r.ID, prefix) || resumable && r.Status.Finished() {
+		for _, r := range l.Runs {
+			if r.Unverified != "" || !strings.HasPrefix(r.ID, prefix) || resumable && r.Status.Finished() {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s\t%s %s at %s", r.ID, r.Workflow, effectiveStatus(st, r), r.Node))
+			out = append(out, fmt.Sprintf("%s\t%s %s at %s", r.ID, r.Workflow, r.Status, r.Node))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 	}
 }
 
 func roleNames() []string {
-	out := make([]string, len(allRoles))
-	for i, r := range allRoles {
+	out := make([]string, len(azruns.Roles))
+	for i, r := range azruns.Roles {
 		out[i] = string(r)
 	}
 	return out

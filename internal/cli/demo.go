@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/workflow/demo"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
 // DemoOptions are the inputs of `azero demo`.
@@ -78,13 +78,13 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := demo.Prepare(ctx, w, base)
+	d, err := runs.PrepareDemo(ctx, w, base)
 	if err != nil {
 		return err
 	}
 	cs := f.IO.ColorScheme()
 	fmt.Fprintf(f.IO.ErrOut, "%s a demo repository is ready in %s\n", cs.Bold("azero demo:"), d.Project)
-	fmt.Fprintf(f.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n", demo.Design)
+	fmt.Fprintf(f.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n", runs.DemoDesign)
 	if f.IO.CanPrompt() {
 		fmt.Fprintf(f.IO.ErrOut, "  you will be asked twice: 'approve' at the diff review commits the change on the run's branch,\n"+
 			"  then 'approve' at the final review merges it (or 'revise', or 'abort')\n\n")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/iostreams"
-	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
 // Every command that takes --temporal takes --namespace, --task-queue and
@@ -25,7 +25,7 @@ func TestEveryTemporalCommandTakesTheConnectionFlags(t *testing.T) {
 	}
 	flags := []string{"--temporal", "temporal.internal:7233", "--namespace", "ops", "--task-queue", "q2",
 		"--tls-cert", "/etc/azero/c.pem", "--tls-key", "/etc/azero/c.key", "--tls-ca", "/etc/azero/ca.pem", "--tls-server-name", "temporal.internal"}
-	want := temporal.ConnectOptions{Address: "temporal.internal:7233", Namespace: "ops", TLSCert: "/etc/azero/c.pem", TLSKey: "/etc/azero/c.key",
+	want := runs.Choice{Kind: runs.Temporal, Address: "temporal.internal:7233", Namespace: "ops", TaskQueue: "q2", TLSCert: "/etc/azero/c.pem", TLSKey: "/etc/azero/c.key",
 		TLSCA: "/etc/azero/ca.pem", ServerName: "temporal.internal"}
 	cfg := config.Config{Engine: config.Engine{Kind: "temporal", Address: "cfg:7233", Namespace: "cfg-ns", TaskQueue: "cfg-q",
 		TLSCert: "/cfg/c.pem", TLSKey: "/cfg/c.key", TLSCA: "/cfg/ca.pem", ServerName: "cfg.internal"}}
@@ -42,12 +42,12 @@ func TestEveryTemporalCommandTakesTheConnectionFlags(t *testing.T) {
 				if err := cmd.ParseFlags(append(slices.Clone(rest), flags[i], flags[i+1])); err != nil {
 					t.Fatalf("%s %s: %v", flags[i], flags[i+1], err)
 				}
-				_, conn, queue, _, err := f.engineSettings(cfg)
+				ch, err := runs.Choose(f.Env(), f.EngineFlags, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := map[string]string{"--temporal": conn.Address, "--namespace": conn.Namespace, "--task-queue": queue, "--tls-cert": conn.TLSCert,
-					"--tls-key": conn.TLSKey, "--tls-ca": conn.TLSCA, "--tls-server-name": conn.ServerName}
+				got := map[string]string{"--temporal": ch.Address, "--namespace": ch.Namespace, "--task-queue": ch.TaskQueue, "--tls-cert": ch.TLSCert,
+					"--tls-key": ch.TLSKey, "--tls-ca": ch.TLSCA, "--tls-server-name": ch.ServerName}
 				fromConfig := map[string]string{"--temporal": "cfg:7233", "--namespace": "cfg-ns", "--task-queue": "cfg-q", "--tls-cert": "/cfg/c.pem",
 					"--tls-key": "/cfg/c.key", "--tls-ca": "/cfg/ca.pem", "--tls-server-name": "cfg.internal"}
 				fromConfig[flags[i]] = flags[i+1]
@@ -63,9 +63,9 @@ func TestEveryTemporalCommandTakesTheConnectionFlags(t *testing.T) {
 			if err := cmd.ParseFlags(append(slices.Clone(rest), flags...)); err != nil {
 				t.Fatal(err)
 			}
-			kind, conn, queue, _, err := f.engineSettings(config.Config{})
-			if err != nil || kind != engineTemporal || conn != want || queue != "q2" {
-				t.Errorf("got %s %+v queue %q (%v), want temporal %+v queue q2", kind, conn, queue, err, want)
+			ch, err := runs.Choose(f.Env(), f.EngineFlags, config.Config{})
+			if err != nil || ch != want {
+				t.Errorf("got %+v (%v), want %+v", ch, err, want)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
 // Exit codes, the contract of every azero command (DESIGN.md).
@@ -36,7 +37,8 @@ var exitCodes = []struct {
 	{ExitInterrupted, "interrupted (SIGINT/SIGTERM)", "; the run is checkpointed"},
 }
 
-// UsageError marks a mistake in how azero was called.
+// UsageError marks a mistake in how azero was called (as does a
+// runs.RequestError: what was asked of the run service cannot be meant).
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
@@ -72,16 +74,17 @@ type TestsFailedError interface{ TestsFailed() bool }
 // that does.
 func ExitCode(err error) int {
 	var (
-		usage  *UsageError
-		tf     TestsFailedError
-		status *ExitStatus
+		usage   *UsageError
+		request *runs.RequestError
+		tf      TestsFailedError
+		status  *ExitStatus
 	)
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &status):
 		return status.Code
-	case errors.As(err, &usage), isCobraUsage(err):
+	case errors.As(err, &usage), errors.As(err, &request), isCobraUsage(err):
 		return ExitUsage
 	case errors.Is(err, flow.ErrInterrupted), errors.Is(err, context.Canceled):
 		return ExitInterrupted

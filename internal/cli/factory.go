@@ -1,27 +1,24 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/azero-dev/azero/internal/answerkey"
-	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/review"
-	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
-// Factory holds what commands depend on. Expensive parts (the store, the
-// audit log) open on first use and close with Close.
+// Factory holds what commands depend on: the terminal, how azero was
+// invoked, and the run service's environment (runs.Env), which opens the
+// store, the audit log and the rest on first use and closes them with
+// Close.
 type Factory struct {
 	IO       *iostreams.IOStreams
 	Getenv   func(string) string
@@ -35,19 +32,17 @@ type Factory struct {
 	Version    string
 	// EngineFlags is the engine chosen on the command line (--engine,
 	// --temporal).
-	EngineFlags EngineFlags
+	EngineFlags runs.EngineFlags
 
 	args []string // the command line Run executes, without the program name
-	// exec replaces this process with another program (handOff); nil in
-	// a Factory that must not, such as one running in a test's process.
+	// exec replaces this process with another program (the hand-off of a
+	// lean build); nil in a Factory that must not, such as one running in
+	// a test's process.
 	exec func(path string, argv, env []string) error
 
 	mu     sync.Mutex
-	store  *store.Store
-	audit  *audit.Logger
+	env    *runs.Env
 	prompt *prompt.Prompter
-	key    *answerkey.Key
-	notify notifications // the user's [notify] (notify.go)
 	// interrupt says what a first Ctrl-C does to the command running
 	// (interrupt.go); nil: it saves the run.
 	interrupt func() string
@@ -69,93 +64,24 @@ func NewFactory(version string) (*Factory, error) {
 		WorkDir:  wd,
 		Now:      time.Now,
 		Version:  version,
-		exec:     execCommand,
+		exec:     runs.ExecCommand,
 	}, nil
 }
 
-// StateDir returns where the store, lineage and audit log live:
-// $AZERO_STATE_DIR, else $XDG_STATE_HOME/azero, else ~/.local/state/azero.
-func (f *Factory) StateDir() (string, error) {
-	if d := f.Getenv("AZERO_STATE_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := f.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "azero"), nil
-	}
-	home := f.Getenv("HOME")
-	if home == "" {
-		return "", errors.New("cannot locate the state directory: set AZERO_STATE_DIR or HOME")
-	}
-	return filepath.Join(home, ".local", "state", "azero"), nil
-}
-
-// RunDir returns the folder of one run's lineage inside the state dir.
-func (f *Factory) RunDir(runID string) (string, error) {
-	dir, err := f.StateDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "runs", runID), nil
-}
-
-// Store opens the store on first use.
-func (f *Factory) Store(ctx context.Context) (*store.Store, error) {
+// Env returns the run service's environment, made from the Factory's on
+// first use.
+func (f *Factory) Env() *runs.Env {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.store != nil {
-		return f.store, nil
+	if f.env == nil {
+		var stderr io.Writer
+		if f.IO != nil {
+			stderr = f.IO.ErrOut
+		}
+		f.env = &runs.Env{Getenv: f.Getenv, Environ: f.Environ, LookPath: f.LookPath, WorkDir: f.WorkDir, Now: f.Now,
+			Version: f.Version, Stderr: stderr, Command: f.command, Args: f.args, Exec: f.exec}
 	}
-	dir, err := f.StateDir()
-	if err != nil {
-		return nil, err
-	}
-	st, err := store.Open(ctx, filepath.Join(dir, store.FileName), store.Options{Now: f.Now})
-	if err != nil {
-		return nil, err
-	}
-	f.store = st
-	return st, nil
-}
-
-// AnswerKey reads the key that seals answers (the state directory's
-// answer.key, made if missing) on first use: the store seals and checks
-// local answers with the same file; answers sent to Temporal runs are
-// sealed with it.
-func (f *Factory) AnswerKey() (*answerkey.Key, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.key != nil {
-		return f.key, nil
-	}
-	dir, err := f.StateDir()
-	if err != nil {
-		return nil, err
-	}
-	k, err := answerkey.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	f.key = k
-	return k, nil
-}
-
-// Audit opens the audit log on first use.
-func (f *Factory) Audit() (*audit.Logger, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.audit != nil {
-		return f.audit, nil
-	}
-	dir, err := f.StateDir()
-	if err != nil {
-		return nil, err
-	}
-	l, err := audit.Open(filepath.Join(dir, audit.FileName), audit.SecretsFromEnv(f.Environ()))
-	if err != nil {
-		return nil, err
-	}
-	f.audit = l
-	return l, nil
+	return f.env
 }
 
 // Prompter returns the terminal prompter.
@@ -168,49 +94,21 @@ func (f *Factory) Prompter() *prompt.Prompter {
 	return f.prompt
 }
 
-// UserConfigDir returns $XDG_CONFIG_HOME, else ~/.config.
-func (f *Factory) UserConfigDir() string {
-	if d := f.Getenv("XDG_CONFIG_HOME"); d != "" {
-		return d
-	}
-	if home := f.Getenv("HOME"); home != "" {
-		return filepath.Join(home, ".config")
-	}
-	return ""
-}
-
-// Config loads the user's and the repository's configuration.
-func (f *Factory) Config(repoRoot string) (config.Config, error) {
-	cfg, _, err := config.Load(f.UserConfigDir(), repoRoot)
-	return cfg, err
-}
-
-// Close releases what the Factory opened.
+// Close releases what the Factory's environment opened.
 func (f *Factory) Close() error {
-	f.closeNotifications()
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	var errs []error
-	if f.store != nil {
-		errs = append(errs, f.store.Close())
-		f.store = nil
+	env := f.env
+	f.mu.Unlock()
+	if env == nil {
+		return nil
 	}
-	if f.audit != nil {
-		errs = append(errs, f.audit.Close())
-		f.audit = nil
-	}
-	return errors.Join(errs...)
+	return env.Close()
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // abs resolves p against the factory's working directory.
-func (f *Factory) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(f.WorkDir, p)
-}
+func (f *Factory) abs(p string) string { return f.Env().Abs(p) }
 
 // trimLines normalises help text written as indented raw strings.
 func trimLines(s string) string {

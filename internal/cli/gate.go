@@ -44,7 +44,7 @@ type GateOptions struct {
 }
 
 func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
-	opts := &GateOptions{IO: f.IO, Prompter: f.Prompter(), Terminal: f.controllingTerminal, Audit: f.Audit, Now: f.Now, WorkDir: f.WorkDir, Executable: os.Executable}
+	opts := &GateOptions{IO: f.IO, Prompter: f.Prompter(), Terminal: f.controllingTerminal, Audit: f.Env().Audit, Now: f.Now, WorkDir: f.WorkDir, Executable: os.Executable}
 	cmd := &cobra.Command{
 		Use:   "gate",
 		Short: "Review the diff a commit would take and demand a typed approve",

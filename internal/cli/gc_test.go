@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 )
@@ -52,7 +53,7 @@ func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 		t.Fatalf("gc: exit %d\n%s", res.code, res.stderr)
 	}
 	var doc struct {
-		Removed []gcAction `json:"removed"`
+		Removed []runs.GCAction `json:"removed"`
 	}
 	json.Unmarshal([]byte(res.stdout), &doc)
 	if len(doc.Removed) != 1 || doc.Removed[0].RunID != "000000-orphan" || !doc.Removed[0].Done {
@@ -121,14 +122,14 @@ func runStatus(t *testing.T, state, id string) store.Status {
 }
 
 // gcJSON runs `azero runs gc --json` with args and decodes what it did.
-func gcJSON(t *testing.T, state, dir string, args ...string) []gcAction {
+func gcJSON(t *testing.T, state, dir string, args ...string) []runs.GCAction {
 	t.Helper()
 	res := runAzeroIn(t, state, dir, nil, append([]string{"runs", "gc", "--json"}, args...)...)
 	if res.code != 0 {
 		t.Fatalf("gc %v: exit %d\n%s", args, res.code, res.stderr)
 	}
 	var doc struct {
-		Removed []gcAction `json:"removed"`
+		Removed []runs.GCAction `json:"removed"`
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil {
 		t.Fatalf("gc --json: %v\n%s", err, res.stdout)
@@ -351,7 +352,7 @@ if grep -q refs/heads/azero/6- && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; 
 	// Both runs are resumable: plain gc keeps them, and their branches,
 	// but removes what the killed gits left (their resume would have to
 	// repair it).
-	byID := map[string]gcAction{}
+	byID := map[string]runs.GCAction{}
 	for _, a := range gcJSON(t, state, repo) {
 		byID[a.RunID] = a
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/testenv"
 )
 
@@ -17,8 +18,8 @@ import (
 func fakeTemporal(t *testing.T) (pathDir string) {
 	t.Helper()
 	dir := t.TempDir()
-	script := "#!/bin/sh\nfor a in \"$@\"; do echo \"arg:$a\"; done\necho \"handed off: $" + handOffVar + "\"\nexit 7\n"
-	if err := os.WriteFile(filepath.Join(dir, temporalCommand), []byte(script), 0o755); err != nil {
+	script := "#!/bin/sh\nfor a in \"$@\"; do echo \"arg:$a\"; done\necho \"handed off: $" + runs.HandOffVar + "\"\nexit 7\n"
+	if err := os.WriteFile(filepath.Join(dir, runs.TemporalCommand), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -91,7 +92,7 @@ func TestTemporalHandOffMissing(t *testing.T) {
 	}
 
 	fake := fakeTemporal(t)
-	res = runAzeroIn(t, t.TempDir(), repo, []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), handOffVar + "=1"}, "runs", "--temporal", "t:1")
+	res = runAzeroIn(t, t.TempDir(), repo, []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH"), runs.HandOffVar + "=1"}, "runs", "--temporal", "t:1")
 	if res.code != ExitError || strings.Contains(res.stdout, "arg:") || !strings.Contains(res.stderr, "go build -o azero-temporal ./cmd/azero") {
 		t.Errorf("started as azero-temporal: exit %d, stdout %q, stderr %q; want exit 1 without a second hand-off", res.code, res.stdout, res.stderr)
 	}

@@ -48,7 +48,7 @@ func newHookCommand(f *Factory) *cobra.Command {
 }
 
 func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.Command {
-	opts := &HookOptions{IO: f.IO, Audit: f.Audit, WorkDir: f.WorkDir, Getenv: f.Getenv, Executable: os.Executable, LookPath: f.LookPath,
+	opts := &HookOptions{IO: f.IO, Audit: f.Env().Audit, WorkDir: f.WorkDir, Getenv: f.Getenv, Executable: os.Executable, LookPath: f.LookPath,
 		Writer: func() (*safewrite.Writer, error) { return f.writer(false, false) }}
 	cmd := &cobra.Command{
 		Use:   "claude-code",

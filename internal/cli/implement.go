@@ -2,27 +2,18 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/contextload"
 	"github.com/azero-dev/azero/internal/edit"
-	"github.com/azero-dev/azero/internal/event"
-	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
-	"github.com/azero-dev/azero/internal/llm/provider"
-	"github.com/azero-dev/azero/internal/sandbox"
-	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/testrun"
-	"github.com/azero-dev/azero/internal/workflow/implement"
-	"github.com/azero-dev/azero/internal/workflow/roles"
 )
 
 // ImplementOptions are the inputs of `azero implement`.
@@ -147,7 +138,7 @@ func newImplementCommand(f *Factory) *cobra.Command {
 	fl.StringVar(&opts.Runner, "runner", "", "test runner: "+strings.Join(testrun.Kinds(), ", ")+" (default: config, else detected from the project)")
 	fl.StringVar(&opts.TestCmd, "test-cmd", "", "command that runs the tests instead of the runner's default (its output is read with the runner's conventions, or from --report)")
 	fl.StringVar(&opts.Report, "report", "", "with --test-cmd, the report it writes as FORMAT:PATH (junit:build/test-results.xml): any runner that writes JUnit XML")
-	fl.StringVar(&opts.Coder, "coder", "", "the coder model as provider:model (default: config, else "+defaultModels[llm.RoleCoder]+")")
+	fl.StringVar(&opts.Coder, "coder", "", "the coder model as provider:model (default: config, else "+runs.DefaultModel(llm.RoleCoder)+")")
 	fl.Float64Var(&opts.Budget, "budget", 0, "stop the run before a model call would take its cost over this many USD")
 	fl.BoolVar(&opts.Auto, "auto", false, "never ask about file writes: refuse to replace a file over 100 lines unless --force (the diff review and the final approval are still asked)")
 	fl.BoolVar(&opts.Force, "force", false, "with --auto, allow replacing files over 100 lines")
@@ -212,87 +203,30 @@ func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error
 	if err != nil {
 		return err
 	}
-	env := f.providerEnv(cfg)
-	coder := opts.Coder
-	if coder == "" {
-		coder = roleModel(cfg, llm.RoleCoder, "")
-	}
-	mode, err := sandboxMode(opts.Sandbox, cfg)
+	p, plan, err := runs.PrepareImplement(ctx, f.Env(), cfg, runs.ImplementRequest{
+		Repo: top, DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Context: opts.Context,
+		Runner: opts.Runner, TestCmd: opts.TestCmd, Report: opts.Report, Coder: opts.Coder, Budget: opts.Budget,
+		Auto: opts.Auto, Force: opts.Force, Sandbox: opts.Sandbox, MockScript: opts.mockScript,
+	}, f.terminal())
 	if err != nil {
 		return err
 	}
-	settings := implement.Settings{Auto: opts.Auto, Force: opts.Force, Budget: opts.Budget, Network: cfg.Sandbox.Network}
-	if mode != sandbox.Auto {
-		settings.Sandbox = string(mode)
-	}
-	switch {
-	case opts.mockScript != "":
-		coder, settings.MockScript = llm.MockSpec, opts.mockScript
-	case env.MockLLM:
-		// The run records the model it really uses: resuming it later
-		// without AZERO_MOCK_LLM must not switch models.
-		coder, settings.MockScript = llm.MockSpec, env.MockScript
-	}
-	env.Role = llm.RoleCoder
-	env.MockLLM, env.MockScript = false, settings.MockScript
-	stateDir, err := f.StateDir()
+	printDataPolicy(f, opts.LLD, plan)
+	eng, err := f.openEngine(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	runID := store.NewID(f.Now())
-	state, plan, err := implement.Prepare(ctx, implement.Inputs{
-		DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Dir: top, Context: opts.Context,
-		Runner: opts.Runner, TestCmd: opts.TestCmd, Report: opts.Report, Coder: coder, Prices: env.Prices,
-		Settings: settings, Config: cfg.Implement, StateDir: stateDir, RunID: runID,
-	})
-	if err != nil {
-		var ie *implement.InputError
-		if errors.As(err, &ie) {
-			return &UsageError{Err: ie.Err}
-		}
-		return err
-	}
-	// The model is checked (its key, its script) only once the inputs are:
-	// a design that cannot be implemented is reported first.
-	status := provider.Describe(coder, env)
-	if status.Err != nil {
-		return status.Err
-	}
-	// No model is asked for code that nothing could confine.
-	box, err := f.sandboxFor(cfg, mode, settings.Network)
-	if err != nil {
-		return err
-	}
-	printDataPolicy(f, status, opts.LLD, plan, roles.LineageDir(stateDir, runID), box)
-	if te, err := f.temporalEngine(ctx, top); err != nil {
-		return err
-	} else if te != nil {
-		defer te.Close()
-		return implementTemporal(ctx, f, te, runID, state, opts.JSON)
-	}
-
-	eng, err := f.engine(ctx)
-	if err != nil {
-		return err
-	}
-	deps, err := implementDeps(ctx, f, cfg, runID, state, eng)
-	if err != nil {
-		return err
-	}
-	g := implement.Graph(deps)
-	meta := map[string]string{"repo": state.Repo, "lld": state.LLDPath, "branch": state.Branch, "coder": state.Coder, "runner": state.Runner}
-	if _, err := flow.Create(ctx, eng, g, state, flow.CreateOptions{ID: runID, Key: state.Branch, Meta: meta}); err != nil {
-		return err
-	}
-	final, err := flow.Drive(ctx, eng, g, runID)
-	return f.reportImplement(ctx, runID, final, err, opts.JSON)
+	defer eng.Close()
+	out, err := eng.Start(ctx, p)
+	return f.report(out, err, opts.JSON)
 }
 
 // printDataPolicy says, before anything is sent, what goes to which model.
 // The scripted model is shown the same files, on this machine.
-func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implement.Plan, lineage string, box *sandbox.Sandbox) {
+func printDataPolicy(f *Factory, lldName string, plan runs.ImplementPlan) {
 	cs := f.IO.ColorScheme()
 	w := f.IO.ErrOut
+	st := plan.Coder
 	fmt.Fprintln(w, cs.Bold("Data policy"))
 	if st.Mocked || st.Spec.Provider == llm.ProviderMock {
 		fmt.Fprintf(w, "  coder: %s, the offline scripted model: nothing leaves this machine. Shown to it:\n", st.Spec)
@@ -308,136 +242,15 @@ func printDataPolicy(f *Factory, st provider.Status, lldName string, plan implem
 		}
 	}
 	if len(plan.Context) > 0 {
-		names := make([]string, len(plan.Context))
-		for i, c := range plan.Context {
-			names[i] = c.Rel
-		}
-		fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(names, ", "), plan.ContextTokens)
+		fmt.Fprintf(w, "    - context files: %s (%d tokens)\n", strings.Join(plan.Context, ", "), plan.ContextTokens)
 	}
 	fmt.Fprintln(w, "    - the files of the change as it writes them, and the output of your test runs")
 	fmt.Fprintln(w, "  Nothing else is sent. Secret-looking files (.env*, *.pem, *.key, id_rsa*, *secret*, credentials) are refused.")
-	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n", lineage)
+	fmt.Fprintf(w, "  Every prompt, response and test output is kept in %s\n", plan.Lineage)
+	box := plan.Sandbox
 	line := "  The model's code runs in the " + box.Describe()
 	if box.Off() || box.Network() {
 		line = cs.Bold(line)
 	}
 	fmt.Fprintf(w, "%s\n\n", line)
-}
-
-// implementDeps builds what the workflow's nodes use for one run, from
-// the run's state: the model it records, the settings it started with.
-// The nodes and the model report to events (the engine driving the run).
-func implementDeps(ctx context.Context, f *Factory, cfg config.Config, runID string, s *implement.State, events event.Sink) (implement.Deps, error) {
-	// The write reviews of the graph ask about whole-file replacements of
-	// large files; nothing asks in the middle of a node.
-	w, err := f.gateWriter(s.Settings.Auto, s.Settings.Force)
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	st, err := f.Store(ctx)
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	stateDir, err := f.StateDir()
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	env := f.providerEnv(cfg)
-	// The recorded model, whatever AZERO_MOCK_LLM says now.
-	env.MockLLM, env.MockScript = false, s.Settings.MockScript
-	lineage := roles.NewLineage(w, stateDir, runID)
-	// Opened at its first call: a run resumed past its last model call
-	// (at the merge) needs no key. A new run checked the key already.
-	coder := llm.Lazy(s.Coder, func() (llm.Model, error) {
-		return roles.Open(llm.RoleCoder, s.Coder, roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: runID,
-			Env: env, Budget: s.Settings.Budget, Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...), Lineage: lineage,
-			Events: events})
-	})
-	// Every test and lint process of the run is confined, as the run
-	// recorded when it started; its build caches are a layer of its own.
-	box, err := f.sandboxFor(cfg, sandbox.Mode(s.Settings.Sandbox), s.Settings.Network)
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	caches := runCaches(stateDir, runID)
-	runner, err := testrun.New(s.Runner, testrun.Options{TestCmd: s.TestCmd, Report: s.Report, Checkout: s.Repo, Sandbox: box, Caches: caches})
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	a, err := f.Audit()
-	if err != nil {
-		return implement.Deps{}, err
-	}
-	return implement.Deps{Coder: coder, Writer: w, Runner: runner, Lineage: lineage, Events: events, Audit: a,
-		MaxOutput: maxOutput(cfg.Roles.Coder, s.Coder, env.Prices), Sandbox: box, Caches: caches,
-		Secrets: append(provider.Secrets(env), audit.SecretsFromEnv(f.Environ())...)}, nil
-}
-
-// maxOutput is the most output a role's reply may ask for: the configured
-// max_output_tokens, else the model's known maximum (0 when unknown).
-func maxOutput(role config.Role, model string, prices llm.PriceTable) int {
-	if role.MaxOutputTokens > 0 {
-		return role.MaxOutputTokens
-	}
-	spec, err := llm.ParseSpec(model)
-	if err != nil {
-		return 0
-	}
-	p, _ := prices.Price(spec)
-	return p.MaxOutput
-}
-
-func resumeImplement(ctx context.Context, f *Factory, r store.Run, asJSON bool) error {
-	eng, err := f.engine(ctx)
-	if err != nil {
-		return err
-	}
-	var s implement.State
-	if err := decodeState(r, &s); err != nil {
-		return err
-	}
-	cfg, err := f.Config(s.Repo)
-	if err != nil {
-		return err
-	}
-	deps, err := implementDeps(ctx, f, cfg, r.ID, &s, eng)
-	if err != nil {
-		return err
-	}
-	final, err := flow.Drive(ctx, eng, implement.Graph(deps), r.ID)
-	return f.reportImplement(ctx, r.ID, final, err, asJSON)
-}
-
-// implementResult is the workflow's part of --json output.
-type implementResult struct {
-	Result       string   `json:"result,omitempty"`
-	Branch       string   `json:"branch"`
-	Commit       string   `json:"commit,omitempty"`
-	Files        []string `json:"files"`
-	Scaffolds    int      `json:"scaffolds"`
-	Attempts     int      `json:"implementation_attempts"`
-	Flagged      []string `json:"flagged_files,omitempty"`
-	GateDecision string   `json:"gate_decision,omitempty"`
-	MergeCommand string   `json:"merge_command,omitempty"`
-	Patch        string   `json:"patch,omitempty"`
-}
-
-func (f *Factory) reportImplement(ctx context.Context, runID string, s *implement.State, driveErr error, asJSON bool) error {
-	var result any
-	if s != nil {
-		res := implementResult{Result: s.Result, Branch: s.Branch, Commit: s.Commit, Scaffolds: s.Scaffolds,
-			Attempts: s.Implementations, Flagged: s.Flagged, GateDecision: s.GateDecision, Patch: s.Patch}
-		for _, fs := range s.Files {
-			res.Files = append(res.Files, fs.Path)
-		}
-		var stopped *implement.MergeStoppedError
-		if errors.As(driveErr, &stopped) {
-			res.Result, res.MergeCommand = implement.ResultMergeStopped, stopped.Command
-		}
-		result = res
-		if driveErr == nil && s.Result == implement.ResultMerged && !asJSON {
-			fmt.Fprintf(f.IO.ErrOut, "\nMerged %s into %s (%s).\n", s.Branch, s.BaseBranch, gitx.ShortID(s.Commit))
-		}
-	}
-	return f.reportRun(ctx, runID, result, driveErr, asJSON)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/llm"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 )
@@ -121,7 +122,7 @@ func TestScriptedRunKilledInAModelCallResumes(t *testing.T) {
 		}
 	}
 	show := runAzeroIn(t, state, repo, nil, "runs", "show", r.ID)
-	if !strings.Contains(show.stdout, "coder:    mock:scripted") || strings.Contains(show.stdout, defaultModels[llm.RoleCoder]) {
+	if !strings.Contains(show.stdout, "coder:    mock:scripted") || strings.Contains(show.stdout, runs.DefaultModel(llm.RoleCoder)) {
 		t.Errorf("runs show does not name the model the run used:\n%s", show.stdout)
 	}
 	var doc struct {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/testenv"
 )
 
@@ -138,13 +139,13 @@ func TestResumeJSONSaysWhyItFailed(t *testing.T) {
 // fails as it does without --json, and the document says so.
 func TestRunsGCJSONReportsWhatItCouldNotRemove(t *testing.T) {
 	t.Parallel()
-	actions := []gcAction{
+	actions := []runs.GCAction{
 		{RunID: "261101-aaaaaa", Worktree: "/w/a", OnDisk: true, Reason: "the run has ended (done)", Done: true},
 		{RunID: "261101-bbbbbb", Worktree: "/w/b", OnDisk: true, Reason: "the run has ended (failed)", Error: "permission denied"},
 	}
 	for _, asJSON := range []bool{false, true} {
 		io, _, out, errOut := iostreams.Test()
-		err := gcReport(&Factory{IO: io}, &GCOptions{JSON: asJSON}, actions, nil, nil)
+		err := gcReport(&Factory{IO: io}, &GCOptions{JSON: asJSON}, runs.GCReport{Removed: actions})
 		if err == nil || !strings.Contains(err.Error(), "261101-bbbbbb") || ExitCode(err) != ExitError {
 			t.Fatalf("json %v: err = %v, want the run that could not be cleaned up (exit 1)", asJSON, err)
 		}
@@ -161,7 +162,7 @@ func TestRunsGCJSONReportsWhatItCouldNotRemove(t *testing.T) {
 	}
 	// Nothing failed: no error.
 	io, _, out, _ := iostreams.Test()
-	if err := gcReport(&Factory{IO: io}, &GCOptions{JSON: true}, actions[:1], nil, nil); err != nil || strings.Contains(out.String(), `"error"`) {
+	if err := gcReport(&Factory{IO: io}, &GCOptions{JSON: true}, runs.GCReport{Removed: actions[:1]}); err != nil || strings.Contains(out.String(), `"error"`) {
 		t.Errorf("a clean-up that worked: %v\n%s", err, out)
 	}
 }

@@ -74,7 +74,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 	if err != nil {
 		return err
 	}
-	logger, err := f.Audit()
+	logger, err := f.Env().Audit()
 	if err != nil {
 		return fmt.Errorf("open the audit log: %w", err)
 	}
@@ -82,7 +82,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 		Root:    root,
 		Version: f.Version,
 		Audit:   logger,
-		Store:   func(ctx context.Context) (*store.Store, error) { return f.Store(ctx) },
+		Store:   func(ctx context.Context) (*store.Store, error) { return f.Env().Store(ctx) },
 		Now:     f.Now,
 	})
 	if err != nil {

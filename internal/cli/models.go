@@ -9,20 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
+	"github.com/azero-dev/azero/internal/runs"
 )
-
-// Default models per role when neither a flag nor the config names one.
-var defaultModels = map[llm.Role]string{
-	llm.RoleDrafter:  "anthropic:claude-sonnet-4-5",
-	llm.RoleReviewer: "gemini:gemini-2.5-pro",
-	llm.RoleCoder:    "anthropic:claude-sonnet-4-5",
-}
-
-var allRoles = []llm.Role{llm.RoleDrafter, llm.RoleReviewer, llm.RoleCoder}
 
 // repoRoot returns the git work tree containing the working directory, or
 // "" outside one.
@@ -32,56 +23,6 @@ func (f *Factory) repoRoot(ctx context.Context) string {
 		return ""
 	}
 	return root
-}
-
-// roleModel returns the model for role: the flag, else the config, else
-// the default.
-func roleModel(cfg config.Config, role llm.Role, flag string) string {
-	if flag != "" {
-		return flag
-	}
-	byRole := map[llm.Role]string{llm.RoleDrafter: cfg.Models.Drafter, llm.RoleReviewer: cfg.Models.Reviewer, llm.RoleCoder: cfg.Models.Coder}
-	if m := byRole[role]; m != "" {
-		return m
-	}
-	return defaultModels[role]
-}
-
-// providerEnv maps the configuration and environment into what provider
-// packages need.
-func (f *Factory) providerEnv(cfg config.Config) provider.Env {
-	prices := llm.DefaultPrices()
-	if len(cfg.Prices) > 0 {
-		over := map[string]llm.Price{}
-		for name, p := range cfg.Prices {
-			// A configured price keeps what azero knows of the model's limits.
-			known := llm.Price{}
-			if spec, err := llm.ParseSpec(name); err == nil {
-				known, _ = prices.Price(spec)
-			}
-			known.Input, known.Output, known.LongAbove = p.Input, p.Output, 0
-			over[name] = known
-		}
-		prices = prices.With(over)
-	}
-	conv := func(p config.Provider) llm.ProviderConfig {
-		return llm.ProviderConfig{APIKey: p.APIKey, BaseURL: p.BaseURL}
-	}
-	script := cfg.Mock.Script
-	if s := f.Getenv("AZERO_MOCK_SCRIPT"); s != "" {
-		script = s
-	}
-	return provider.Env{
-		Getenv: f.Getenv,
-		Providers: map[string]llm.ProviderConfig{
-			llm.ProviderAnthropic: conv(cfg.Providers.Anthropic),
-			llm.ProviderGemini:    conv(cfg.Providers.Gemini),
-			llm.ProviderOpenAI:    conv(cfg.Providers.OpenAI),
-		},
-		Prices:     prices,
-		MockLLM:    provider.MockRequested(f.Getenv),
-		MockScript: f.abs(script),
-	}
 }
 
 func newModelsCommand(f *Factory) *cobra.Command {
@@ -123,15 +64,15 @@ type modelView struct {
 }
 
 func modelsRun(ctx context.Context, f *Factory, asJSON bool) error {
-	cfg, err := f.Config(f.repoRoot(ctx))
+	cfg, err := f.Env().Config(f.repoRoot(ctx))
 	if err != nil {
 		return err
 	}
-	env := f.providerEnv(cfg)
+	env := f.Env().ProviderEnv(cfg)
 	var views []modelView
-	for _, role := range allRoles {
+	for _, role := range runs.Roles {
 		env.Role = role
-		st := provider.Describe(roleModel(cfg, role, ""), env)
+		st := provider.Describe(runs.RoleModel(cfg, role, ""), env)
 		v := modelView{Role: role, Model: st.Spec.String(), Mocked: st.Mocked, KeyPresent: st.Endpoint.KeyPresent(),
 			Endpoint: st.Endpoint.String(), Priced: st.Priced, InputUSD: st.Price.Input, OutputUSD: st.Price.Output}
 		if st.Err != nil {
@@ -202,13 +143,13 @@ func modelsPingRun(ctx context.Context, f *Factory, role llm.Role, asJSON bool) 
 	default:
 		return usagef("unknown role %q: use drafter, reviewer or coder", role)
 	}
-	cfg, err := f.Config(f.repoRoot(ctx))
+	cfg, err := f.Env().Config(f.repoRoot(ctx))
 	if err != nil {
 		return err
 	}
-	env := f.providerEnv(cfg)
+	env := f.Env().ProviderEnv(cfg)
 	env.Role = role
-	spec := roleModel(cfg, role, "")
+	spec := runs.RoleModel(cfg, role, "")
 	m, err := provider.Open(spec, env)
 	if err != nil {
 		return err

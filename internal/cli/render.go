@@ -31,7 +31,11 @@ func renderEvent(ev event.Event, cs iostreams.ColorScheme) string {
 	case event.NodeDone:
 		var d event.NodeDoneData
 		_ = ev.Decode(&d)
-		return fmt.Sprintf("%s %s %s\n", cs.Green("✓"), ev.Node, cs.Faint(fmt.Sprintf("(%dms)", d.DurationMS)))
+		took := fmt.Sprintf("(%dms)", d.DurationMS)
+		if d.Worker != "" {
+			took = fmt.Sprintf("(%dms on %s)", d.DurationMS, d.Worker)
+		}
+		return fmt.Sprintf("%s %s %s\n", cs.Green("✓"), ev.Node, cs.Faint(took))
 	case event.Waiting:
 		return fmt.Sprintf("%s %s needs a human answer\n", cs.Yellow("⏸"), ev.Node)
 	case event.Interrupted:

@@ -1,64 +1,8 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"log/slog"
-	"sort"
-
 	"github.com/spf13/cobra"
-
-	"github.com/azero-dev/azero/internal/store"
-	"github.com/azero-dev/azero/internal/workflow/implement"
-	"github.com/azero-dev/azero/internal/workflow/selftest"
 )
-
-// resumer continues a run of one workflow.
-type resumer func(ctx context.Context, f *Factory, run store.Run, asJSON bool) error
-
-// workflowCommands are what the generic commands do for each workflow.
-type workflowCommands struct {
-	resume resumer
-	// budget gives a run's stored state a new budget; nil for a workflow
-	// whose runs have none.
-	budget func(f *Factory, r store.Run, state json.RawMessage, usd float64) (json.RawMessage, error)
-}
-
-// workflows maps workflow names to their commands.
-func workflows() map[string]workflowCommands {
-	return map[string]workflowCommands{
-		selftest.Name:  {resume: resumeSelftest},
-		implement.Name: {resume: resumeImplement, budget: budgetImplement},
-		issueWorkflow:  {resume: resumeIssue},
-	}
-}
-
-// workflowNames lists the workflows this azero runs, sorted.
-func workflowNames() []string {
-	names := make([]string, 0, len(workflows()))
-	for n := range workflows() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// budgetImplement sets an implementation run's budget.
-func budgetImplement(f *Factory, r store.Run, raw json.RawMessage, usd float64) (json.RawMessage, error) {
-	var s implement.State
-	if err := decodeState(store.Run{ID: r.ID, State: raw}, &s); err != nil {
-		return nil, err
-	}
-	cfg, err := f.Config(s.Repo)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.SetBudget(usd, f.providerEnv(cfg).Prices); err != nil {
-		return nil, usagef("%v", err)
-	}
-	return json.Marshal(&s)
-}
 
 func newResumeCommand(f *Factory) *cobra.Command {
 	var (
@@ -83,55 +27,18 @@ func newResumeCommand(f *Factory) *cobra.Command {
 			if err := budgetFlag(budget); err != nil {
 				return err
 			}
-			if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
-				return err
-			} else if te != nil {
-				defer te.Close()
-				if cmd.Flags().Changed("budget") {
-					return usagef("--budget is not supported for runs on Temporal yet")
-				}
-				return resumeTemporal(ctx, f, te, args[0], asJSON)
-			}
-			st, err := f.Store(ctx)
+			eng, err := f.openRuns(ctx, f.repoRoot(ctx))
 			if err != nil {
 				return err
 			}
-			r, err := st.FindRun(ctx, args[0])
-			if err != nil {
-				// A row changed outside azero: nothing it holds is read to
-				// act on (not its workflow, state or config).
-				return f.reportForged(ctx, st, "resume", err)
-			}
-			if runOnTemporal(r.Meta) {
-				// A worker's bookkeeping of a run on Temporal: driving it
-				// here would run it twice.
-				return fmt.Errorf("run %s runs on Temporal (this machine's store only mirrors the steps its worker ran): use %s", r.ID, f.resumeCommand(r.ID, true))
-			}
-			if r.Status.Finished() {
-				return fmt.Errorf("run %s is already %s; nothing to resume", r.ID, r.Status)
-			}
-			wf, ok := workflows()[r.Workflow]
-			if !ok {
-				return fmt.Errorf("run %s belongs to workflow %q, which this azero cannot run", r.ID, r.Workflow)
-			}
+			defer eng.Close()
 			if cmd.Flags().Changed("budget") {
-				if wf.budget == nil {
-					return usagef("runs of the %s workflow have no budget: --budget applies to implement runs", r.Workflow)
-				}
-				err := st.EditState(ctx, r.ID, func(raw json.RawMessage) (json.RawMessage, error) { return wf.budget(f, r, raw, budget) })
-				if err != nil {
-					return f.reportForged(ctx, st, "resume", err)
-				}
-				if r, err = st.GetRun(ctx, r.ID); err != nil {
+				if err := eng.SetBudget(ctx, args[0], budget); err != nil {
 					return err
 				}
-				a, err := f.Audit()
-				if err != nil {
-					return err
-				}
-				_ = a.Event(ctx, "budget_set", r.ID, slog.Float64("budget_usd", budget))
 			}
-			return wf.resume(ctx, f, r, asJSON)
+			out, err := eng.Drive(ctx, args[0], f.terminal())
+			return f.report(out, err, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON")

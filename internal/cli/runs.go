@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -54,42 +54,37 @@ func newRunsCommand(f *Factory) *cobra.Command {
 }
 
 // The documents of `azero runs --json` and `azero runs show --json` are
-// built by rundoc, so that the JSON API of `azero serve` prints the same.
-
-// effectiveStatus reports a run whose driver died as interrupted: its
-// stored status still says running, but nobody is running it.
-func effectiveStatus(st *store.Store, r store.Run) store.Status { return rundoc.Status(st, r) }
+// built by the run service (internal/runs, over rundoc), so that the JSON
+// API of `azero serve` prints the same.
 
 func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 	if opts.Limit < 0 {
 		return usagef("--limit must be 0 (all runs) or more, got %d", opts.Limit)
 	}
-	if _, ok := workflows()[opts.Workflow]; opts.Workflow != "" && !ok {
-		return usagef("unknown workflow %q: use %s", opts.Workflow, strings.Join(workflowNames(), ", "))
+	if _, ok := runs.Catalog().Lookup(opts.Workflow); opts.Workflow != "" && !ok {
+		return usagef("unknown workflow %q: use %s", opts.Workflow, strings.Join(runs.Catalog().Names(), ", "))
 	}
-	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
-		return err
-	} else if te != nil {
-		defer te.Close()
-		return runsTemporal(ctx, f, te, opts)
-	}
-	st, err := f.Store(ctx)
+	eng, err := f.openRuns(ctx, f.repoRoot(ctx))
 	if err != nil {
 		return err
 	}
+	defer eng.Close()
 	now := f.Now()
-	views, err := rundoc.List(ctx, st, rundoc.Filter{Workflow: opts.Workflow, Status: opts.Status, Limit: opts.Limit}, now)
-	var bad *rundoc.ErrStatus
-	if errors.As(err, &bad) {
-		return usagef("%v", err)
-	}
+	l, err := eng.List(ctx, runs.Query{Workflow: opts.Workflow, Status: opts.Status, Limit: opts.Limit})
 	if err != nil {
 		return err
+	}
+	if l.Engine == runs.Temporal {
+		return printTemporalRuns(f, l, opts, now)
 	}
 	if opts.JSON {
+		views := make([]rundoc.View, len(l.Runs))
+		for i, v := range l.Runs {
+			views[i] = v.View
+		}
 		return writeJSON(f.IO.Out, map[string]any{"runs": views})
 	}
-	if len(views) == 0 {
+	if len(l.Runs) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No runs yet. Try: azero demo")
 		return nil
 	}
@@ -98,7 +93,7 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
 	unverified := false
-	for _, v := range views {
+	for _, v := range l.Runs {
 		status := colorStatus(cs, v.Status)
 		if v.Unverified != "" {
 			status, unverified = status+" "+cs.Red("(not verified)"), true
@@ -112,6 +107,30 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "Runs marked (not verified) have a stored row azero did not write, or cannot check: azero acts on none of them (see azero runs show RUN).")
 	}
 	return nil
+}
+
+// printTemporalRuns lists the runs on Temporal with where each stands, the
+// worker holding it and the question it waits for.
+func printTemporalRuns(f *Factory, l runs.Listing, opts *RunsOptions, now time.Time) error {
+	if opts.JSON {
+		return writeJSON(f.IO.Out, map[string]any{"engine": runs.Temporal, "runs": l.Runs})
+	}
+	if len(l.Runs) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No runs on Temporal yet. Try: azero demo --engine temporal")
+		return nil
+	}
+	defer f.IO.StartPager()()
+	cs := f.IO.ColorSchemeOut()
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tWORKER\tQUESTION")
+	for _, v := range l.Runs {
+		q := ""
+		if v.Question != nil {
+			q = v.Question.Prompt + " (" + answerList(*v.Question) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Workflow, colorStatus(cs, v.Status), v.Node, rundoc.Age(now.Sub(v.CreatedAt)), v.Worker, firstLine(q))
+	}
+	return tw.Flush()
 }
 
 func colorStatus(cs iostreams.ColorScheme, s store.Status) string {
@@ -150,44 +169,37 @@ func newRunsShowCommand(f *Factory) *cobra.Command {
 }
 
 func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents bool) error {
-	if te, err := f.temporalEngine(ctx, f.repoRoot(ctx)); err != nil {
-		return err
-	} else if te != nil {
-		defer te.Close()
-		return runsShowTemporal(ctx, f, te, ref, asJSON, withEvents)
-	}
-	st, err := f.Store(ctx)
+	eng, err := f.openRuns(ctx, f.repoRoot(ctx))
 	if err != nil {
 		return err
 	}
-	// A run whose row does not verify is shown, marked; never resumed.
-	r, err := st.Peek(ctx, ref)
+	defer eng.Close()
+	shown, err := eng.Show(ctx, ref, withEvents)
 	if err != nil {
 		return err
 	}
-	if r.Unverified != nil {
-		if _, qerr := rundoc.Question(r); qerr != nil {
-			r.Question = nil // a forged question that does not even decode
-		}
-	}
-	dir, _ := f.RunDir(r.ID)
-	d, err := rundoc.DetailOf(ctx, st, r, f.Now(), dir, withEvents)
-	if err != nil {
-		return err
-	}
-	hist := d.History
 	if asJSON {
-		return writeJSON(f.IO.Out, d)
+		return writeJSON(f.IO.Out, shown.Document())
 	}
-	rows := make([][]string, len(hist))
-	for i, h := range hist {
+	d := shown.Detail
+	if shown.Engine == runs.Temporal {
+		t := runText{engine: "on Temporal", resume: shown.Resume,
+			columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "WORKER", "ERROR"}, lineage: "the steps this machine ran"}
+		if shown.Worker != "" {
+			t.extra = append(t.extra, fmt.Sprintf("Worker:   %s (moved %d times)", shown.Worker, shown.Moves))
+		}
+		delete(d.Run.Meta, "worker") // the line above says it
+		for _, h := range shown.Steps {
+			t.rows = append(t.rows, []string{h.Node, h.Outcome, (time.Duration(h.DurationMS) * time.Millisecond).String(), h.Next, h.Worker, firstLine(h.Error)})
+		}
+		printRunDetail(f, d, t, withEvents)
+		return nil
+	}
+	rows := make([][]string, len(d.History))
+	for i, h := range d.History {
 		rows[i] = []string{h.Node, h.Outcome, h.Duration.Round(time.Millisecond).String(), h.Next, firstLine(h.Error)}
 	}
-	var resume string
-	if d.Run.Status == store.StatusWaiting && d.Run.Unverified == "" {
-		resume = f.resumeCommand(d.Run.ID, false)
-	}
-	printRunDetail(f, d, runText{resume: resume, columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "ERROR"}, rows: rows}, withEvents)
+	printRunDetail(f, d, runText{resume: shown.Resume, columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "ERROR"}, rows: rows}, withEvents)
 	return nil
 }
 

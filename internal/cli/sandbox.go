@@ -44,9 +44,9 @@ type SandboxOptions struct {
 // newSandboxCommand builds `azero sandbox`; runF replaces sandboxRun in
 // tests.
 func newSandboxCommand(f *Factory, runF func(*SandboxOptions) error) *cobra.Command {
-	opts := &SandboxOptions{IO: f.IO, Environ: f.Environ, WorkDir: f.WorkDir, StateDir: f.StateDir, ConfigDir: f.UserConfigDir(),
+	opts := &SandboxOptions{IO: f.IO, Environ: f.Environ, WorkDir: f.WorkDir, StateDir: f.Env().StateDir, ConfigDir: f.Env().UserConfigDir(),
 		LookPath: f.LookPath, Settings: func() (config.Sandbox, error) {
-			cfg, err := f.Config("") // the user's file: a repository's may not name [sandbox]
+			cfg, err := f.Env().Config("") // the user's file: a repository's may not name [sandbox]
 			return cfg.Sandbox, err
 		}}
 	cmd := &cobra.Command{

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 )
@@ -152,8 +153,8 @@ func TestRunsGCNeverRemovesWhatAForgedRowNames(t *testing.T) {
 	for range 2 {
 		res := runAzeroIn(t, state, parent, nil, "runs", "gc", "--all", "--json")
 		var doc struct {
-			Removed []gcAction  `json:"removed"`
-			Refused []gcRefusal `json:"refused"`
+			Removed []runs.GCAction  `json:"removed"`
+			Refused []runs.GCRefusal `json:"refused"`
 		}
 		if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil {
 			t.Fatalf("gc --json: %v\n%s", err, res.stdout)

@@ -7,9 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/flow"
-	"github.com/azero-dev/azero/internal/store"
-	"github.com/azero-dev/azero/internal/workflow/selftest"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
 // SelftestOptions are the inputs of `azero selftest`.
@@ -48,14 +46,6 @@ func newSelftestCommand(f *Factory) *cobra.Command {
 	return cmd
 }
 
-func selftestDeps(f *Factory) (selftest.Deps, error) {
-	w, err := f.writer(false, false)
-	if err != nil {
-		return selftest.Deps{}, err
-	}
-	return selftest.Deps{Writer: w}, nil
-}
-
 func selftestRun(ctx context.Context, f *Factory, opts *SelftestOptions) error {
 	if opts.Steps < 1 {
 		return usagef("--steps must be at least 1")
@@ -73,33 +63,11 @@ func selftestRun(ctx context.Context, f *Factory, opts *SelftestOptions) error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	deps, err := selftestDeps(f)
+	eng, err := runs.OpenLocal(ctx, f.Env(), runs.Catalog())
 	if err != nil {
 		return err
 	}
-	eng, err := f.engine(ctx)
-	if err != nil {
-		return err
-	}
-	g := selftest.Graph(deps)
-	id, err := flow.Create(ctx, eng, g, &selftest.State{Dir: dir, Steps: opts.Steps, Delay: opts.Delay},
-		flow.CreateOptions{Meta: map[string]string{"dir": dir}})
-	if err != nil {
-		return err
-	}
-	_, err = flow.Drive(ctx, eng, g, id)
-	return f.reportRun(ctx, id, nil, err, opts.JSON)
-}
-
-func resumeSelftest(ctx context.Context, f *Factory, r store.Run, asJSON bool) error {
-	deps, err := selftestDeps(f)
-	if err != nil {
-		return err
-	}
-	eng, err := f.engine(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = flow.Drive(ctx, eng, selftest.Graph(deps), r.ID)
-	return f.reportRun(ctx, r.ID, nil, err, asJSON)
+	defer eng.Close()
+	out, err := eng.Start(ctx, runs.PrepareSelftest(dir, opts.Steps, opts.Delay, f.terminal()))
+	return f.report(out, err, opts.JSON)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -14,11 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/web"
 )
@@ -152,38 +152,35 @@ func loopbackOnly(addr string) bool {
 }
 
 func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
-	te, err := f.temporalEngine(ctx, f.repoRoot(ctx))
+	eng, err := f.openRuns(ctx, f.repoRoot(ctx))
 	if err != nil {
 		return err
 	}
+	defer eng.Close()
 	var (
-		src   web.Source
-		cont  func(ctx context.Context, runID string) error
-		poll  time.Duration
-		whose string
+		cont func(ctx context.Context, runID string) error
+		poll time.Duration
 	)
-	if te != nil {
+	if eng.Kind() == runs.Temporal {
 		// The runs on Temporal: an answer goes to the run as an Update,
 		// and its workers continue it.
-		defer te.Close()
-		key, err := f.AnswerKey()
-		if err != nil {
-			return err
-		}
-		src, poll, whose = temporalSource(te, key)
+		poll = time.Second
 	} else {
-		st, err := f.Store(ctx)
-		if err != nil {
+		cont = func(ctx context.Context, runID string) error {
+			_, err := eng.Drive(ctx, runID, runs.Terminal{})
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
 			return err
 		}
-		src = st
-		cont = func(ctx context.Context, runID string) error { return f.continueRun(ctx, runID) }
 	}
-	logger, err := f.Audit()
+	src, _ := eng.Source().(web.Source)
+	whose := eng.Describe()
+	logger, err := f.Env().Audit()
 	if err != nil {
 		return err
 	}
-	stateDir, err := f.StateDir()
+	stateDir, err := f.Env().StateDir()
 	if err != nil {
 		return err
 	}
@@ -208,9 +205,6 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	fmt.Fprintln(errOut, pageURL(ln.Addr(), token))
 	if !loopbackOnly(opts.Addr) {
 		fmt.Fprintf(errOut, "azero serve: warning: listening on %s, not only on this machine's loopback: anyone who can reach it and holds the token can answer gates, and plain HTTP is not encrypted\n", listening(opts.Addr, ln.Addr()))
-	}
-	if whose == "" {
-		whose = "the runs of " + stateDir
 	}
 	fmt.Fprintf(errOut, "azero serve: %s; %s; stop with Ctrl-C\n", whose, tokenNote)
 	_ = logger.Event(ctx, "serve_started", "", slog.String("addr", ln.Addr().String()), slog.Bool("loopback_only", loopbackOnly(opts.Addr)))
@@ -307,40 +301,14 @@ func (f *Factory) serveToken(ctx context.Context, stateDir, tokenFile string) (t
 	return token, "the token is kept in " + filepath.Join(stateDir, TokenFileName) + " (mode 0600)", nil
 }
 
-// continueRun drives a run answered on the web page until it ends or
-// waits again, as `azero resume` would without a terminal: the engine
-// takes the answer posted for the question asked. Its terminal output is
-// dropped (the page shows the run's events from the store); its
-// notifications go out as from any run.
-func (f *Factory) continueRun(ctx context.Context, runID string) error {
-	st, err := f.Store(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := st.GetRun(ctx, runID)
-	if err != nil {
-		return f.reportForged(ctx, st, "serve", err)
-	}
-	wf, ok := workflows()[r.Workflow]
-	if !ok {
-		return fmt.Errorf("run %s belongs to workflow %q, which this azero cannot run", r.ID, r.Workflow)
-	}
-	err = wf.resume(ctx, f.quiet(ctx), r, false)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+// lockedWriter serialises writes from the server's goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
 }
 
-// quiet returns a Factory like f that nobody watches: no terminal (gates
-// take only answers posted from another channel), its output dropped,
-// sharing f's store, audit log and notifications.
-func (f *Factory) quiet(ctx context.Context) *Factory {
-	ios, _, _, _ := iostreams.Test()
-	ios.In, ios.Out, ios.ErrOut = bytes.NewReader(nil), io.Discard, io.Discard
-	q := &Factory{IO: ios, Getenv: f.Getenv, Environ: f.Environ, LookPath: f.LookPath, WorkDir: f.WorkDir, Now: f.Now, Version: f.Version}
-	q.store, _ = f.Store(ctx)
-	q.audit, _ = f.Audit()
-	q.notify.made, q.notify.d = true, f.dispatcher()
-	return q
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -130,7 +131,7 @@ func TestTemporalWorkerKilledMidTestRun(t *testing.T) {
 	restore()
 	res := runAzeroIn(t, killed.state, killed.state, nil, gcFlags...)
 	var doc struct {
-		Removed []gcAction `json:"removed"`
+		Removed []runs.GCAction `json:"removed"`
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &doc); err != nil || res.code != 0 {
 		t.Fatalf("gc after the move: exit %d, %v\n%s\n%s", res.code, err, res.stdout, res.stderr)

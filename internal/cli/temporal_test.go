@@ -31,6 +31,7 @@ import (
 	"github.com/azero-dev/azero/internal/answerkey"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/temporal"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -130,7 +131,7 @@ func (c *cluster) startWorker(t *testing.T, name string, extra ...string) *testW
 	}
 	f := &Factory{IO: io, Getenv: func(k string) string { return env[k] }, Environ: os.Environ, LookPath: exec.LookPath,
 		WorkDir: state, Now: time.Now, Version: "test"}
-	w, err := newTemporalWorker(t.Context(), f, c.client.C, temporal.DefaultTaskQueue, name)
+	w, err := runs.NewWorker(t.Context(), f.Env(), runs.Catalog(), c.client.C, temporal.DefaultTaskQueue, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,58 +2,60 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/store"
 )
 
-// engine returns a flow engine over the factory's store and audit log:
-// gates are answered at this terminal, the run's events are shown on
-// stderr as they happen, and the user's notifications are sent when a run
-// waits, ends or fails.
-func (f *Factory) engine(ctx context.Context) (*flow.Engine, error) {
-	st, err := f.Store(ctx)
-	if err != nil {
-		return nil, err
+// The commands that start, drive or list runs ask the run service
+// (internal/runs); what is here is the terminal's side: who watches and
+// answers a drive, and how its outcome is printed.
+
+// terminal is this terminal as a drive's watcher, answerer and approver:
+// the run's events are shown on stderr as they happen, its gates asked
+// here, its file writes needing approval too when there is a terminal.
+func (f *Factory) terminal() runs.Terminal {
+	return runs.Terminal{Watch: renderer(f.IO), Answerer: f.Prompter(), Approver: f.approver(),
+		Note: func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }}
+}
+
+// approver asks about a file write needing approval at this terminal;
+// nil when there is none.
+func (f *Factory) approver() safewrite.Approver {
+	if !f.IO.CanPrompt() {
+		return nil
 	}
-	a, err := f.Audit()
-	if err != nil {
-		return nil, err
-	}
-	return &flow.Engine{Store: st, Audit: a, Answerer: f.Prompter(), Watch: f.watch(renderer(f.IO)), Now: f.Now,
-		Resume: func(id string) string { return f.resumeCommand(id, false) }}, nil
+	return safewrite.NewTerminalApprover(f.IO, f.Prompter())
 }
 
 // writer returns the single file-writing function's front door, asking on
 // the terminal when there is one.
 func (f *Factory) writer(auto, force bool) (*safewrite.Writer, error) {
-	return f.newWriter(auto, force, true)
+	return f.Env().Writer(auto, force, f.approver())
 }
 
-// gateWriter is writer for a workflow that asks about a write needing
-// approval at a gate of its graph (the implementation's write reviews),
-// where the terminal, the web page and a Temporal Update can answer it
-// and a run without a terminal waits with its question stored. It never
-// asks in place: such a write reaching it unapproved is refused.
-func (f *Factory) gateWriter(auto, force bool) (*safewrite.Writer, error) {
-	return f.newWriter(auto, force, false)
-}
-
-func (f *Factory) newWriter(auto, force, ask bool) (*safewrite.Writer, error) {
-	a, err := f.Audit()
+// openRuns settles the engine chosen for repoRoot (flags, then config)
+// and opens it over the catalog's workflows.
+func (f *Factory) openRuns(ctx context.Context, repoRoot string) (runs.Engine, error) {
+	cfg, err := f.Env().Config(repoRoot)
 	if err != nil {
 		return nil, err
 	}
-	w := &safewrite.Writer{Audit: a, Auto: auto, Force: force}
-	if ask && f.IO.CanPrompt() {
-		w.Approver = safewrite.NewTerminalApprover(f.IO, f.Prompter())
+	return f.openEngine(ctx, cfg)
+}
+
+// openEngine opens the engine chosen with cfg.
+func (f *Factory) openEngine(ctx context.Context, cfg config.Config) (runs.Engine, error) {
+	c, err := runs.Choose(f.Env(), f.EngineFlags, cfg)
+	if err != nil {
+		return nil, err
 	}
-	return w, nil
+	return runs.Open(ctx, f.Env(), c, runs.Catalog())
 }
 
 // runOutcome is what a workflow command reports with --json.
@@ -83,59 +85,40 @@ func (o *runOutcome) failed(err error) {
 	o.ExitCode = ExitCode(err)
 }
 
-// reportRun prints where a run stands after driving it, as JSON when
-// asked, and returns the drive error for the exit code.
-func (f *Factory) reportRun(ctx context.Context, runID string, result any, driveErr error, asJSON bool) error {
+// report prints where a run stands after a drive: the workflow's notes,
+// then its document with --json or the line of what it achieved; it
+// returns the drive's error for the exit code. A drive that never got to
+// a run (its outcome names none) leaves its error alone.
+func (f *Factory) report(o runs.Outcome, driveErr error, asJSON bool) error {
+	for _, n := range o.Notes {
+		fmt.Fprintln(f.IO.ErrOut, n)
+	}
 	if !asJSON {
+		if driveErr == nil && o.Done != "" {
+			fmt.Fprintf(f.IO.ErrOut, "\n%s\n", o.Done)
+		}
 		return driveErr
 	}
-	st, err := f.Store(ctx)
-	if err != nil {
-		return errors.Join(driveErr, err)
-	}
-	r, err := st.GetRun(context.WithoutCancel(ctx), runID)
-	if errors.Is(err, store.ErrRunForged) {
+	switch {
+	case o.RunID == "":
+		return driveErr
+	case o.Doc != nil:
+		return errors.Join(driveErr, writeJSON(f.IO.Out, o.Doc))
+	case o.Forged:
 		// Nothing of the row is reported as the run's: only why it fails.
 		if driveErr == nil || !errors.Is(driveErr, store.ErrRunForged) {
-			driveErr = errors.Join(driveErr, err)
+			driveErr = errors.Join(driveErr, o.Unreadable)
 		}
-		out := runOutcome{RunID: runID}
+		out := runOutcome{RunID: o.RunID}
 		out.failed(driveErr)
 		return errors.Join(driveErr, writeJSON(f.IO.Out, out))
+	case o.Unreadable != nil:
+		return errors.Join(driveErr, o.Unreadable)
 	}
-	if err != nil {
-		return errors.Join(driveErr, err)
-	}
-	out := runOutcome{RunID: r.ID, Workflow: r.Workflow, Status: effectiveStatus(st, r), Node: r.Node, Error: r.Error, Result: result}
-	if !r.Status.Finished() && r.Status != store.StatusRunning {
-		out.Resume = f.resumeCommand(r.ID, false)
-	}
+	out := runOutcome{RunID: o.RunID, Workflow: o.Workflow, Status: o.Status, Node: o.Node, Error: o.Error, Resume: o.Resume, Result: o.Result}
 	out.failed(driveErr)
 	if err := writeJSON(f.IO.Out, out); err != nil {
 		return errors.Join(driveErr, err)
 	}
 	return driveErr
-}
-
-// reportForged records err as run_forged in the audit log, once for each
-// forged row, when it says a run's stored row was changed outside azero
-// (by names the command that refused it); it returns err.
-func (f *Factory) reportForged(ctx context.Context, st *store.Store, by string, err error) error {
-	if !errors.Is(err, store.ErrRunForged) {
-		return err
-	}
-	a, aerr := f.Audit()
-	if aerr != nil {
-		return errors.Join(err, aerr)
-	}
-	st.ReportForged(ctx, a, by, err)
-	return err
-}
-
-// decodeState reads a run's stored state.
-func decodeState(r store.Run, v any) error {
-	if err := json.Unmarshal(r.State, v); err != nil {
-		return fmt.Errorf("decode state of run %s: %w", r.ID, err)
-	}
-	return nil
 }

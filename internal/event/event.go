@@ -102,6 +102,9 @@ func (e Event) Decode(v any) error {
 type NodeDoneData struct {
 	Next       string `json:"next"`
 	DurationMS int64  `json:"duration_ms"`
+	// Worker is the Temporal worker that ran the node; "" for a node run
+	// in the process that drives the run.
+	Worker string `json:"worker,omitempty"`
 }
 
 // FinishedData is the payload of Finished.

@@ -135,7 +135,24 @@ type Engine struct {
 	// only the caller knows how the person started azero (an azero on
 	// the PATH, go run in a checkout, a path). Nil: they name none.
 	Resume func(runID string) string
+	// Holder names who drives, in the lease it takes of a run (its
+	// token begins with it), so that a run left with the lease of a
+	// driver that died can be told by who drove it (LeaseHolder). ""
+	// for a person's command.
+	Holder string
 }
+
+// LeaseHolder is the Holder of the engine that took l.
+func LeaseHolder(l store.Lease) string {
+	holder, _, ok := strings.Cut(l.Token, holderSep)
+	if !ok {
+		return ""
+	}
+	return holder
+}
+
+// holderSep ends the holder's name in a lease's token (tokens are hex).
+const holderSep = ":"
 
 // resume is the command continuing runID, or "".
 func (e *Engine) resume(runID string) string {
@@ -290,6 +307,9 @@ func Drive[S any](ctx context.Context, e *Engine, g *Graph[S], runID string) (s 
 		return nil, err
 	}
 	token := newToken()
+	if e.Holder != "" {
+		token = e.Holder + holderSep + token
+	}
 	if err := e.Store.Acquire(ctx, runID, store.Lease{Token: token, PID: os.Getpid()}, e.ttl()); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -252,4 +253,26 @@ func (g *Gate) decide(ctx context.Context, opts GateOptions, out Outcome, d Deci
 func (g *Gate) failed(ctx context.Context, opts GateOptions, out Outcome, err error) error {
 	_ = g.Audit.Event(ctx, "gate_failed", opts.RunID, slog.String("repository", out.Repository), slog.String("error", err.Error()))
 	return fmt.Errorf("diff review: %w", err)
+}
+
+// FlaggedFacts is the fact of a diff review's question that lists the
+// files it flags.
+const FlaggedFacts = "flagged_files"
+
+// FlaggedIn returns the files a diff review question flags (its
+// FlaggedFacts), as asked or as read back from JSON.
+func FlaggedIn(q human.Question) []string {
+	switch v := q.Facts[FlaggedFacts].(type) {
+	case []string:
+		return slices.Clone(v)
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -42,6 +42,11 @@ type ReportOptions struct {
 // maxBar is the widest +/- bar of the summary.
 const maxBar = 40
 
+// ReportFormat names the layout of FormatReport's text, so that channels
+// showing a question with such a report can colour it (ColorizeReport
+// for terminals, the page's classes for the web).
+const ReportFormat = "diff-report"
+
 // FormatReport renders the review: a `git diff --stat` style summary of
 // every file, the list of flagged files, then for each flagged file a
 // WARNING banner with its before/after line counts and its diff from

@@ -24,7 +24,7 @@ const (
 
 // ReportFormat names the layout of review.FormatReport's text, so that
 // channels can colour it (review.ColorizeReport for terminals).
-const ReportFormat = "diff-report"
+const ReportFormat = review.ReportFormat
 
 // Change is the analysis and report of a change.
 type Change struct {
@@ -157,7 +157,7 @@ func Review(ctx context.Context, dir string, o Options) (human.Question, error) 
 			{Key: Approve, Decision: string(review.Approved)},
 			{Key: Reject, Decision: string(review.Rejected)},
 		},
-		Facts: map[string]any{"flagged_files": nonNil(c.Flagged), "files": len(c.Files), "repository": dir},
+		Facts: map[string]any{review.FlaggedFacts: nonNil(c.Flagged), "files": len(c.Files), "repository": dir},
 	}
 	if len(o.Eroded) > 0 {
 		q.Facts["eroded_tests"] = slices.Clone(o.Eroded)
@@ -168,10 +168,9 @@ func Review(ctx context.Context, dir string, o Options) (human.Question, error) 
 	return q, nil
 }
 
-// Flagged returns the flagged files a diff review question recorded.
-func Flagged(q human.Question) []string {
-	return factList(q.Facts["flagged_files"])
-}
+// Flagged returns the flagged files a diff review question recorded
+// (review.FlaggedIn).
+func Flagged(q human.Question) []string { return review.FlaggedIn(q) }
 
 // factList reads a list of strings from a question's facts, as built or
 // read back from JSON.

@@ -1,16 +1,16 @@
 //go:build unix
 
-package cli
+package runs
 
 import (
 	"fmt"
 	"syscall"
 )
 
-// execCommand replaces this process with path: the same process id,
+// ExecCommand replaces this process with path: the same process id,
 // terminal, streams and signals, so the command goes on as if azero had
 // run it. It returns only when the exec fails.
-func execCommand(path string, argv, env []string) error {
+func ExecCommand(path string, argv, env []string) error {
 	if err := syscall.Exec(path, argv, env); err != nil {
 		return fmt.Errorf("start %s: %w", path, err)
 	}

@@ -1,8 +1,9 @@
-package cli
+package runs
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -12,8 +13,8 @@ import (
 	"github.com/azero-dev/azero/internal/notify"
 )
 
-// notifyWait bounds how long a command waits, when it ends, for its
-// notifications to be sent.
+// notifyWait bounds how long Close waits for the notifications still
+// being sent.
 const notifyWait = 30 * time.Second
 
 // notifications are the user's [notify] settings at work, made on first
@@ -26,8 +27,8 @@ type notifications struct {
 
 // dispatcher returns the dispatcher of the user's notifications, or nil
 // when there are none. They are read from the user's config only.
-func (f *Factory) dispatcher() *notify.Dispatcher {
-	n := &f.notify
+func (e *Env) dispatcher() *notify.Dispatcher {
+	n := &e.notify
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.made {
@@ -36,13 +37,13 @@ func (f *Factory) dispatcher() *notify.Dispatcher {
 	n.made = true
 	// A config that cannot be read stops the command elsewhere, with
 	// its error; it notifies nobody.
-	cfg, err := f.Config("")
+	cfg, err := e.Config("")
 	if err != nil || cfg.Notify == (config.Notify{}) {
 		return nil
 	}
-	logger, _ := f.Audit()
-	errOut := &lockedWriter{w: f.IO.ErrOut}
-	n.d = notify.NewDispatcher(&notify.Notifier{Command: cfg.Notify.Command, Webhook: cfg.Notify.Webhook, Env: f.Environ()},
+	logger, _ := e.Audit()
+	errOut := &lockedWriter{w: e.stderr()}
+	n.d = notify.NewDispatcher(&notify.Notifier{Command: cfg.Notify.Command, Webhook: cfg.Notify.Webhook, Env: e.Environ()},
 		func(m notify.Message, err error) {
 			fmt.Fprintf(errOut, "azero: notification of run %s (%s) failed: %v\n", m.RunID, m.Event, err)
 			_ = logger.Event(context.Background(), "notify_failed", m.RunID, slog.String("notify_event", m.Event), slog.String("error", err.Error()))
@@ -50,10 +51,14 @@ func (f *Factory) dispatcher() *notify.Dispatcher {
 	return n.d
 }
 
-// watch returns the engine's watcher: render, then notify the user when
-// a run waits, ends or fails. Notifying never holds the run up.
-func (f *Factory) watch(render func(event.Event)) func(event.Event) {
-	d := f.dispatcher()
+// Watch returns a drive's watcher: render (nil: nothing is shown), then
+// notify the user when a run waits, ends or fails. Notifying never holds
+// the run up.
+func (e *Env) Watch(render func(event.Event)) func(event.Event) {
+	if render == nil {
+		render = func(event.Event) {}
+	}
+	d := e.dispatcher()
 	if d == nil {
 		return render
 	}
@@ -65,7 +70,7 @@ func (f *Factory) watch(render func(event.Event)) func(event.Event) {
 			return
 		}
 		ctx := context.Background()
-		st, err := f.Store(ctx)
+		st, err := e.Store(ctx)
 		if err != nil {
 			return
 		}
@@ -76,7 +81,7 @@ func (f *Factory) watch(render func(event.Event)) func(event.Event) {
 		if m, ok := notify.FromEvent(ev, r); ok {
 			if m.Resume != "" {
 				// The command as the person who started azero types it.
-				m.Resume = f.resumeCommand(m.RunID, false)
+				m.Resume = e.ResumeCommand(m.RunID, false)
 			}
 			d.Notify(m)
 		}
@@ -85,20 +90,21 @@ func (f *Factory) watch(render func(event.Event)) func(event.Event) {
 
 // closeNotifications waits, within bounds, for the notifications still
 // being sent.
-func (f *Factory) closeNotifications() {
-	n := &f.notify
+func (e *Env) closeNotifications() {
+	n := &e.notify
 	n.mu.Lock()
 	d := n.d
 	n.mu.Unlock()
 	if d != nil && !d.Close(notifyWait) {
-		fmt.Fprintf(f.IO.ErrOut, "azero: notifications still unsent after %s were given up\n", notifyWait)
+		fmt.Fprintf(e.stderr(), "azero: notifications still unsent after %s were given up\n", notifyWait)
 	}
 }
 
-// lockedWriter serialises writes from the notifier's goroutine.
+// lockedWriter serialises writes from the notifier's goroutine and
+// whatever else writes to the same stream.
 type lockedWriter struct {
 	mu sync.Mutex
-	w  interface{ Write([]byte) (int, error) }
+	w  io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package runs
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 	"os/exec"
 )
 
-// execCommand runs path in this process's place where a process cannot
+// ExecCommand runs path in this process's place where a process cannot
 // be replaced: with its streams, and exits with its exit code.
-func execCommand(path string, argv, env []string) error {
+func ExecCommand(path string, argv, env []string) error {
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
