@@ -26,7 +26,7 @@ func TestRootHelpGroupsTheCommands(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	want := map[string][]string{
-		"Workflows:": {"implement", "issue", "demo"},
+		"Workflows:": {"implement", "issue", "design", "demo"},
 		"Capabilities (each usable alone, from a hook or a script):": {"gate", "write", "apply", "sandbox"},
 		"Integrations:":          {"hook", "mcp", "serve", "worker"},
 		"Runs and housekeeping:": {"runs", "resume", "models", "selftest", "docs", "version", "completion", "help"},

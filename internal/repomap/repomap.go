@@ -68,6 +68,10 @@ type Options struct {
 	// Runner is the test runner kind when the caller knows it (the
 	// configuration's); "" detects it from the project.
 	Runner string
+	// Skip are directories (slash-separated, relative to the root) whose
+	// files are never outlined: records, not code, such as azero's audit
+	// trails, whose names repeat the task's words.
+	Skip []string
 }
 
 // Map is a repository's map.
@@ -323,7 +327,7 @@ func (b *builder) candidates() []candidate {
 	words := queryWords(q)
 	var out []candidate
 	for _, f := range b.files {
-		if vendored(f) {
+		if vendored(f) || b.skipped(f) {
 			continue
 		}
 		lf := strings.ToLower(f)
@@ -352,6 +356,16 @@ func (b *builder) candidates() []candidate {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
+}
+
+// skipped reports whether f is inside a directory of Options.Skip.
+func (b *builder) skipped(f string) bool {
+	for _, d := range b.opts.Skip {
+		if d = strings.Trim(path.Clean(d), "/"); d != "" && d != "." && strings.HasPrefix(f, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // mentions reports whether q names the file base as a word of its own

@@ -134,6 +134,20 @@ func TestMapOfASmallProject(t *testing.T) {
 	if strings.Contains(text, "untracked.py") || strings.Contains(text, "sk-live-secret") {
 		t.Errorf("the map shows an untracked file or a secret:\n%s", text)
 	}
+	// A skipped directory's files are in the tree, never outlined, even
+	// when the task names them.
+	skipped, err := repomap.Build(t.Context(), root, repomap.Options{Query: "Add multiply to calc.py, and a budget limit for it", Skip: []string{"budget/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range skipped.Outlines {
+		if strings.HasPrefix(o.Path, "budget/") {
+			t.Errorf("a skipped directory's file was outlined: %s", o.Path)
+		}
+	}
+	if !slices.Contains(repomap.Paths(skipped.Tree), "budget/limits.py") || len(skipped.Outlines) == 0 || skipped.Outlines[0].Path != "calc.py" {
+		t.Errorf("with budget/ skipped: tree %v, outlines %+v", repomap.Paths(skipped.Tree), skipped.Outlines)
+	}
 	// Same repository, same task: same map.
 	again, err := repomap.Build(t.Context(), root, repomap.Options{Query: "Add multiply to calc.py, and a budget limit for it"})
 	if err != nil || again.Text() != text {

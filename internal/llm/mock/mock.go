@@ -211,7 +211,13 @@ const ReviewerText = `**Verdict:** APPROVED
 _Offline review by mock:scripted: no model read this draft._
 `
 
+// draft is the built-in issue draft: its title the brief's first line,
+// its summary the brief. The issue workflow's request wraps the brief in a
+// <brief> part among its instructions; only the brief is read then.
 func draft(brief string) string {
+	if b, ok := part(brief, "brief"); ok {
+		brief = strings.TrimSpace(b)
+	}
 	title := "Untitled change"
 	for _, line := range strings.Split(brief, "\n") {
 		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))

@@ -226,7 +226,8 @@ func (n *nodes) mapRepository(ctx context.Context, s *State) (string, error) {
 	if s.Issue != nil {
 		query = s.Issue.Title + "\n\n" + s.Issue.Body
 	}
-	m, err := repomap.Build(ctx, s.Root, repomap.Options{Query: query, Budget: n.d.MapBudget, CountTokens: count, Runner: runner})
+	m, err := repomap.Build(ctx, s.Root, repomap.Options{Query: query, Budget: n.d.MapBudget, CountTokens: count, Runner: runner,
+		Skip: []string{s.AuditDir}})
 	if err != nil {
 		return "", err
 	}
