@@ -13,7 +13,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/mcpserver"
-	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
 // MCPOptions are the inputs of `azero mcp`.
@@ -82,8 +82,11 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 		Root:    root,
 		Version: f.Version,
 		Audit:   logger,
-		Store:   func(ctx context.Context) (*store.Store, error) { return f.Env().Store(ctx) },
-		Now:     f.Now,
+		// azero_runs lists this machine's runs, as azero runs does.
+		Runs: func(ctx context.Context) (mcpserver.Lister, error) {
+			return runs.OpenLocal(ctx, f.Env(), runs.Catalog())
+		},
+		Now: f.Now,
 	})
 	if err != nil {
 		return err

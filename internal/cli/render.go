@@ -8,7 +8,6 @@ import (
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/review"
-	"github.com/azero-dev/azero/internal/workflow/gates"
 )
 
 // renderer prints a run's events on the terminal: each step as it starts
@@ -91,7 +90,7 @@ func renderQuestion(q human.Question, cs iostreams.ColorScheme) string {
 	}
 	if q.Report != "" {
 		report := q.Report
-		if q.Format == gates.ReportFormat {
+		if q.Format == review.ReportFormat {
 			report = review.ColorizeReport(report, cs)
 		}
 		b.WriteString(strings.TrimRight(report, "\n"))

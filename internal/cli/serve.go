@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -157,24 +156,12 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		return err
 	}
 	defer eng.Close()
-	var (
-		cont func(ctx context.Context, runID string) error
-		poll time.Duration
-	)
+	var poll time.Duration
 	if eng.Kind() == runs.Temporal {
 		// The runs on Temporal: an answer goes to the run as an Update,
 		// and its workers continue it.
 		poll = time.Second
-	} else {
-		cont = func(ctx context.Context, runID string) error {
-			_, err := eng.Drive(ctx, runID, runs.Terminal{})
-			if errors.Is(err, context.Canceled) {
-				return nil
-			}
-			return err
-		}
 	}
-	src, _ := eng.Source().(web.Source)
 	whose := eng.Describe()
 	logger, err := f.Env().Audit()
 	if err != nil {
@@ -195,12 +182,17 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	defer ln.Close()
 	errOut := &lockedWriter{w: f.IO.ErrOut}
 	srv, err := web.New(web.Options{
-		Store: src, Audit: logger, Token: token, StateDir: stateDir, Log: errOut, Now: f.Now, Poll: poll, Continue: cont,
+		Runs: eng, Token: token, StateDir: stateDir, Log: errOut, Now: f.Now, Poll: poll,
 	})
 	if err != nil {
 		return err
 	}
-	f.onInterrupt(func() string { return serveStopping(srv.Driving()) })
+	// The service continues every run whose answer was accepted, here or
+	// before this process started (a server killed after it took one):
+	// stopped after the server, it saves the runs it drives.
+	stopContinuing := eng.Continue(ctx, func(line string) { fmt.Fprintln(errOut, "azero serve: "+line) }, 0)
+	defer stopContinuing()
+	f.onInterrupt(func() string { return serveStopping(eng.Driving()) })
 	// The one line a person or a script looks for comes first.
 	fmt.Fprintln(errOut, pageURL(ln.Addr(), token))
 	if !loopbackOnly(opts.Addr) {
@@ -211,6 +203,7 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	if err := srv.Serve(ctx, ln, opts.Addr); err != nil {
 		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
 	}
+	stopContinuing()
 	_ = logger.Event(context.WithoutCancel(ctx), "serve_stopped", "", slog.String("addr", ln.Addr().String()))
 	return nil
 }

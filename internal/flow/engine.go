@@ -511,7 +511,7 @@ func (d *driver[S]) gate(ctx context.Context, nd *node[S]) (string, error) {
 	if a.At.IsZero() {
 		a.At = d.e.now().UTC()
 	}
-	opt, err := human.Validate(q, a)
+	opt, err := checkAnswer(q, a)
 	if err != nil {
 		// A channel handed over an answer its question does not allow:
 		// nothing is decided.

@@ -229,7 +229,7 @@ func (g *Graph[S]) Decide(gate string, s *S, q human.Question, a human.Answer) (
 	if nd == nil || !nd.gate() {
 		return "", fmt.Errorf("%s is not a gate of %s", gate, g.name)
 	}
-	if _, err := human.Validate(q, a); err != nil {
+	if _, err := checkAnswer(q, a); err != nil {
 		return "", err
 	}
 	next, err := nd.decide(s, q, a)
@@ -240,6 +240,13 @@ func (g *Graph[S]) Decide(gate string, s *S, q human.Question, a human.Answer) (
 		return "", fmt.Errorf("gate %s chose %q, which is not one of its declared next nodes %v", gate, next, nd.next)
 	}
 	return next, nil
+}
+
+// checkAnswer is where flow checks an answer against its question before
+// a gate decides on it (the engine's gate, Decide): human.Validate, the
+// one function every channel and engine checks answers with.
+func checkAnswer(q human.Question, a human.Answer) (human.Option, error) {
+	return human.Validate(q, a)
 }
 
 // Validate checks that the graph is well formed: the start exists, every

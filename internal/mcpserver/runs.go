@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,6 +18,11 @@ type RunsArgs struct {
 
 // Run is one run as azero_runs reports it: as `azero runs --json` does.
 type Run = rundoc.View
+
+// Lister lists runs as azero runs does: the run service (a runs.Engine).
+type Lister interface {
+	List(ctx context.Context, q runs.Query) (runs.Listing, error)
+}
 
 // RunsResult lists runs, newest first.
 type RunsResult struct {
@@ -36,17 +42,19 @@ func (s *server) runs(ctx context.Context, _ *mcp.CallToolRequest, args RunsArgs
 		return nil, RunsResult{}, err
 	}
 	out := RunsResult{Runs: []Run{}}
-	if s.store == nil {
+	if s.lister == nil {
 		return nil, out, nil
 	}
-	st, err := s.store(ctx)
+	svc, err := s.lister(ctx)
 	if err != nil {
-		return nil, RunsResult{}, fmt.Errorf("open azero's run store: %w", err)
+		return nil, RunsResult{}, fmt.Errorf("open azero's runs: %w", err)
 	}
-	views, err := rundoc.List(ctx, st, f, s.now())
+	listed, err := svc.List(ctx, f)
 	if err != nil {
 		return nil, RunsResult{}, err
 	}
-	out.Runs = append(out.Runs, views...)
+	for _, v := range listed.Runs {
+		out.Runs = append(out.Runs, v.View)
+	}
 	return nil, out, nil
 }

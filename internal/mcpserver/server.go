@@ -54,7 +54,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/store"
 )
 
 // Options configure the server.
@@ -65,8 +64,9 @@ type Options struct {
 	Version string
 	// Audit records writes and approvals; nil discards.
 	Audit *audit.Logger
-	// Store opens azero's run store for azero_runs; nil reports no runs.
-	Store func(ctx context.Context) (*store.Store, error)
+	// Runs opens the run service azero_runs lists through, on first use;
+	// nil reports no runs.
+	Runs func(ctx context.Context) (Lister, error)
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Key signs approval requests; default 32 random bytes.
@@ -77,7 +77,7 @@ type Options struct {
 type server struct {
 	root    string // resolved, symlink-free
 	audit   *audit.Logger
-	store   func(ctx context.Context) (*store.Store, error)
+	lister  func(ctx context.Context) (Lister, error)
 	now     func() time.Time
 	key     []byte
 	schemas map[string]*jsonschema.Schema // the tools' input schemas, by tool name
@@ -102,7 +102,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("project root: %w", err)
 	}
-	s := &server{root: root, audit: opts.Audit, store: opts.Store, now: opts.Now, key: opts.Key, schemas: map[string]*jsonschema.Schema{}}
+	s := &server{root: root, audit: opts.Audit, lister: opts.Runs, now: opts.Now, key: opts.Key, schemas: map[string]*jsonschema.Schema{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

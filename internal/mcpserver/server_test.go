@@ -18,6 +18,7 @@ import (
 	"github.com/azero-dev/azero/internal/agenthook/hooktest"
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/mcpserver"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 )
@@ -89,10 +90,10 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 
 // connect starts the server on root and connects a client speaking
 // protocol; el nil means a client without elicitation.
-func connect(t *testing.T, root, protocol string, el *elicitor, st func(context.Context) (*store.Store, error)) *env {
+func connect(t *testing.T, root, protocol string, el *elicitor, st func(context.Context) (mcpserver.Lister, error)) *env {
 	t.Helper()
 	e := &env{root: root, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
-	srv, err := mcpserver.New(mcpserver.Options{Root: root, Version: "test", Audit: audit.New(lockedWriter{e.logMu, e.log}, nil), Store: st})
+	srv, err := mcpserver.New(mcpserver.Options{Root: root, Version: "test", Audit: audit.New(lockedWriter{e.logMu, e.log}, nil), Runs: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,11 +580,18 @@ func TestGate(t *testing.T) {
 
 func TestRuns(t *testing.T) {
 	t.Parallel()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), store.FileName), store.Options{})
+	dir := t.TempDir()
+	env := &runs.Env{Getenv: func(k string) string {
+		if k == "AZERO_STATE_DIR" {
+			return dir
+		}
+		return ""
+	}, Environ: func() []string { return nil }}
+	t.Cleanup(func() { env.Close() })
+	st, err := env.Store(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
 	for _, r := range []store.Run{
 		{ID: "260101-aaaaaa", Workflow: "implement", Node: "red", Status: store.StatusWaiting, State: []byte("{}")},
 		{ID: "260101-bbbbbb", Workflow: "issue", Node: "filed", Status: store.StatusDone, State: []byte("{}")},
@@ -592,7 +600,10 @@ func TestRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := connect(t, hooktest.NewRepo(t), "", nil, func(context.Context) (*store.Store, error) { return st, nil })
+	// azero_runs lists through the run service, as azero runs does.
+	e := connect(t, hooktest.NewRepo(t), "", nil, func(ctx context.Context) (mcpserver.Lister, error) {
+		return runs.OpenLocal(ctx, env, runs.Catalog())
+	})
 	all := structured[mcpserver.RunsResult](t, e.call(t, "azero_runs", nil))
 	if len(all.Runs) != 2 {
 		t.Fatalf("runs %+v", all)

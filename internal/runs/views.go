@@ -6,6 +6,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/rundoc"
 	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/workflow/gates"
 )
 
 // The documents of azero runs and azero runs show are rundoc's, built
@@ -53,4 +54,15 @@ func (l *localEngine) Show(ctx context.Context, ref string, withEvents bool) (Sh
 		s.Resume = l.env.ResumeCommand(d.Run.ID, false)
 	}
 	return s, nil
+}
+
+// ChangeReport is the diff review's report of the change in the worktree
+// dir since the commit base, as a gate would show it now (a run's
+// Summary names its worktree and base).
+func ChangeReport(ctx context.Context, dir, base string) (string, error) {
+	c, err := gates.Describe(ctx, dir, base)
+	if err != nil {
+		return "", err
+	}
+	return c.Report, nil
 }

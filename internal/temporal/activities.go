@@ -324,7 +324,7 @@ func (a *activities) Decision(ctx context.Context, in decisionInput) (nodeOutput
 		return nodeOutput{}, err
 	}
 	q, ans := in.Question, in.Answer
-	opt, err := human.Validate(q, ans)
+	opt, err := checkAnswer(q, ans)
 	if err != nil {
 		return nodeOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), errTypeFatal, err)
 	}

@@ -447,7 +447,7 @@ func decisionOf(q human.Question, a human.Answer) string {
 // (an Update's channel is what the worker could verify, not what the
 // caller claimed). update is the id of the Update that delivered a.
 func (dr *driver) decide(ctx workflow.Context, q human.Question, a human.Answer, update string) (string, error) {
-	opt, err := human.Validate(q, a)
+	opt, err := checkAnswer(q, a)
 	if err != nil {
 		return "", err
 	}
@@ -486,10 +486,19 @@ func (dr *driver) validateAnswer(ctx workflow.Context, a human.Answer) error {
 	case a.Channel == human.ChannelUnattended:
 		return refused(errTypeInvalid, "gate %s needs a human: no channel may answer it as unattended", dr.question.Gate)
 	}
-	if _, err := human.Validate(*dr.question, a); err != nil {
+	if _, err := checkAnswer(*dr.question, a); err != nil {
 		return refused(errTypeInvalid, "%s", err.Error())
 	}
 	return nil
+}
+
+// checkAnswer is where the Temporal engine checks an answer against its
+// question: the Update's validator, and again where the workflow and the
+// decision activity act on it (a replayed Update skips its validator; an
+// activity's input crosses the history): human.Validate, the one
+// function every channel and engine checks answers with.
+func checkAnswer(q human.Question, a human.Answer) (human.Option, error) {
+	return human.Validate(q, a)
 }
 
 // refused is the error of an answer the run will not take.

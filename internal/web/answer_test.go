@@ -486,23 +486,19 @@ func sameShape(t *testing.T, got map[string]any, want any, ignore ...string) {
 	}
 }
 
-// A server started over a store holding an answer nobody took (a server
-// stopped before it continued the run) continues that run; stopping the
-// server interrupts the runs it drives, saved to resume.
+// The service started over a store holding an answer nobody took (a
+// server stopped before it continued the run) continues that run; a
+// server stopped stops taking requests.
 func TestServeContinuesAnsweredRunsAndStops(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f := newFixtureConfig(t, fixtureConfig{still: true})
 	id := f.waitingRun(state{})
 	q := question(t, f.run(id))
 	a, _ := json.Marshal(human.Answer{Gate: "review", QuestionID: q.ID, Key: "approve", Channel: human.ChannelWeb, By: "earlier"})
 	if err := f.st.PostAnswer(t.Context(), id, q.ID, a); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := web.New(web.Options{Store: f.st, Audit: f.audit, Token: testToken, Poll: 20 * time.Millisecond,
-		Continue: func(ctx context.Context, runID string) error {
-			_, err := flow.Drive(ctx, f.eng, graph(), runID)
-			return err
-		}})
+	srv, err := web.New(web.Options{Runs: f.runs, Token: testToken, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,6 +509,7 @@ func TestServeContinuesAnsweredRunsAndStops(t *testing.T) {
 	ctx, stop := context.WithCancel(t.Context())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln, "127.0.0.1:0") }()
+	f.continueRuns(nil)
 	f.waitsAt(id, "edit")
 	resp, err := http.Get("http://" + ln.Addr().String() + "/api/runs")
 	if err != nil {
@@ -536,31 +533,28 @@ func TestServeContinuesAnsweredRunsAndStops(t *testing.T) {
 	}
 }
 
-// An answer posted while the server's own drive was stopping at the next
-// gate (too late for that drive to see it) is taken by driving again.
+// An answer posted while the service's own drive was stopping at the
+// next gate (too late for that drive to see it) is taken by driving
+// again.
 func TestAnAnswerPostedWhileServeStopsIsTaken(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	id := f.waitingRun(state{Draft: "# D\n"})
 	late := false
-	srv, err := web.New(web.Options{Store: f.st, Audit: f.audit, Token: testToken, Poll: 20 * time.Millisecond,
-		Continue: func(ctx context.Context, runID string) error {
-			_, err := flow.Drive(ctx, f.eng, graph(), runID)
-			if r, gerr := f.st.GetRun(ctx, runID); gerr == nil && !late && r.Status == store.StatusWaiting && r.Node == "edit" {
-				late = true
-				var q human.Question
-				_ = json.Unmarshal(r.Question, &q)
-				a, _ := json.Marshal(human.Answer{Gate: "edit", QuestionID: q.ID, Key: "S", Channel: human.ChannelWeb,
-					Files: map[string]string{"draft.md": "late\n"}})
-				if perr := f.st.PostAnswer(ctx, runID, q.ID, a); perr != nil {
-					return perr
-				}
+	var f *fixture
+	f = newFixtureConfig(t, fixtureConfig{after: func(runID string) {
+		ctx := t.Context()
+		if r, gerr := f.st.GetRun(ctx, runID); gerr == nil && !late && r.Status == store.StatusWaiting && r.Node == "edit" {
+			late = true
+			var q human.Question
+			_ = json.Unmarshal(r.Question, &q)
+			a, _ := json.Marshal(human.Answer{Gate: "edit", QuestionID: q.ID, Key: "S", Channel: human.ChannelWeb,
+				Files: map[string]string{"draft.md": "late\n"}})
+			if perr := f.st.PostAnswer(ctx, runID, q.ID, a); perr != nil {
+				t.Error(perr)
 			}
-			return err
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+		}
+	}})
+	id := f.waitingRun(state{Draft: "# D\n"})
+	srv := f.srv
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

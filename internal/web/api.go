@@ -82,7 +82,7 @@ func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
 // detail builds the document of `azero runs show RUN --json`.
 func (s *Server) detail(r *http.Request, withEvents bool) (rundoc.Detail, store.Run, error) {
 	ctx := r.Context()
-	run, err := s.opts.Store.FindRun(ctx, r.PathValue("id"))
+	run, err := s.src.FindRun(ctx, r.PathValue("id"))
 	if err != nil {
 		return rundoc.Detail{}, run, err
 	}
@@ -93,14 +93,14 @@ func (s *Server) detail(r *http.Request, withEvents bool) (rundoc.Detail, store.
 		// that one sees every change the run makes later. Read the other way
 		// round, a run that ended in between was shown running with its end
 		// among the events, and its page waited for a change already shown.
-		if evs, err = s.opts.Store.Events(ctx, run.ID, 0, 0); err != nil {
+		if evs, err = s.src.Events(ctx, run.ID, 0, 0); err != nil {
 			return rundoc.Detail{}, run, err
 		}
-		if run, err = s.opts.Store.GetRun(ctx, run.ID); err != nil {
+		if run, err = s.src.GetRun(ctx, run.ID); err != nil {
 			return rundoc.Detail{}, run, err
 		}
 	}
-	d, err := rundoc.DetailOf(ctx, s.opts.Store, run, s.opts.Now(), s.lineageDir(run.ID), false)
+	d, err := rundoc.DetailOf(ctx, s.src, run, s.opts.Now(), s.lineageDir(run.ID), false)
 	d.Events = evs
 	return d, run, err
 }
@@ -120,13 +120,13 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 // apiEvents is GET /api/runs/RUN/events?after=SEQ: the run's events after
 // a sequence number, for scripts that follow a run by polling.
 func (s *Server) apiEvents(w http.ResponseWriter, r *http.Request) {
-	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	run, err := s.src.FindRun(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
 	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
-	evs, err := s.opts.Store.Events(r.Context(), run.ID, after, 1000)
+	evs, err := s.src.Events(r.Context(), run.ID, after, 1000)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -149,7 +149,7 @@ type waitingGate struct {
 
 // gates lists the runs asking a question now, newest first.
 func (s *Server) gates(r *http.Request) ([]waitingGate, error) {
-	runs, err := s.opts.Store.ListRuns(r.Context(), gatesFilter)
+	runs, err := s.src.ListRuns(r.Context(), gatesFilter)
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +163,8 @@ func (s *Server) gates(r *http.Request) ([]waitingGate, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, answered, _ := s.opts.Store.PostedAnswer(run)
-		out = append(out, waitingGate{Run: rundoc.ViewOf(s.opts.Store, run, now), Question: q, Answered: answered, issue: issueOf(run)})
+		_, answered, _ := s.src.PostedAnswer(run)
+		out = append(out, waitingGate{Run: rundoc.ViewOf(s.src, run, now), Question: q, Answered: answered, issue: issueOf(run)})
 	}
 	return out, nil
 }

@@ -70,7 +70,7 @@ func bigStore(tb testing.TB, n, waiting int) *store.Store {
 func benchHandler(b *testing.B) http.Handler {
 	b.Helper()
 	st := bigStore(b, 1000, 50)
-	srv, err := web.New(web.Options{Store: st, Token: testToken, StateDir: b.TempDir()})
+	srv, err := web.New(web.Options{Runs: reader{st}, Token: testToken, StateDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

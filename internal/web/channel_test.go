@@ -11,7 +11,6 @@ import (
 
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
-	"github.com/azero-dev/azero/internal/web"
 )
 
 // The page's form and the JSON API are two channels: each answer is
@@ -68,7 +67,7 @@ func posted(t *testing.T, f *fixture, id string) human.Answer {
 func TestTheChannelIsSealed(t *testing.T) {
 	t.Parallel()
 	// Nothing continues the runs: the answers stay in the store.
-	f := newFixtureWith(t, nil, func(o *web.Options) { o.Continue = nil })
+	f := newFixtureConfig(t, fixtureConfig{still: true})
 	id := f.waitingRun(state{})
 	if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {
 		t.Fatal(code, doc)
@@ -101,10 +100,7 @@ func TestAnAnswerIsNeverBeforeItsQuestion(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixtureWith(t, nil, func(o *web.Options) {
-				o.Continue = nil
-				o.Now = func() time.Time { return tt.clock }
-			})
+			f := newFixtureConfig(t, fixtureConfig{still: true, now: func() time.Time { return tt.clock }})
 			id := f.waitingRun(state{})
 			asked := question(t, f.run(id)).AskedAt
 			if code, doc := f.api("POST", "/api/runs/"+id+"/answer", `{"gate":"review","answer":"approve"}`); code != http.StatusOK {

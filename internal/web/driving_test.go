@@ -12,7 +12,6 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
-	"github.com/azero-dev/azero/internal/web"
 )
 
 // lockedBuffer is a log both the server and the test use.
@@ -33,25 +32,17 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// The server says which runs it continues (azero serve names them when
+// The service says which runs it continues (azero serve names them when
 // told to stop), and a run it stops continuing is said to be saved.
 func TestTheRunsContinuedAreNamedAndSaved(t *testing.T) {
 	t.Parallel()
 	log := &lockedBuffer{}
 	started := make(chan string, 1)
-	var f *fixture
-	f = newFixtureWith(t, nil, func(o *web.Options) {
-		o.Log = log
-		o.Continue = func(ctx context.Context, runID string) error {
-			started <- runID
-			// The run is driven until the server stops: the engine saves
-			// it as interrupted.
-			eng := &flow.Engine{Store: f.st, Audit: f.audit, Poll: 20 * time.Millisecond}
-			_, err := flow.Drive(ctx, eng, blockingGraph(), runID)
-			return err
-		}
-	})
-	if got := f.srv.Driving(); len(got) != 0 {
+	// The run is driven until the service stops: the engine saves it as
+	// interrupted.
+	f := newFixtureConfig(t, fixtureConfig{log: log, graph: blockingGraph,
+		onDrive: func(runID string) { started <- runID }})
+	if got := f.runs.Driving(); len(got) != 0 {
 		t.Fatalf("Driving = %v before any answer", got)
 	}
 	id := f.waitingRun(state{})
@@ -63,14 +54,18 @@ func TestTheRunsContinuedAreNamedAndSaved(t *testing.T) {
 	case <-time.After(testenv.Patience):
 		t.Fatal("the run was never continued")
 	}
-	if got := f.srv.Driving(); !slices.Equal(got, []string{id}) {
+	if got := f.runs.Driving(); !slices.Equal(got, []string{id}) {
 		t.Errorf("Driving = %v, want [%s]", got, id)
+	}
+	// The page says who drives it.
+	if _, page := f.request("GET", "/runs/"+id, "", bearer); !strings.Contains(page, "azero serve is driving this run") {
+		t.Errorf("the run's page does not say azero serve drives it")
 	}
 	// Stopped while the run works (not before its drive took it up).
 	f.waitFor(id, "working at edit", func(r store.Run) bool { return r.Node == "edit" })
-	f.srv.Close()
-	if got := f.srv.Driving(); len(got) != 0 {
-		t.Errorf("Driving = %v after the server stopped", got)
+	f.stopContinuing()
+	if got := f.runs.Driving(); len(got) != 0 {
+		t.Errorf("Driving = %v after the service stopped", got)
 	}
 	if !strings.Contains(log.String(), "run "+id+" is saved at ") {
 		t.Errorf("the log does not say the run is saved:\n%s", log)

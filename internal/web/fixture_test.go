@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/web"
@@ -118,72 +120,153 @@ func decideReview(s *state, q human.Question, a human.Answer) (string, error) {
 	return "", fmt.Errorf("stopped at review: %w", flow.ErrAborted)
 }
 
-// fixture is a store with runs of the fixture workflow and a server over
-// it, listening on a real port.
+// fixture is a store with runs of the fixture workflow, the run
+// service over it, and a server over that, listening on a real port.
 type fixture struct {
 	t        *testing.T
 	dir      string
+	env      *runs.Env
 	st       *store.Store
 	audit    *audit.Logger
 	eng      *flow.Engine
+	runs     runs.Engine
 	srv      *web.Server
 	http     *httptest.Server
 	auditLog string
 
 	mu        sync.Mutex
 	continued []string
+	stopCont  func()
+}
+
+// fixtureConfig changes a fixture.
+type fixtureConfig struct {
+	// wrap, when set, is how the server reads the store.
+	wrap func(web.Source) web.Source
+	// opt changes the server's options.
+	opt func(*web.Options)
+	// now is the service's clock (the answers' time); nil: time.Now.
+	now func() time.Time
+	// still: nothing continues the runs (the answers stay in the store)
+	// until the test calls continueRuns.
+	still bool
+	// graph is the graph the service drives the fixture's runs with; nil:
+	// graph().
+	graph func() *flow.Graph[state]
+	// onDrive is told of each drive the service starts; after of each it
+	// ended.
+	onDrive, after func(runID string)
+	// log receives what the service says of the runs it continues.
+	log io.Writer
+}
+
+// deps are the fixture workflow's dependencies as the service builds
+// them: the graph it drives.
+type deps struct{ graph func() *flow.Graph[state] }
+
+// workflows are the catalog's workflows (for what the page shows of
+// theirs) and the fixture's, as f's service runs it.
+func (f *fixture) workflows(cfg fixtureConfig) runs.Workflows {
+	wf := runs.Define(runs.Spec[state, deps]{
+		Name: "webtest",
+		Graph: func(d deps) *flow.Graph[state] {
+			if d.graph != nil {
+				return d.graph()
+			}
+			return graph()
+		},
+		Deps: func(ctx context.Context, env *runs.Env, run runs.Run, s *state) (deps, error) {
+			f.mu.Lock()
+			f.continued = append(f.continued, run.ID)
+			f.mu.Unlock()
+			if cfg.onDrive != nil {
+				cfg.onDrive(run.ID)
+			}
+			return deps{graph: cfg.graph}, nil
+		},
+		Report: func(env *runs.Env, s *state, err error, o *runs.Outcome) error {
+			if cfg.after != nil {
+				cfg.after(o.RunID)
+			}
+			return err
+		},
+	})
+	return append(slices.Clone(runs.Catalog()), wf)
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	return newFixtureOver(t, nil)
+	return newFixtureConfig(t, fixtureConfig{})
 }
 
 // newFixtureOver is newFixture with the server reading the store through
 // wrap (nil: directly).
 func newFixtureOver(t *testing.T, wrap func(web.Source) web.Source) *fixture {
 	t.Helper()
-	return newFixtureWith(t, wrap, nil)
+	return newFixtureConfig(t, fixtureConfig{wrap: wrap})
 }
 
 // newFixtureWith is newFixtureOver with the server's options changed by
 // opt (nil: none).
 func newFixtureWith(t *testing.T, wrap func(web.Source) web.Source, opt func(*web.Options)) *fixture {
 	t.Helper()
+	return newFixtureConfig(t, fixtureConfig{wrap: wrap, opt: opt})
+}
+
+// wrapped is the run service with its runs read through another source.
+type wrapped struct {
+	runs.Engine
+	src web.Source
+}
+
+func (w wrapped) Source() runs.Source { return w.src }
+
+func newFixtureConfig(t *testing.T, cfg fixtureConfig) *fixture {
+	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
+	env := &runs.Env{
+		Getenv: func(k string) string {
+			if k == "AZERO_STATE_DIR" {
+				return dir
+			}
+			return ""
+		},
+		Environ: func() []string { return nil },
+		Now:     cfg.now,
+	}
+	t.Cleanup(func() { env.Close() })
+	st, err := env.Store(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	logPath := filepath.Join(dir, audit.FileName)
-	logger, err := audit.Open(logPath, nil)
+	logger, err := env.Audit()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { logger.Close() })
-	f := &fixture{t: t, dir: dir, st: st, audit: logger, auditLog: logPath}
+	f := &fixture{t: t, dir: dir, env: env, st: st, audit: logger, auditLog: filepath.Join(dir, audit.FileName)}
 	f.eng = &flow.Engine{Store: st, Audit: logger, Poll: 20 * time.Millisecond}
-	var src web.Source = st
-	if wrap != nil {
-		src = wrap(st)
+	eng, err := runs.OpenLocal(t.Context(), env, f.workflows(cfg))
+	if err != nil {
+		t.Fatal(err)
 	}
-	opts := web.Options{Store: src, Audit: logger, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond,
-		Continue: func(ctx context.Context, runID string) error {
-			f.mu.Lock()
-			f.continued = append(f.continued, runID)
-			f.mu.Unlock()
-			_, err := flow.Drive(ctx, f.eng, graph(), runID)
-			return err
-		}}
-	if opt != nil {
-		opt(&opts)
+	f.runs = eng
+	t.Cleanup(func() { eng.Close() })
+	var svc web.Runs = eng
+	if cfg.wrap != nil {
+		svc = wrapped{Engine: eng, src: cfg.wrap(st)}
+	}
+	opts := web.Options{Runs: svc, Token: testToken, StateDir: dir, Poll: 20 * time.Millisecond}
+	if cfg.opt != nil {
+		cfg.opt(&opts)
 	}
 	srv, err := web.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.srv = srv
+	if !cfg.still {
+		f.continueRuns(cfg.log)
+	}
 	f.http = httptest.NewUnstartedServer(nil)
 	h, err := srv.Handler(f.http.Listener.Addr().String(), "127.0.0.1:0")
 	if err != nil {
@@ -194,8 +277,33 @@ func newFixtureWith(t *testing.T, wrap func(web.Source) web.Source, opt func(*we
 	t.Cleanup(func() {
 		f.http.Close()
 		srv.Close()
+		f.stopContinuing()
 	})
 	return f
+}
+
+// continueRuns starts the service's continuation of answered runs, as
+// azero serve does; log receives what it says (nil: nothing).
+func (f *fixture) continueRuns(log io.Writer) {
+	say := func(string) {}
+	if log != nil {
+		say = func(line string) { fmt.Fprintln(log, line) }
+	}
+	stop := f.runs.Continue(context.Background(), say, 0)
+	f.mu.Lock()
+	f.stopCont = stop
+	f.mu.Unlock()
+}
+
+// stopContinuing stops the continuation, which saves the runs it drives,
+// and waits for it.
+func (f *fixture) stopContinuing() {
+	f.mu.Lock()
+	stop := f.stopCont
+	f.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 // waitingRun starts a run of the fixture workflow that stops at review.
@@ -325,4 +433,15 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// reader is a run service that only reads runs from src: nothing answers
+// or continues them.
+type reader struct{ src web.Source }
+
+func (r reader) Source() runs.Source       { return r.src }
+func (r reader) Workflows() runs.Workflows { return runs.Catalog() }
+func (r reader) Driving() []string         { return nil }
+func (r reader) Answer(context.Context, string, runs.Reply) (runs.Accepted, error) {
+	return runs.Accepted{}, errors.New("this test's service takes no answers")
 }

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/rundoc"
 	"github.com/azero-dev/azero/internal/store"
-	"github.com/azero-dev/azero/internal/workflow/gates"
 )
 
 // DefaultLimit is how many runs a list shows unless asked for another
@@ -100,7 +100,7 @@ func (s *Server) list(ctx context.Context, lq listQuery) (listing, error) {
 		}
 		var kept []store.Head
 		for _, h := range all {
-			if string(rundoc.Status(s.opts.Store, h.Run)) == lq.Status {
+			if string(rundoc.Status(s.src, h.Run)) == lq.Status {
 				kept = append(kept, h)
 			}
 		}
@@ -143,7 +143,7 @@ func (lq listQuery) page() store.Filter {
 
 // heads lists what a list shows of the runs f selects.
 func (s *Server) heads(ctx context.Context, f store.Filter) ([]store.Head, error) {
-	if hl, ok := s.opts.Store.(headLister); ok {
+	if hl, ok := s.src.(headLister); ok {
 		return hl.ListHeads(ctx, f)
 	}
 	runs, err := s.runsAt(ctx, f)
@@ -161,7 +161,7 @@ func (s *Server) heads(ctx context.Context, f store.Filter) ([]store.Head, error
 			}
 		}
 		h.Issue, h.Slug, h.Filed = issueRef(r.State)
-		h.CostUSD, _ = s.opts.Store.Spent(ctx, r.ID)
+		h.CostUSD, _ = s.src.Spent(ctx, r.ID)
 		h.State, h.Question, h.Answer = nil, nil, nil
 		out = append(out, h)
 	}
@@ -171,25 +171,25 @@ func (s *Server) heads(ctx context.Context, f store.Filter) ([]store.Head, error
 // runsAt lists the runs f selects, skipping f.Offset of them here for a
 // source that may not (the runs on Temporal).
 func (s *Server) runsAt(ctx context.Context, f store.Filter) ([]store.Run, error) {
-	if _, ok := s.opts.Store.(headLister); ok || f.Offset == 0 {
-		return s.opts.Store.ListRuns(ctx, f)
+	if _, ok := s.src.(headLister); ok || f.Offset == 0 {
+		return s.src.ListRuns(ctx, f)
 	}
 	skip := f.Offset
 	f.Offset = 0
 	if f.Limit > 0 {
 		f.Limit += skip
 	}
-	runs, err := s.opts.Store.ListRuns(ctx, f)
+	runs, err := s.src.ListRuns(ctx, f)
 	return runs[min(skip, len(runs)):], err
 }
 
 // count counts the runs f selects.
 func (s *Server) count(ctx context.Context, f store.Filter) (int, error) {
-	if hl, ok := s.opts.Store.(headLister); ok {
+	if hl, ok := s.src.(headLister); ok {
 		return hl.CountRuns(ctx, f)
 	}
 	f.Brief = true
-	runs, err := s.opts.Store.ListRuns(ctx, f)
+	runs, err := s.src.ListRuns(ctx, f)
 	return len(runs), err
 }
 
@@ -197,7 +197,7 @@ func (s *Server) count(ctx context.Context, f store.Filter) (int, error) {
 func (s *Server) views(heads []store.Head, now time.Time) []rundoc.View {
 	out := make([]rundoc.View, len(heads))
 	for i, h := range heads {
-		out[i] = rundoc.ViewOf(s.opts.Store, h.Run, now)
+		out[i] = rundoc.ViewOf(s.src, h.Run, now)
 	}
 	return out
 }
@@ -337,5 +337,5 @@ func sentences(text string) []string {
 
 // askingOf is what a list shows of q.
 func askingOf(q human.Question) store.Asking {
-	return store.Asking{Gate: q.Gate, Title: q.Title, Prompt: q.Prompt, Flagged: gates.Flagged(q)}
+	return store.Asking{Gate: q.Gate, Title: q.Title, Prompt: q.Prompt, Flagged: review.FlaggedIn(q)}
 }

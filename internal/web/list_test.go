@@ -262,7 +262,7 @@ func TestTheListCostsAPageOfRows(t *testing.T) {
 	}
 	measure := func(n, waiting int, path string) cost {
 		c := &counting{Store: bigStore(t, n, waiting)}
-		srv, err := web.New(web.Options{Store: c, Token: testToken, StateDir: t.TempDir()})
+		srv, err := web.New(web.Options{Runs: reader{c}, Token: testToken, StateDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -12,7 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,11 +21,9 @@ import (
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/rundoc"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testrun"
-	"github.com/azero-dev/azero/internal/workflow/gates"
-	"github.com/azero-dev/azero/internal/workflow/implement"
-	"github.com/azero-dev/azero/internal/workflow/issue"
 )
 
 // page is what every page's layout needs.
@@ -252,7 +249,7 @@ type fileField struct {
 
 func newQuestionView(runID string, q human.Question, v formValues) questionView {
 	qv := questionView{RunID: runID, Q: q, Values: v,
-		Report: classifyReport(q.Report, q.Format == gates.ReportFormat || looksLikeDiff(q.Report))}
+		Report: classifyReport(q.Report, q.Format == review.ReportFormat || looksLikeDiff(q.Report))}
 	qv.Choose = q.Kind == human.Menu || q.Kind == human.Editor && len(q.Options) > 0
 	qv.Text = q.Kind == human.Text
 	wording := q.Wording()
@@ -383,7 +380,7 @@ type trailView struct {
 	Iteration       int
 	Drafts          int
 	Verdicts        int
-	Filed           *issue.Filed
+	Filed           *runs.Filed
 }
 
 type runData struct {
@@ -435,7 +432,7 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typ
 	if d.Question != nil {
 		v := formValues{}
 		// Only an answer azero made is one; a forged one is not shown.
-		prior, answered, _ := s.opts.Store.PostedAnswer(run)
+		prior, answered, _ := s.src.PostedAnswer(run)
 		// (A question answered already shows no form.)
 		if typed != nil && typed.QuestionID != "" && typed.QuestionID == d.Question.ID && !answered {
 			v, data.Refused = *typed, ""
@@ -449,10 +446,10 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typ
 	switch {
 	case s.isDriving(run.ID):
 		data.Driver = "azero serve is driving this run"
-	case s.opts.Store.LeaseLive(run) && run.Lease.PID == 0:
+	case s.src.LeaseLive(run) && run.Lease.PID == 0:
 		// A run on Temporal: its lease names the worker holding it.
 		data.Driver = fmt.Sprintf("driven by azero on %s", run.Lease.Host)
-	case s.opts.Store.LeaseLive(run):
+	case s.src.LeaseLive(run):
 		data.Driver = fmt.Sprintf("driven by azero (pid %d on %s)", run.Lease.PID, run.Lease.Host)
 	}
 	for _, ev := range d.Events {
@@ -468,18 +465,14 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, status int, typ
 	}
 	data.D.Events = nil
 	data.Lineage = listLineage(d.LineageDir)
-	if run.Workflow == issue.Name {
-		data.Trail = trailOf(run)
-	}
-	data.HasDiff = run.Workflow == implement.Name || d.Question != nil && looksLikeDiff(d.Question.Report)
+	sum := s.opts.Runs.Workflows().Summary(run)
+	data.Trail = trailOf(sum.Trail)
+	data.HasDiff = sum.Change || d.Question != nil && looksLikeDiff(d.Question.Report)
 	s.render(w, r, status, "run", data)
 }
 
-func (s *Server) isDriving(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.driving[id]
-}
+// isDriving says the service continues the run in this process.
+func (s *Server) isDriving(id string) bool { return slices.Contains(s.opts.Runs.Driving(), id) }
 
 func (s *Server) lineageDir(runID string) string {
 	if s.opts.StateDir == "" {
@@ -514,33 +507,15 @@ func listLineage(dir string) []lineageFile {
 	return out
 }
 
-// trailOf reads an issue run's drafts and verdicts: the state's current
-// ones and the trail's files.
-func trailOf(run store.Run) *trailView {
-	var s issue.State
-	if json.Unmarshal(run.State, &s) != nil {
+// trailOf is what the page shows of a governance run's drafts and
+// verdicts (its workflow's summary): the state's current ones and the
+// trail's files; nil for a run that keeps none.
+func trailOf(t *runs.Trail) *trailView {
+	if t == nil {
 		return nil
 	}
-	t := &trailView{Draft: s.Draft, Verdict: s.Verdict, ReviewerVerdict: s.ReviewerVerdict, Iteration: s.Iteration,
-		Drafts: s.Drafts, Verdicts: s.Verdicts, Filed: s.Filed}
-	if dir := trailDir(s); dir != "" {
-		t.Dir = dir
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if e.Type().IsRegular() {
-				t.Files = append(t.Files, e.Name())
-			}
-		}
-		sort.Strings(t.Files)
-	}
-	return t
-}
-
-func trailDir(s issue.State) string {
-	if s.Root == "" || s.AuditDir == "" || s.Slug == "" {
-		return ""
-	}
-	return filepath.Join(s.Root, filepath.FromSlash(s.TrailDir()))
+	return &trailView{Dir: t.Dir, Files: t.Files(), Draft: t.Draft, Verdict: t.Verdict, ReviewerVerdict: t.ReviewerVerdict,
+		Iteration: t.Iteration, Drafts: t.Drafts, Verdicts: t.Verdicts, Filed: t.Filed}
 }
 
 // fileData is a file shown in a page.
@@ -593,7 +568,7 @@ func readConfined(dir, name string) (string, string, error) {
 }
 
 func (s *Server) lineagePage(w http.ResponseWriter, r *http.Request) {
-	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	run, err := s.src.FindRun(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -610,18 +585,18 @@ func (s *Server) lineagePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) trailPage(w http.ResponseWriter, r *http.Request) {
-	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	run, err := s.src.FindRun(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	var st issue.State
-	if run.Workflow != issue.Name || json.Unmarshal(run.State, &st) != nil || trailDir(st) == "" {
+	trail := s.opts.Runs.Workflows().Summary(run).Trail
+	if trail == nil || trail.Dir == "" {
 		s.fail(w, r, http.StatusNotFound, "run "+run.ID+" has no audit trail")
 		return
 	}
 	name := r.PathValue("name")
-	content, note, err := readConfined(trailDir(st), name)
+	content, note, err := readConfined(trail.Dir, name)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -647,7 +622,7 @@ func (d diffData) stream() string { return "" }
 // else the patch the run kept.
 func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	run, err := s.opts.Store.FindRun(ctx, r.PathValue("id"))
+	run, err := s.src.FindRun(ctx, r.PathValue("id"))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -657,32 +632,32 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 		d.Source, d.Lines = source, classifyReport(report, true)
 		s.render(w, r, http.StatusOK, "diff", d)
 	}
-	if q, _ := rundoc.Question(run); q != nil && (q.Format == gates.ReportFormat || looksLikeDiff(q.Report)) {
+	if q, _ := rundoc.Question(run); q != nil && (q.Format == review.ReportFormat || looksLikeDiff(q.Report)) {
 		show("the report of the question waiting at "+q.Gate, q.Report)
 		return
 	}
-	var st implement.State
-	if run.Workflow == implement.Name && json.Unmarshal(run.State, &st) == nil && !run.Status.Finished() && st.Worktree != "" {
-		if info, err := os.Stat(st.Worktree); err == nil && info.IsDir() {
-			if c, err := gates.Describe(ctx, st.Worktree, st.BaseCommit); err == nil {
-				show("the worktree "+st.Worktree+" now, as the diff review shows it", c.Report)
+	sum := s.opts.Runs.Workflows().Summary(run)
+	if sum.Change && !run.Status.Finished() && sum.Worktree != "" {
+		if info, err := os.Stat(sum.Worktree); err == nil && info.IsDir() {
+			if report, err := runs.ChangeReport(ctx, sum.Worktree, sum.Base); err == nil {
+				show("the worktree "+sum.Worktree+" now, as the diff review shows it", report)
 				return
 			}
 		}
 	}
-	evs, err := s.opts.Store.Events(ctx, run.ID, 0, 0)
+	evs, err := s.src.Events(ctx, run.ID, 0, 0)
 	if err == nil {
 		for i := len(evs) - 1; i >= 0; i-- {
 			var q human.Question
-			if evs[i].Kind == event.Question && evs[i].Decode(&q) == nil && (q.Format == gates.ReportFormat || looksLikeDiff(q.Report)) {
+			if evs[i].Kind == event.Question && evs[i].Decode(&q) == nil && (q.Format == review.ReportFormat || looksLikeDiff(q.Report)) {
 				show(fmt.Sprintf("the report %s showed at %s", q.Gate, s.stamp(q.AskedAt)), q.Report)
 				return
 			}
 		}
 	}
-	if st.Patch != "" {
-		if content, _, err := readConfined(s.lineageDir(run.ID), st.Patch); err == nil {
-			show("the patch kept in the run's lineage ("+st.Patch+")", content)
+	if sum.Patch != "" {
+		if content, _, err := readConfined(s.lineageDir(run.ID), sum.Patch); err == nil {
+			show("the patch kept in the run's lineage ("+sum.Patch+")", content)
 			return
 		}
 	}

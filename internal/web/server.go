@@ -2,7 +2,11 @@
 // run as it happens, the diff a gate shows, the issue workflow's drafts
 // and verdicts, and every gate waiting for a human, with a form to answer
 // it. It is a second door to the same gates as the terminal, keeping
-// every rule of the first.
+// every rule of the first. It reaches runs only through the run service
+// (Runs: package runs): it reads them from the service's source, learns
+// what a workflow's run shows from the catalog's summaries, and posts
+// every answer through the service's one answer path, which continues
+// the run; it imports no workflow.
 //
 // Invariants:
 //   - Every request carries the server's token (a bearer header, or the
@@ -25,8 +29,8 @@
 //     sealed with the answer; a client cannot name its channel. It is
 //     stamped by the server's clock when taken, never before its question
 //     was asked.
-//   - An answer is posted to the store for the question the run asks now
-//     (store.PostAnswer: the first answer, from any channel, wins, sealed
+//   - An answer is posted, through the service, for the question the run
+//     asks now (store.PostAnswer: the first answer, from any channel, wins, sealed
 //     for the question's nonce); a gate that is not waiting takes none.
 //     Only an answer whose seal verifies is shown as an answer: one written
 //     into the store by anything else is recorded as answer_forged when an
@@ -45,7 +49,6 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -56,10 +59,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/human"
-	"github.com/azero-dev/azero/internal/rundoc"
-	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/runs"
 )
 
 //go:embed templates/*.html
@@ -72,40 +72,33 @@ var assetFS embed.FS
 // files); larger ones get 413.
 const MaxBody = 1 << 20
 
-// Source is what the pages read runs from and post answers to: the store
-// (*store.Store), or the runs of the Temporal engine presented the same
-// way (an answer posted there is sent to the run as an Update).
-type Source interface {
-	rundoc.Source
-	GetRun(ctx context.Context, id string) (store.Run, error)
-	// FindRun finds the run whose id is ref or uniquely starts with it.
-	FindRun(ctx context.Context, ref string) (store.Run, error)
-	Spent(ctx context.Context, runID string) (float64, error)
-	// PostAnswer records answer for the question questionID the run asks:
-	// store.ErrAnswered when another answer came first, store.ErrNotAsked
-	// when the run no longer asks it.
-	PostAnswer(ctx context.Context, runID, questionID string, answer json.RawMessage) error
-	// PostedAnswer returns the answer posted for the question r asks and
-	// not yet taken: ok false when there is none; an error matching
-	// store.ErrForged when the one there was not made by azero.
-	PostedAnswer(r store.Run) (a human.Answer, ok bool, err error)
+// Source is what the pages read runs from: the store (*store.Store), or
+// the runs of the Temporal engine presented the same way.
+type Source = runs.Source
+
+// Runs is the run service as the page uses it (a runs.Engine is one):
+// where runs are read, what each workflow shows of its runs, the one
+// answer path, and which runs the service continues in this process.
+type Runs interface {
+	Source() runs.Source
+	Workflows() runs.Workflows
+	// Answer takes an answer through the service's one answer path: it is
+	// checked as every channel's is (runs.ErrInvalidAnswer,
+	// runs.ErrNotWaiting), stamped, sealed, posted and audited, and the
+	// run continued when nothing drives it.
+	Answer(ctx context.Context, ref string, r runs.Reply) (runs.Accepted, error)
+	Driving() []string
 }
 
 // Options configure a Server.
 type Options struct {
-	Store Source
-	Audit *audit.Logger // records every answer posted or refused; nil discards
+	Runs Runs
 	// Token is the secret every request must carry (at least 32
 	// characters).
 	Token string
 	// StateDir holds the runs' lineage (StateDir/runs/RUN).
 	StateDir string
-	// Continue drives a run whose question was answered here and that no
-	// live process drives, until it ends or waits again. It is called on
-	// its own goroutine; ctx ends when the server stops.
-	Continue func(ctx context.Context, runID string) error
-	// Log receives a line for each run continued and each problem; nil
-	// discards.
+	// Log receives a line for each problem; nil discards.
 	Log io.Writer
 	// Now is the clock; time.Now by default.
 	Now func() time.Time
@@ -150,21 +143,19 @@ var DefaultTimeouts = Timeouts{Header: 10 * time.Second, Read: 30 * time.Second,
 // Server serves the pages and the API.
 type Server struct {
 	opts  Options
+	src   Source // opts.Runs.Source()
 	pages *template.Template
 	csrf  string
 
-	mu      sync.Mutex
-	driving map[string]bool // runs being continued by this server
-	runs    sync.WaitGroup
-	ctx     context.Context // ends when the server stops
-	stop    context.CancelFunc
-	logMu   sync.Mutex
+	ctx   context.Context // ends when the server stops
+	stop  context.CancelFunc
+	logMu sync.Mutex
 }
 
 // New returns a server over opts.
 func New(opts Options) (*Server, error) {
-	if opts.Store == nil {
-		return nil, errors.New("web: no store")
+	if opts.Runs == nil || opts.Runs.Source() == nil {
+		return nil, errors.New("web: no runs")
 	}
 	if len(opts.Token) < 32 {
 		return nil, errors.New("web: the token must have at least 32 characters")
@@ -189,7 +180,7 @@ func New(opts Options) (*Server, error) {
 	mac := hmac.New(sha256.New, []byte(opts.Token))
 	mac.Write([]byte("azero serve csrf"))
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{opts: opts, csrf: hex.EncodeToString(mac.Sum(nil)), driving: map[string]bool{}, ctx: ctx, stop: stop}
+	s := &Server{opts: opts, src: opts.Runs.Source(), csrf: hex.EncodeToString(mac.Sum(nil)), ctx: ctx, stop: stop}
 	pages, err := template.New("").Funcs(funcs).Funcs(template.FuncMap{"clock": s.clock, "stamp": s.stamp}).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		stop()
@@ -235,9 +226,10 @@ func (s *Server) Handler(listen, requested string) (http.Handler, error) {
 	return s.guard(hosts, "azero_"+port, mux), nil
 }
 
-// Serve serves on ln until ctx ends, then stops taking requests, cancels
-// the runs it continues (they are checkpointed as interrupted) and waits
-// for them. requested is the address asked for (see Handler).
+// Serve serves on ln until ctx ends, then stops taking requests and ends
+// the live streams. requested is the address asked for (see Handler).
+// The runs answered here are continued by the service (Runs), not by the
+// server: whoever started the service stops it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, requested string) error {
 	h, err := s.Handler(ln.Addr().String(), requested)
 	if err != nil {
@@ -255,7 +247,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, requested string) e
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
 	}
-	s.resumeAnswered()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(limitListener(ln, s.opts.MaxConns)) }()
 	select {
@@ -274,12 +265,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, requested string) e
 	return nil
 }
 
-// shutdown ends the live streams and the runs this server drives, and
-// waits for those to checkpoint.
-func (s *Server) shutdown() {
-	s.stop()
-	s.runs.Wait()
-}
+// shutdown ends the live streams.
+func (s *Server) shutdown() { s.stop() }
 
 // Close stops what the server runs in the background (for servers used
 // through Handler alone).

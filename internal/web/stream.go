@@ -53,7 +53,7 @@ type streamEvent struct {
 // runStream is GET /runs/RUN/events?after=SEQ: the run's events as they
 // are stored, each with its line of HTML, as server-sent events.
 func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
-	run, err := s.opts.Store.FindRun(r.Context(), r.PathValue("id"))
+	run, err := s.src.FindRun(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -68,7 +68,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.follow(r.Context(), func() bool {
-		evs, err := s.opts.Store.Events(r.Context(), run.ID, after, 200)
+		evs, err := s.src.Events(r.Context(), run.ID, after, 200)
 		if err != nil {
 			return false
 		}
@@ -138,7 +138,7 @@ func (s *Server) fingerprint(ctx context.Context, page store.Filter) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d|%d\n", total, s.countWaiting(ctx))
 	for _, r := range runs {
-		fmt.Fprintf(h, "%s|%s|%s|%d|%d|%s\n", r.ID, rundoc.Status(s.opts.Store, r), r.Node, r.Steps, r.UpdatedAt.UnixNano(), r.Key)
+		fmt.Fprintf(h, "%s|%s|%s|%d|%d|%s\n", r.ID, rundoc.Status(s.src, r), r.Node, r.Steps, r.UpdatedAt.UnixNano(), r.Key)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
