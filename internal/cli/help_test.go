@@ -101,7 +101,7 @@ func TestEveryCommandListsItsOwnExitCodes(t *testing.T) {
 	root := NewRootCommand(&Factory{IO: io, Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
 		LookPath: exec.LookPath, WorkDir: t.TempDir(), Now: time.Now, Version: "test"})
 	root.InitDefaultHelpCmd()
-	runCommands := []string{"azero implement", "azero issue", "azero demo", "azero resume", "azero selftest"}
+	runCommands := []string{"azero implement", "azero issue", "azero design", "azero demo", "azero resume", "azero selftest"}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
