@@ -72,6 +72,12 @@ func completeValues(f *Factory, root *cobra.Command) {
 	flag(is, "drafter", models)
 	flag(is, "reviewer", models)
 	flag(is, "tracker", fixed(azruns.IssueTrackers...))
+	de := find("design")
+	flag(de, "drafter", models)
+	flag(de, "reviewer", models)
+	flag(de, "coder", models)
+	flag(de, "tracker", fixed(azruns.IssueTrackers...))
+	flag(de, "runner", fixed(testrun.Kinds()...))
 }
 
 // completeRuns completes run ids, newest first, described by workflow,

@@ -26,7 +26,7 @@ func TestRootHelpGroupsTheCommands(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	want := map[string][]string{
-		"Workflows:": {"implement", "issue", "demo"},
+		"Workflows:": {"implement", "issue", "design", "demo"},
 		"Capabilities (each usable alone, from a hook or a script):": {"gate", "write", "apply", "sandbox"},
 		"Integrations:":          {"hook", "mcp", "serve", "worker"},
 		"Runs and housekeeping:": {"runs", "resume", "models", "selftest", "docs", "version", "completion", "help"},
@@ -101,7 +101,7 @@ func TestEveryCommandListsItsOwnExitCodes(t *testing.T) {
 	root := NewRootCommand(&Factory{IO: io, Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
 		LookPath: exec.LookPath, WorkDir: t.TempDir(), Now: time.Now, Version: "test"})
 	root.InitDefaultHelpCmd()
-	runCommands := []string{"azero implement", "azero issue", "azero demo", "azero resume", "azero selftest"}
+	runCommands := []string{"azero implement", "azero issue", "azero design", "azero demo", "azero resume", "azero selftest"}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {

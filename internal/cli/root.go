@@ -144,6 +144,7 @@ var commandBuilders = []struct {
 }{
 	{"implement", groupWorkflows, newImplementCommand},
 	{"issue", groupWorkflows, newIssueCommand},
+	{"design", groupWorkflows, newDesignCommand},
 	{"demo", groupWorkflows, newDemoCommand},
 	{"gate", groupCapabilities, func(f *Factory) *cobra.Command { return newGateCommand(f, nil) }},
 	{"write", groupCapabilities, func(f *Factory) *cobra.Command { return newWriteCommand(f, nil) }},

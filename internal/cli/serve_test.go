@@ -141,9 +141,16 @@ var serveURL = regexp.MustCompile(`^http://(127\.0\.0\.1:\d+)/\?token=([0-9a-f]+
 // the line with its URL.
 func startServe(t *testing.T, state string, args ...string) *server {
 	t.Helper()
+	return startServeWith(t, state, nil, args...)
+}
+
+// startServeWith is startServe with extra settings in serve's environment
+// (the editor a continued governance run checks for).
+func startServeWith(t *testing.T, state string, env []string, args ...string) *server {
+	t.Helper()
 	s := &server{stderr: &strings.Builder{}, lines: make(chan string, 100), done: make(chan struct{})}
 	s.cmd = exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	s.cmd.Env = azeroEnv(state)
+	s.cmd.Env = azeroEnv(state, env...)
 	s.cmd.Dir = state
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {

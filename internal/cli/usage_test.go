@@ -182,7 +182,7 @@ func TestCompletionOfValues(t *testing.T) {
 		{[]string{"runs", "show", id[:4]}, []string{id + "\tselftest waiting at approve"}},
 		{[]string{"models", "ping", ""}, []string{"drafter", "reviewer", "coder"}},
 		{[]string{"runs", "--status", "w"}, []string{"waiting"}},
-		{[]string{"runs", "--workflow", ""}, []string{"implement", "issue", "selftest"}},
+		{[]string{"runs", "--workflow", ""}, []string{"implement", "issue", "design", "selftest"}},
 		{[]string{"implement", "--runner", "c"}, []string{"cargo"}},
 		{[]string{"implement", "--coder", "mock"}, []string{"mock:scripted"}},
 	} {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -117,8 +118,32 @@ func (f *Factory) report(o runs.Outcome, driveErr error, asJSON bool) error {
 	}
 	out := runOutcome{RunID: o.RunID, Workflow: o.Workflow, Status: o.Status, Node: o.Node, Error: o.Error, Resume: o.Resume, Result: o.Result}
 	out.failed(driveErr)
-	if err := writeJSON(f.IO.Out, out); err != nil {
+	var doc any = out
+	if top, ok := o.Result.(interface{ TopLevel() map[string]any }); ok {
+		doc = withTopLevel(out, top.TopLevel())
+	}
+	if err := writeJSON(f.IO.Out, doc); err != nil {
 		return errors.Join(driveErr, err)
 	}
 	return driveErr
+}
+
+// withTopLevel is out's document with a workflow's essentials at its top
+// too (the design's lld_path, commit and issue), where a script reads
+// them first; the document's own keys win.
+func withTopLevel(out runOutcome, top map[string]any) any {
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return out
+	}
+	doc := map[string]any{}
+	if json.Unmarshal(raw, &doc) != nil {
+		return out
+	}
+	for k, v := range top {
+		if _, taken := doc[k]; !taken {
+			doc[k] = v
+		}
+	}
+	return doc
 }

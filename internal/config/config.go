@@ -39,6 +39,7 @@ type Config struct {
 	Prices    map[string]Price `toml:"prices"`
 	Implement Implement        `toml:"implement"`
 	Issue     Issue            `toml:"issue"`
+	Design    Design           `toml:"design"`
 	Mock      Mock             `toml:"mock"`
 	Roles     Roles            `toml:"roles"`
 	Notify    Notify           `toml:"notify"`
@@ -149,6 +150,14 @@ type Issue struct {
 	// Labels are the local tracker's labels beyond those its issues name,
 	// offered to the drafter.
 	Labels []string `toml:"labels"`
+}
+
+// Design configures `azero design`. Its trail goes where issue.audit_dir
+// says, as the issue workflow's does.
+type Design struct {
+	// LLDDir is where approved design documents are committed, relative
+	// to the repository's root (default docs/lld).
+	LLDDir string `toml:"lld_dir"`
 }
 
 // Mock configures the offline scripted model.
@@ -316,6 +325,9 @@ func (c Config) validate() error {
 	default:
 		return fmt.Errorf("engine.kind %q: must be \"local\" or \"temporal\"", c.Engine.Kind)
 	}
+	if d := c.Design.LLDDir; d != "" && (filepath.IsAbs(d) || strings.HasPrefix(d, "/") || slices.Contains(strings.Split(filepath.ToSlash(d), "/"), "..")) {
+		return fmt.Errorf("design.lld_dir %q: must be a directory inside the repository, relative to its root", d)
+	}
 	if m := c.Engine.MoveAfter; m != "" {
 		if d, err := time.ParseDuration(m); err != nil || d <= 0 {
 			return fmt.Errorf("engine.move_after %q: must be a positive duration such as \"30s\"", m)
@@ -398,6 +410,7 @@ func overlay(dst *Config, src Config) {
 	if src.Issue.Labels != nil {
 		dst.Issue.Labels = src.Issue.Labels
 	}
+	set(&dst.Design.LLDDir, src.Design.LLDDir)
 	set(&dst.Mock.Script, src.Mock.Script)
 	for _, r := range []struct{ d, s *Role }{
 		{&dst.Roles.Drafter, &src.Roles.Drafter}, {&dst.Roles.Reviewer, &src.Roles.Reviewer}, {&dst.Roles.Coder, &src.Roles.Coder},

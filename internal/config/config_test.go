@@ -494,3 +494,25 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// design.lld_dir is read from either file, the repository's winning, and
+// must name a directory inside the repository.
+func TestDesignDirectory(t *testing.T) {
+	t.Parallel()
+	user, repo := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(user, "azero", "config.toml"), "[design]\nlld_dir = \"design/user\"\n")
+	cfg, _, err := config.Load(user, t.TempDir())
+	if err != nil || cfg.Design.LLDDir != "design/user" {
+		t.Fatalf("from the user's file: %+v, %v", cfg.Design, err)
+	}
+	write(t, filepath.Join(repo, ".azero", "config.toml"), "[design]\nlld_dir = \"docs/design\"\n")
+	if cfg, _, err = config.Load(user, repo); err != nil || cfg.Design.LLDDir != "docs/design" {
+		t.Fatalf("the repository's file wins: %+v, %v", cfg.Design, err)
+	}
+	for _, bad := range []string{"/etc/lld", "../outside", "docs/../../x"} {
+		_, err := config.Parse([]byte("[design]\nlld_dir = \""+bad+"\"\n"), config.Source{Path: ".azero/config.toml", Repo: true})
+		if err == nil || !strings.Contains(err.Error(), "design.lld_dir") {
+			t.Errorf("lld_dir %q: %v, want it refused", bad, err)
+		}
+	}
+}

@@ -165,6 +165,14 @@ var secretPatterns = []string{
 	"credentials", "credentials.*", "*credentials*", ".netrc", ".pypirc", ".npmrc", "*.p12", "*.pfx", "*.keystore",
 }
 
+// LooksSecret reports whether rel (slash-separated, relative to the
+// repository) looks like it holds credentials, and the pattern it matches:
+// a file never shown to a model, nor named as a file to change.
+func LooksSecret(rel string) (string, bool) {
+	pat := secretRule(rel)
+	return pat, pat != ""
+}
+
 // secretRule returns the pattern rel matches, checking every component so
 // that a file inside secrets/ or .env.d/ is refused too.
 func secretRule(rel string) string {

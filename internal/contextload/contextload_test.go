@@ -166,3 +166,15 @@ func TestDirectoriesHonourGitignore(t *testing.T) {
 		t.Errorf("from pkg/: files = %v, %v; want new.go and tracked.go", got, err)
 	}
 }
+
+func TestLooksSecret(t *testing.T) {
+	t.Parallel()
+	for rel, want := range map[string]bool{
+		".env": true, "config/.env.local": true, "deploy/server.pem": true, "secrets/db.txt": true, "home/.netrc": true,
+		"calc.py": false, "docs/environment.md": false, "internal/keys.go": false,
+	} {
+		if pat, got := contextload.LooksSecret(rel); got != want || (got && pat == "") {
+			t.Errorf("LooksSecret(%q) = %q, %v; want %v", rel, pat, got, want)
+		}
+	}
+}

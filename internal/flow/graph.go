@@ -54,11 +54,18 @@
 // Steps report through events (event.Sink): the engine stores each event
 // in the run's history and hands it to the watcher (the terminal).
 //
+// A graph can be mounted inside another (Mount): its steps become steps of
+// the outer graph, named with a prefix, working on a part of the outer
+// state, so one run goes on from one workflow into another with one
+// history, one lease and one set of limits, and the path proofs and the
+// purity check see the inner gates where they are.
+//
 // Nodes get their dependencies from the closure that built the graph, never
 // from globals, so the same graph can run on another engine. The package
-// is about 1,000 lines: graph.go (definition, validation, path proofs, Ask
-// and Decide for tests and other engines) and engine.go (driving a run
-// against the store: leases, checkpoints, gates, events, audit).
+// is about 1,200 lines: graph.go (definition, validation, path proofs, Ask
+// and Decide for tests and other engines), mount.go (one graph inside
+// another) and engine.go (driving a run against the store: leases,
+// checkpoints, gates, events, audit).
 package flow
 
 import (

@@ -30,7 +30,7 @@ func goList(t *testing.T, args ...string) string {
 // azero. (.ci/run checks the same with go list -deps.)
 func TestCapabilitiesImportNeitherFlowNorStore(t *testing.T) {
 	t.Parallel()
-	libraries := []string{"edit", "safewrite", "review", "testrun", "contextload", "lld", "tracker", "prompt"}
+	libraries := []string{"edit", "safewrite", "review", "testrun", "contextload", "lld", "tracker", "prompt", "repomap"}
 	leaves := []string{"human", "event"}
 	var pkgs []string
 	for _, p := range append(slices.Clone(libraries), leaves...) {

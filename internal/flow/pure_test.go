@@ -43,6 +43,14 @@ var pureFuncs = map[string]bool{
 	module + "/internal/workflow/gates.Eroded":   true,
 }
 
+// followPackages are the packages of azero whose functions a decide may
+// call because the check follows them: it reads their source and checks
+// the body of every function called, as it does the decide's own
+// package's (the governance workflows share their gates' routing there).
+var followPackages = map[string]bool{
+	module + "/internal/workflow/governance": true,
+}
+
 // purity checks the decide functions of one type-checked package.
 type purity struct {
 	pkg   *types.Package
@@ -50,6 +58,32 @@ type purity struct {
 	decls map[*types.Func]*ast.FuncDecl
 	done  map[*types.Func]string // why each function checked is impure ("": pure)
 	fset  *token.FileSet
+	// byName finds this package's functions by their full name, for
+	// another package's check following a call here.
+	byName map[string]*types.Func
+	parsed []*ast.File
+	// world gives the followed packages (nil: calls into them are refused).
+	world *universe
+}
+
+// universe type-checks the followed packages from their source, once.
+type universe struct {
+	t       *testing.T
+	exports map[string]string
+	pkgs    map[string]*purity
+	checked int // functions of followed packages checked
+}
+
+// followed returns the check of the followed package path.
+func (u *universe) followed(path string) *purity {
+	if p, ok := u.pkgs[path]; ok {
+		return p
+	}
+	dir, files := packageFiles(u.t, path)
+	p := newPurity(u.t, path, dir, files, u.exports)
+	p.world = u
+	u.pkgs[path] = p
+	return p
 }
 
 // typeCheck parses and checks the package in dir (its files named files),
@@ -150,30 +184,47 @@ func calledName(fun ast.Expr) *ast.Ident {
 	return nil
 }
 
+// checkFunc reports why the body of obj, a function of this package, is
+// not pure ("" when it is).
+func (p *purity) checkFunc(obj *types.Func) string {
+	if why, ok := p.done[obj]; ok {
+		return why // "" also while obj is being checked (recursion)
+	}
+	p.done[obj] = ""
+	why := obj.FullName() + " has no body to check"
+	if decl := p.decls[obj]; decl != nil && decl.Body != nil {
+		if why = p.check(decl.Body); why != "" {
+			why = obj.Name() + " -> " + why
+		}
+	}
+	p.done[obj] = why
+	return why
+}
+
 // use checks what id names.
 func (p *purity) use(id *ast.Ident) string {
 	switch obj := p.info.Uses[id].(type) {
 	case *types.Func:
 		obj = obj.Origin()
 		if obj.Pkg() == p.pkg {
-			if why, ok := p.done[obj]; ok {
-				return why // "" also while obj is being checked (recursion)
-			}
-			p.done[obj] = ""
-			why := obj.FullName() + " has no body to check"
-			if decl := p.decls[obj]; decl != nil && decl.Body != nil {
-				if why = p.check(decl.Body); why != "" {
-					why = obj.Name() + " -> " + why
-				}
-			}
-			p.done[obj] = why
-			return why
+			return p.checkFunc(obj)
 		}
 		if obj.Pkg() == nil { // error.Error
 			return ""
 		}
 		if purePackages[obj.Pkg().Path()] || pureFuncs[obj.Pkg().Path()+"."+obj.Name()] && obj.Signature().Recv() == nil {
 			return ""
+		}
+		if followPackages[obj.Pkg().Path()] && p.world != nil {
+			q := p.world.followed(obj.Pkg().Path())
+			fn := q.byName[obj.FullName()]
+			if fn == nil {
+				return obj.FullName() + " has no body to check"
+			}
+			if _, seen := q.done[fn]; !seen {
+				p.world.checked++
+			}
+			return q.checkFunc(fn)
 		}
 		return "calls " + obj.FullName()
 	case *types.Var:
@@ -195,30 +246,99 @@ func (p *purity) use(id *ast.Ident) string {
 	return ""
 }
 
-// impure returns, by gate, why the decide functions of the package in dir
-// are not pure; it fails the test when the package has no gate.
-func impure(t *testing.T, path, dir string, files []string, exports map[string]string) (gates int, problems map[string]string) {
+// newPurity type-checks the package in dir for the check.
+func newPurity(t *testing.T, path, dir string, files []string, exports map[string]string) *purity {
 	t.Helper()
 	fset := token.NewFileSet()
 	pkg, info, parsed := typeCheck(t, fset, path, dir, files, exports)
-	p := &purity{pkg: pkg, info: info, decls: map[*types.Func]*ast.FuncDecl{}, done: map[*types.Func]string{}, fset: fset}
+	p := &purity{pkg: pkg, info: info, decls: map[*types.Func]*ast.FuncDecl{}, done: map[*types.Func]string{}, fset: fset,
+		byName: map[string]*types.Func{}, parsed: parsed}
 	for _, f := range parsed {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok {
 				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
 					p.decls[fn] = fd
+					p.byName[fn.FullName()] = fn
 				}
 			}
 		}
 	}
+	return p
+}
+
+// impure returns, by gate, why the decide functions of the package in dir
+// are not pure (and, keyed "mount PREFIX", the functions giving the state
+// of the graphs it mounts, which the mounted gates route through); it
+// fails the test when the package has no gate. world, when not nil,
+// follows calls into the followed packages.
+func impure(t *testing.T, path, dir string, files []string, exports map[string]string, world ...*universe) (gates, mounts int, problems map[string]string) {
+	t.Helper()
+	p := newPurity(t, path, dir, files, exports)
+	if len(world) > 0 {
+		p.world = world[0]
+	}
 	problems = map[string]string{}
-	found := decides(info, parsed)
+	found := decides(p.info, p.parsed)
 	for gate, expr := range found {
 		if why := p.check(expr); why != "" {
 			problems[gate] = why
 		}
 	}
-	return len(found), problems
+	mounted := lenses(p.info, p.parsed)
+	for prefix, expr := range mounted {
+		if why := p.check(expr); why != "" {
+			problems["mount "+prefix] = why
+		}
+	}
+	return len(found), len(mounted), problems
+}
+
+// lenses returns, by prefix, the State function of every flow.Mount call
+// in files.
+func lenses(info *types.Info, files []*ast.File) map[string]ast.Expr {
+	out := map[string]ast.Expr{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 2 {
+				return true
+			}
+			id := calledName(call.Fun)
+			if ix, ok := call.Fun.(*ast.IndexListExpr); ok {
+				id = calledName(ix.X)
+			}
+			if id == nil || id.Name != "Mount" {
+				return true
+			}
+			fn, ok := info.Uses[id].(*types.Func)
+			if !ok || fn.Pkg() == nil || fn.Pkg().Path() != module+"/internal/flow" {
+				return true
+			}
+			lit, ok := call.Args[1].(*ast.CompositeLit)
+			if !ok {
+				// Not written in place: check the whole expression.
+				out[types.ExprString(call.Args[1])] = call.Args[1]
+				return true
+			}
+			var prefix string
+			var state ast.Expr
+			for _, el := range lit.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					switch types.ExprString(kv.Key) {
+					case "Prefix":
+						prefix = types.ExprString(kv.Value)
+					case "State":
+						state = kv.Value
+					}
+				}
+			}
+			if state != nil {
+				out[prefix] = state
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // TestDecideFunctionsArePure checks every gate of every graph in azero.
@@ -243,18 +363,19 @@ func TestDecideFunctionsArePure(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"implement", "issue", "selftest"} {
+	for _, want := range []string{"implement", "issue", "design", "selftest"} {
 		if !slices.Contains(withGates, module+"/internal/workflow/"+want) {
 			t.Fatalf("the gates of workflow %s were not found (found %v): the test would prove nothing", want, withGates)
 		}
 	}
 	exports := exportData(t, withGates...)
-	total := 0
+	world := &universe{t: t, exports: exports, pkgs: map[string]*purity{}}
+	total, mounts := 0, 0
 	for _, path := range withGates {
 		dir, files := packageFiles(t, path)
-		n, problems := impure(t, path, dir, files, exports)
-		t.Logf("%s: %d gates", path, n)
-		total += n
+		n, m, problems := impure(t, path, dir, files, exports, world)
+		t.Logf("%s: %d gates, %d mounted graphs", path, n, m)
+		total, mounts = total+n, mounts+m
 		for gate, why := range problems {
 			t.Errorf("%s: the decide function of gate %s is not pure: %s", path, gate, why)
 		}
@@ -262,6 +383,15 @@ func TestDecideFunctionsArePure(t *testing.T) {
 	if total < 8 {
 		t.Errorf("found %d gates in %v; the graphs have more", total, withGates)
 	}
+	// The issue and design gates route through the governance package:
+	// the check must have read its functions, or it proved nothing there.
+	if mounts == 0 {
+		t.Error("no mounted graph was found (the design mounts the implementation): the check of their state functions proved nothing")
+	}
+	if world.checked == 0 {
+		t.Errorf("no function of %v was followed: the shared gates' routing went unchecked", followPackages)
+	}
+	t.Logf("%d functions of followed packages checked", world.checked)
 }
 
 // exportData builds pkgs and their dependencies and returns where the
@@ -339,7 +469,7 @@ func note(s *S) { _ = os.WriteFile("x", nil, 0o600) }`, "route -> "},
 			if err := os.WriteFile(filepath.Join(dir, "wf.go"), []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			n, problems := impure(t, "example.com/wf", dir, []string{"wf.go"}, exports)
+			n, _, problems := impure(t, "example.com/wf", dir, []string{"wf.go"}, exports)
 			if n != 1 {
 				t.Fatalf("found %d gates, want 1", n)
 			}
@@ -351,5 +481,53 @@ func note(s *S) { _ = os.WriteFile("x", nil, 0o600) }`, "route -> "},
 				t.Errorf("why = %q, want it to mention %q", why, tt.want)
 			}
 		})
+	}
+}
+
+// TestPurityCheckFindsIOInALens: the function giving a mounted graph its
+// state is checked as a decide is (the mounted gates route through it).
+func TestPurityCheckFindsIOInALens(t *testing.T) {
+	t.Parallel()
+	const src = `package wf
+
+import (
+	"context"
+	"os"
+
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
+)
+
+type In struct{ Note string }
+
+type S struct{ In *In }
+
+func ask(context.Context, *In) (human.Question, error) { return human.Question{}, nil }
+
+func decide(s *In, q human.Question, a human.Answer) (string, error) { return flow.End, nil }
+
+func pure(s *S) *In { return s.In }
+
+func reads(s *S) *In { s.In.Note = os.Getenv("HOME"); return s.In }
+
+var inner = flow.New[In]("in", "g").Gate("g", ask, decide, flow.End)
+
+var _ = flow.Mount(flow.New[S]("wf", "a"), flow.Mounted[S, In]{Prefix: "p/", Graph: inner, State: pure, Exit: flow.End})
+var _ = flow.Mount(flow.New[S]("wf", "a"), flow.Mounted[S, In]{Prefix: "q/", Graph: inner, State: reads, Exit: flow.End})
+`
+	exports := exportData(t, "os", "context", module+"/internal/flow", module+"/internal/human")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "wf.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, mounts, problems := impure(t, "example.com/wf", dir, []string{"wf.go"}, exports)
+	if mounts != 2 {
+		t.Errorf("found %d mounted graphs, want 2", mounts)
+	}
+	if why := problems[`mount "p/"`]; why != "" {
+		t.Errorf("a pure lens was refused: %s", why)
+	}
+	if why := problems[`mount "q/"`]; !strings.Contains(why, "os.Getenv") {
+		t.Errorf("the lens reading the environment: %q, want it refused for os.Getenv (problems %v)", why, problems)
 	}
 }

@@ -19,7 +19,7 @@ import (
 func Catalog() Workflows { return catalog() }
 
 var catalog = sync.OnceValue(func() Workflows {
-	return Workflows{implementWorkflow(), issueWorkflow(), selftestWorkflow()}
+	return Workflows{implementWorkflow(), issueWorkflow(), designWorkflow(), selftestWorkflow()}
 })
 
 // Workflows is a list of workflows (Catalog's, or a test's own).

@@ -231,17 +231,24 @@ func issueDeps(ctx context.Context, env *Env, run Run, s *issue.State) (issue.De
 
 // issueTracker opens the tracker a run files to.
 func issueTracker(env *Env, s *issue.State, cfg config.Config, w *safewrite.Writer, runID string) (tracker.Tracker, error) {
-	switch s.Tracker.Kind {
+	return openTracker(env, s.Root, s.Tracker, cfg, w, runID)
+}
+
+// openTracker opens the tracker tc names: GitHub with the environment's
+// token, or the local tracker's files in the repository root, written
+// with w for run runID (nil: the tracker is only read).
+func openTracker(env *Env, root string, tc issue.TrackerConfig, cfg config.Config, w *safewrite.Writer, runID string) (tracker.Tracker, error) {
+	switch tc.Kind {
 	case issue.TrackerGitHub:
 		token := env.Getenv("GITHUB_TOKEN")
 		if token == "" {
 			token = env.Getenv("GH_TOKEN")
 		}
-		return tracker.NewGitHub(tracker.GitHubOptions{Repo: s.Tracker.Repo, Token: token, APIURL: env.Getenv("GITHUB_API_URL")})
+		return tracker.NewGitHub(tracker.GitHubOptions{Repo: tc.Repo, Token: token, APIURL: env.Getenv("GITHUB_API_URL")})
 	case issue.TrackerLocal:
-		return &tracker.Local{Root: s.Root, Dir: s.Tracker.IssuesDir, Writer: w, RunID: runID, KnownLabels: cfg.Issue.Labels}, nil
+		return &tracker.Local{Root: root, Dir: tc.IssuesDir, Writer: w, RunID: runID, KnownLabels: cfg.Issue.Labels}, nil
 	}
-	return nil, fmt.Errorf("unknown tracker %q in the run's state", s.Tracker.Kind)
+	return nil, fmt.Errorf("unknown tracker %q in the run's state", tc.Kind)
 }
 
 // IssueResult is the governance workflow's part of --json.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/workflow/design"
 	"github.com/azero-dev/azero/internal/workflow/implement"
 	"github.com/azero-dev/azero/internal/workflow/issue"
 	"github.com/azero-dev/azero/internal/workflow/selftest"
@@ -96,7 +97,7 @@ func TestTemporalRegistryHasOneWorkflowPerGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := reg.Names(), []string{implement.Name, issue.Name, selftest.Name}; !slices.Equal(got, want) {
+	if got, want := reg.Names(), []string{design.Name, implement.Name, issue.Name, selftest.Name}; !slices.Equal(got, want) {
 		t.Errorf("workflow types %v, want %v", got, want)
 	}
 }

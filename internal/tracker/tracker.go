@@ -29,6 +29,7 @@ type Issue struct {
 	Title  string   `json:"title"`
 	Body   string   `json:"-"`
 	Labels []string `json:"labels,omitempty"`
+	State  string   `json:"state,omitempty"` // open or closed, when read (Reader)
 }
 
 // Tracker files issues somewhere.

@@ -19,6 +19,7 @@ import (
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/web"
+	"github.com/azero-dev/azero/internal/workflow/governance"
 	"github.com/azero-dev/azero/internal/workflow/issue"
 )
 
@@ -111,8 +112,8 @@ func TestIssueRunsShowDraftsAndVerdicts(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	root := t.TempDir()
-	s := issue.State{Slug: "fast-search", Root: root, AuditDir: "docs/audit", Draft: "# Fast search\n<img src=x>", Verdict: "BLOCK: too vague",
-		ReviewerVerdict: "BLOCK", Iteration: 2, Drafts: 2, Verdicts: 1}
+	s := issue.State{Slug: "fast-search", Root: root, AuditDir: "docs/audit", Loop: governance.Loop{Draft: "# Fast search\n<img src=x>", Verdict: "BLOCK: too vague",
+		ReviewerVerdict: "BLOCK", Iteration: 2, Drafts: 2, Verdicts: 1}}
 	trail := filepath.Join(root, "docs", "audit", "active", "fast-search")
 	writeFile(t, filepath.Join(trail, "001-brief.md"), "make search fast")
 	writeFile(t, filepath.Join(trail, "002-draft.md"), "# Fast search")

@@ -6,7 +6,8 @@
 // or on randomness; the turn comes from an injectable source, so a run resumed after a crash
 // (which counts its completed calls from the store) gets the same replies as an uninterrupted
 // one; a missing reply is an error naming the role, turn and script, never an invented answer.
-// Without a script, the drafter and reviewer get built-in replies; the coder gets none.
+// Without a script, the drafter and reviewer get built-in replies (an issue, a design document
+// for the repository the request maps, an approving review); the coder gets none.
 package mock
 
 import (
@@ -178,7 +179,8 @@ func (m *Model) turn(ctx context.Context) (int, error) {
 }
 
 // builtin is the reply without a script: a deterministic draft built from the request's last
-// user message, or an approving review, so the governance workflow runs offline.
+// user message (an issue, or for PurposeDesign a design document), or an approving review, so
+// the governance workflows run offline.
 func builtin(role llm.Role, turn int, req llm.Request) Reply {
 	brief := ""
 	for i := len(req.Messages) - 1; i >= 0; i-- {
@@ -187,8 +189,13 @@ func builtin(role llm.Role, turn int, req llm.Request) Reply {
 			break
 		}
 	}
-	if role == llm.RoleReviewer {
+	switch {
+	case role == llm.RoleReviewer && req.Purpose == PurposeDesignReview:
+		return Reply{Role: role, Turn: turn, Stop: llm.StopEnd, Text: DesignReviewerText}
+	case role == llm.RoleReviewer:
 		return Reply{Role: role, Turn: turn, Stop: llm.StopEnd, Text: ReviewerText}
+	case req.Purpose == PurposeDesign:
+		return Reply{Role: role, Turn: turn, Stop: llm.StopEnd, Text: designDraft(brief)}
 	}
 	return Reply{Role: role, Turn: turn, Stop: llm.StopEnd, Text: draft(brief)}
 }
@@ -204,7 +211,13 @@ const ReviewerText = `**Verdict:** APPROVED
 _Offline review by mock:scripted: no model read this draft._
 `
 
+// draft is the built-in issue draft: its title the brief's first line,
+// its summary the brief. The issue workflow's request wraps the brief in a
+// <brief> part among its instructions; only the brief is read then.
 func draft(brief string) string {
+	if b, ok := part(brief, "brief"); ok {
+		brief = strings.TrimSpace(b)
+	}
 	title := "Untitled change"
 	for _, line := range strings.Split(brief, "\n") {
 		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))

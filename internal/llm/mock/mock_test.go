@@ -163,6 +163,16 @@ func TestBuiltinReplies(t *testing.T) {
 	if strings.Contains(a.Text, "old brief") {
 		t.Error("the draft used an earlier message, not the last user message")
 	}
+	// The issue workflow wraps the brief among its instructions: the
+	// draft is made of the brief alone.
+	req.Messages[2].Text = "<brief>\n## Budget flag for workflows\n\nStop runs that spend too much.\n</brief>\n\nWrite the issue for the brief above."
+	wrapped, err := drafter.Generate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(wrapped.Text, "# Budget flag for workflows\n") || strings.Contains(wrapped.Text, "<brief>") || strings.Contains(wrapped.Text, "Write the issue") {
+		t.Errorf("a wrapped brief's draft:\n%s", wrapped.Text)
+	}
 
 	reviewer, err := New(Options{Role: llm.RoleReviewer})
 	if err != nil {

@@ -65,6 +65,25 @@ func (g *GitHub) Issues() []map[string]any {
 	return append([]map[string]any(nil), g.issues...)
 }
 
+// AddIssue files an issue as a person would on GitHub's page, and returns
+// its number. pull makes it a pull request (GitHub numbers both alike).
+func (g *GitHub) AddIssue(title, body string, pull bool, labels ...string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := len(g.issues) + 1
+	ls := []map[string]any{}
+	for _, l := range labels {
+		ls = append(ls, map[string]any{"name": l})
+	}
+	is := map[string]any{"number": n, "title": title, "body": body, "labels": ls, "state": "open",
+		"html_url": fmt.Sprintf("https://github.example/%s/%s/issues/%d", g.Owner, g.Repo, n), "user": map[string]any{"login": "someone"}}
+	if pull {
+		is["pull_request"] = map[string]any{"url": fmt.Sprintf("https://api.github.example/repos/%s/%s/pulls/%d", g.Owner, g.Repo, n)}
+	}
+	g.issues = append(g.issues, is)
+	return n
+}
+
 // Requests returns "METHOD /path" of every request served.
 func (g *GitHub) Requests() []string {
 	g.mu.Lock()
@@ -140,6 +159,13 @@ func (g *GitHub) serve(t testing.TB, w http.ResponseWriter, r *http.Request) {
 			out = append(out, g.issues[i])
 		}
 		writeJSON(w, 200, out)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, repoPath+"/issues/"):
+		n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, repoPath+"/issues/"))
+		if err != nil || n < 1 || n > len(g.issues) {
+			writeJSON(w, 404, map[string]any{"message": "Not Found"})
+			return
+		}
+		writeJSON(w, 200, g.issues[n-1])
 	case r.Method == http.MethodPost && r.URL.Path == repoPath+"/issues":
 		if len(g.failCreates) > 0 {
 			code := g.failCreates[0]

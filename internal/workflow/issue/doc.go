@@ -5,7 +5,9 @@
 // The graph (New) is N0 load_brief -> N1 preflight -> N2 draft ->
 // N3 edit_draft (gate) -> N4 review -> N5 edit_verdict (gate) -> N6
 // file_issue, with the loops N3 -> N2 and N5 -> N2 (revise) and N6 -> N5
-// (edit after a failed filing).
+// (edit after a failed filing). The draft-review loop's pieces (the trail,
+// the two editor gates and their routing, the models' replies, the one
+// commit) are package governance's, shared with the design workflow.
 //
 // Invariants:
 //

@@ -1,7 +1,6 @@
 package issue
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,7 @@ import (
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/tracker"
+	"github.com/azero-dev/azero/internal/workflow/governance"
 )
 
 // Runs tells the workflow about the other runs of the store: who holds a
@@ -70,54 +70,50 @@ func (d *Deps) now() time.Time {
 }
 
 func (d *Deps) say(ctx context.Context, tone event.Tone, format string, args ...any) {
-	kind := event.Info
-	if tone == event.Warn || tone == event.Bad {
-		kind = event.Warning
-	}
-	d.Events.Emit(ctx, event.New(kind, tone, format, args...))
+	d.clerk().Say(ctx, tone, format, args...)
+}
+
+// clerk does the loop's I/O (package governance) with d.
+func (d *Deps) clerk() *governance.Clerk {
+	return &governance.Clerk{Writer: d.Writer, Events: d.Events, Audit: d.Audit, MaxOutput: d.MaxOutput,
+		StateDir: d.StateDir, Actor: "azero issue"}
 }
 
 // Answers at the gates (spec 2.3, HumanDecision and ErrorRecovery).
 const (
-	AnswerSend    = "S"
-	AnswerApprove = "A"
-	AnswerRevise  = "R"
-	AnswerManual  = "M"
+	AnswerSend    = governance.AnswerSend
+	AnswerApprove = governance.AnswerApprove
+	AnswerRevise  = governance.AnswerRevise
+	AnswerManual  = governance.AnswerManual
 	AnswerRetry   = "R"
 	AnswerEdit    = "E"
 	AnswerAbort   = "A"
 	AnswerResume  = "R"
 	AnswerNewName = "N"
 	// OverrideWord confirms filing an issue over the reviewer's BLOCK.
-	OverrideWord = "override"
+	OverrideWord = governance.OverrideWord
 )
+
+// draftRoutes are where N3 leads: Send to the review, Revise back to the
+// drafter, Manual ends the run.
+func draftRoutes() governance.Routes {
+	return governance.Routes{Pass: NodeReview, Revise: NodeDraft, Manual: NodeManual}
+}
+
+// verdictRoutes are where N5 leads: Approve to filing, Revise back to the
+// drafter, Manual ends the run.
+func verdictRoutes() governance.Routes {
+	return governance.Routes{Pass: NodeFileIssue, Revise: NodeDraft, Manual: NodeManual}
+}
 
 // RouteAfterDraftEdit is N3's router: Send goes to the review, Revise back
 // to the drafter, Manual ends the run.
-func RouteAfterDraftEdit(choice string) (string, error) {
-	switch choice {
-	case AnswerSend:
-		return NodeReview, nil
-	case AnswerRevise:
-		return NodeDraft, nil
-	case AnswerManual:
-		return NodeManual, nil
-	}
-	return "", fmt.Errorf("edit_draft: unknown choice %q", choice)
-}
+func RouteAfterDraftEdit(choice string) (string, error) { return draftRoutes().AfterDraft(choice) }
 
 // RouteAfterVerdictEdit is N5's router: Approve goes to filing, Revise back
 // to the drafter, Manual ends the run.
 func RouteAfterVerdictEdit(choice string) (string, error) {
-	switch choice {
-	case AnswerApprove:
-		return NodeFileIssue, nil
-	case AnswerRevise:
-		return NodeDraft, nil
-	case AnswerManual:
-		return NodeManual, nil
-	}
-	return "", fmt.Errorf("edit_verdict: unknown choice %q", choice)
+	return verdictRoutes().AfterVerdict(choice)
 }
 
 // New builds the graph. The graph's shape does not depend on d, so
@@ -131,7 +127,10 @@ func New(d Deps) *flow.Graph[State] {
 	if d.Events == nil {
 		d.Events = event.Discard
 	}
-	n := &nodes{d: d}
+	if d.Checks != nil && d.Checks.Command == "" {
+		d.Checks.Command = "azero issue" // what its messages tell the human to run again
+	}
+	n := &nodes{d: d, clerk: d.clerk()}
 	return flow.New[State](Name, NodeClaimSlug).
 		Node(NodeClaimSlug, n.claimSlug, NodeLoadBrief, NodeSlugCollision).
 		Gate(NodeSlugCollision, n.askCollision, decideCollision, NodeClaimSlug, flow.End).
@@ -199,10 +198,13 @@ func finish(s *State) error {
 	return nil
 }
 
-type nodes struct{ d Deps }
+type nodes struct {
+	d     Deps
+	clerk *governance.Clerk
+}
 
 func (n *nodes) trail(ctx context.Context, s *State) Trail {
-	return Trail{Root: s.Root, Dir: s.ActiveDir(), Writer: n.d.Writer, RunID: flow.RunID(ctx)}
+	return Trail{Root: s.Root, Dir: s.ActiveDir(), Writer: n.d.Writer, RunID: flow.RunID(ctx), Actor: "azero issue"}
 }
 
 // loadBrief is N0's last part: copy the brief to 001-brief.md.
@@ -222,7 +224,10 @@ func (n *nodes) loadBrief(ctx context.Context, s *State) (string, error) {
 
 func (n *nodes) preflight(ctx context.Context, s *State) (string, error) {
 	if n.d.Checks == nil {
-		return "", &PreflightError{"setup", errors.New("no pre-flight checks configured")}
+		return "", &PreflightError{Check: "setup", Err: errors.New("no pre-flight checks configured")}
+	}
+	if n.d.Checks.Tracker == nil {
+		return "", &PreflightError{Check: "tracker", Err: errors.New("no tracker configured")}
 	}
 	if err := n.d.Checks.Run(ctx); err != nil {
 		return "", err
@@ -231,63 +236,15 @@ func (n *nodes) preflight(ctx context.Context, s *State) (string, error) {
 }
 
 // TruncatedError reports a reply cut off at its token limit every time it
-// was asked for. A truncated draft is never passed on as if complete.
-type TruncatedError struct {
-	Role      llm.Role
-	Attempts  int
-	MaxTokens int
-}
-
-func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("the %s's reply was cut off at its token limit %d times (last limit %d tokens); nothing was saved as a draft or verdict. Shorten the brief, raise [roles.<role>] max_output_tokens if the model allows more, or use a model with longer replies, then resume the run",
-		e.Role, e.Attempts, e.MaxTokens)
-}
-
-// generate asks m and returns its complete reply. A truncated reply is
-// asked again with twice the room; an empty or refused one is an error.
-func (n *nodes) generate(ctx context.Context, m llm.Model, role llm.Role, req llm.Request) (string, error) {
-	if m == nil {
-		return "", fmt.Errorf("no %s model is open", role)
-	}
-	ceiling := n.d.MaxOutput[role]
-	if ceiling > 0 {
-		req.MaxTokens = min(req.MaxTokens, ceiling)
-	}
-	for attempt := 1; ; attempt++ {
-		resp, err := m.Generate(ctx, req)
-		if err != nil {
-			return "", fmt.Errorf("%s (%s): %w", role, m.Name(), err)
-		}
-		switch {
-		case resp.Truncated() || resp.Stop == llm.StopMaxTokens:
-			next := 2 * req.MaxTokens
-			if ceiling > 0 {
-				next = min(next, ceiling)
-			}
-			// Never the same call again: more room, or stop.
-			if attempt >= maxReplyAttempts || next <= req.MaxTokens {
-				return "", &TruncatedError{Role: role, Attempts: attempt, MaxTokens: req.MaxTokens}
-			}
-			n.d.say(ctx, event.Warn, "%s: reply cut off at %d tokens; asking again with %d", role, req.MaxTokens, next)
-			_ = n.d.Audit.Event(ctx, "reply_truncated", flow.RunID(ctx), slog.String("role", string(role)),
-				slog.Int("output_limit", req.MaxTokens), slog.Int("next_output_limit", next))
-			req.MaxTokens = next
-			continue
-		case resp.Stop == llm.StopRefused:
-			return "", fmt.Errorf("the %s (%s) declined to answer; reword the brief or feedback and resume the run", role, m.Name())
-		case strings.TrimSpace(resp.Text) == "":
-			return "", fmt.Errorf("the %s (%s) returned an empty reply; resume the run to ask again", role, m.Name())
-		}
-		return resp.Text, nil
-	}
-}
+// was asked for (governance.TruncatedError).
+type TruncatedError = governance.TruncatedError
 
 // draft is N2: the drafter writes the first draft from the brief, or a
 // revision from the feedback. A draft saved by an earlier attempt of this
 // node (the run was killed before its checkpoint) is used again: the model
 // is not called twice for one step.
 func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
-	if err := n.flush(ctx, s); err != nil {
+	if err := n.clerk.Flush(ctx, n.trail(ctx, s), &s.Loop); err != nil {
 		return "", err
 	}
 	if !s.LabelsRead {
@@ -296,13 +253,13 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 		}
 	}
 	asked, warn := false, ""
-	e, text, count, err := n.reply(ctx, s, KindDraft, func() (string, error) {
+	e, text, count, err := n.clerk.Reply(ctx, n.trail(ctx, s), KindDraft, func() (string, error) {
 		what := "Drafting the issue"
 		if s.Feedback != "" {
 			what = "Revising the draft"
 		}
 		n.d.say(ctx, event.Plain, "%s with %s...", what, modelName(n.d.Drafter))
-		raw, err := n.generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
+		raw, err := n.clerk.Generate(ctx, n.d.Drafter, llm.RoleDrafter, draftRequest(s))
 		// The prose around the issue stays in the lineage, with the reply.
 		draft, _, warning := SplitDraft(raw)
 		asked, warn = true, warning
@@ -317,7 +274,7 @@ func (n *nodes) draft(ctx context.Context, s *State) (string, error) {
 		// it again gives its warning.
 		_, _, warn = SplitDraft(text)
 	}
-	s.Draft, s.DraftFile = string(normalise(KindDraft, []byte(text))), e.Name
+	s.Draft, s.DraftFile = string(governance.Normalise(KindDraft, []byte(text))), e.Name
 	s.ModelDraft, s.DraftWarning = s.Draft, warn
 	s.Drafts = count
 	s.Feedback, s.FeedbackVerdict = "", ""
@@ -381,65 +338,11 @@ func (n *nodes) labelsReport(s *State) string {
 	return fmt.Sprintf("Labels new to %s, created if this draft is filed: %s\n", trackerName(n.d.Tracker), strings.Join(created, ", "))
 }
 
-// reply returns the model's reply for this step: the trail's last entry
-// when it is of kind (an earlier attempt of the node saved it before the
-// run was killed: the model is not asked twice for one step), else what
-// ask returns, recorded in the trail. count is the number of entries of
-// kind in the trail.
-func (n *nodes) reply(ctx context.Context, s *State, kind string, ask func() (string, error)) (Entry, string, int, error) {
-	t := n.trail(ctx, s)
-	entries, err := t.Entries()
-	if err != nil {
-		return Entry{}, "", 0, err
-	}
-	if last, _ := Last(entries); last.Kind == kind {
-		b, err := t.Read(last)
-		return last, string(b), Count(entries, kind), err
-	}
-	text, err := ask()
-	if err != nil {
-		return Entry{}, "", 0, err
-	}
-	e, err := t.Record(ctx, kind, []byte(text))
-	if err != nil {
-		return Entry{}, "", 0, err
-	}
-	return e, text, Count(append(entries, e), kind), nil
-}
-
 func modelName(m llm.Model) string {
 	if m == nil {
 		return "no model"
 	}
 	return m.Name()
-}
-
-// workCopy returns the path of a working copy the human edits, creating
-// it with content unless it exists: a copy left by an attempt that was
-// killed holds the human's unfinished edits, which a resume keeps.
-func (n *nodes) workCopy(ctx context.Context, runID, dir, name, content string) (string, error) {
-	rel := filepath.Join("runs", runID, "edit", dir, name)
-	abs := filepath.Join(n.d.StateDir, rel)
-	if _, err := os.Stat(abs); err == nil {
-		return abs, nil
-	}
-	_, err := n.d.Writer.Write(ctx, safewrite.Request{Root: n.d.StateDir, Path: rel, Content: []byte(content),
-		Base: &safewrite.Snapshot{Exists: false}, Mode: 0o600, Actor: "azero issue", RunID: runID})
-	if err != nil {
-		return "", fmt.Errorf("prepare %s for the editor: %w", name, err)
-	}
-	return abs, nil
-}
-
-func changed(before, after string) bool {
-	return !bytes.Equal(normalise(KindDraft, []byte(before)), normalise(KindDraft, []byte(after)))
-}
-
-func numberOf(file string) string {
-	if e, ok := ParseEntry(file); ok {
-		return fmt.Sprintf("%03d", e.N)
-	}
-	return "000"
 }
 
 // claimSlug is N0's collision check: the slug is free when no directory
@@ -524,174 +427,45 @@ func decideCollision(s *State, _ human.Question, a human.Answer) (string, error)
 	return flow.End, nil
 }
 
-// pending records what the human answered at a gate, to be written to the
-// audit trail by the node that follows (flush).
-func pending(s *State, gate string, after int, kind, content string) {
-	s.Pending = append(s.Pending, PendingRecord{Gate: gate, After: after, Kind: kind, Content: content})
-}
-
-// flush writes the gate's pending records to the trail, in order, and
-// applies them to the state: among others, what the human wrote is kept
-// for the reviewer (HumanWords; here, not in the gate's decide, which must
-// stay a plain routing of the answer). A record an earlier, killed
-// attempt of the node already wrote (an entry numbered after the gate's
-// view of the trail, of the same kind and content) is not written twice.
-func (n *nodes) flush(ctx context.Context, s *State) error {
-	if len(s.Pending) == 0 {
-		return nil
-	}
-	t := n.trail(ctx, s)
-	entries, err := t.Entries()
-	if err != nil {
-		return err
-	}
-	for _, p := range s.Pending {
-		var rec Entry
-		found := false
-		for _, e := range entries {
-			if e.N > p.After && e.Kind == p.Kind {
-				if b, err := t.Read(e); err == nil && bytes.Equal(b, normalise(p.Kind, []byte(p.Content))) {
-					rec, found = e, true
-				}
-			}
-		}
-		if !found {
-			if rec, err = t.Record(ctx, p.Kind, []byte(p.Content)); err != nil {
-				return err
-			}
-			entries = append(entries, rec)
-		}
-		// Later records of the same gate must come after this one.
-		for i := range s.Pending {
-			s.Pending[i].After = max(s.Pending[i].After, rec.N)
-		}
-		switch p.Kind {
-		case KindDraftEdited:
-			heard(s, p.Gate, WordsEdits, addedLines(s.Draft, p.Content))
-			s.Draft, s.DraftFile = string(normalise(KindDraftEdited, []byte(p.Content))), rec.Name
-			n.d.say(ctx, event.Plain, "Your edits to the draft are recorded as %s.", rec.Name)
-		case KindVerdictEdited:
-			s.Verdict, s.VerdictFile = string(normalise(KindVerdictEdited, []byte(p.Content))), rec.Name
-			n.d.say(ctx, event.Plain, "Your edits to the verdict are recorded as %s.", rec.Name)
-		case KindFeedback:
-			heard(s, p.Gate, WordsFeedback, p.Content)
-			n.d.say(ctx, event.Plain, "Feedback recorded as %s.", rec.Name)
-		}
-	}
-	s.Pending = nil
-	return nil
-}
-
-// lastEntry is the number of the trail's last entry (0 when empty).
-func (n *nodes) lastEntry(ctx context.Context, s *State) (int, error) {
-	entries, err := n.trail(ctx, s).Entries()
-	if err != nil {
-		return 0, err
-	}
-	last, _ := Last(entries)
-	return last.N, nil
-}
-
 // askEditDraft is N3, the gate between the drafter and the reviewer: the
 // human reads (and may edit) the draft, then sends it to the reviewer,
 // asks for a revision with feedback, or stops.
 func (n *nodes) askEditDraft(ctx context.Context, s *State) (human.Question, error) {
-	p, err := n.workCopy(ctx, flow.RunID(ctx), "n3-"+numberOf(s.DraftFile), "draft.md", s.Draft)
-	if err != nil {
-		return human.Question{}, err
-	}
-	after, err := n.lastEntry(ctx, s)
-	if err != nil {
-		return human.Question{}, err
-	}
-	report := fmt.Sprintf("Opening draft #%d (a copy of %s/%s) in your editor: read it, edit it if you like, save and close to continue.",
-		s.Drafts, s.ActiveDir(), s.DraftFile)
-	if s.DraftWarning != "" {
-		report = "WARNING: " + s.DraftWarning + "\n" + report
-	}
+	return n.clerk.AskDraft(ctx, n.trail(ctx, s), &s.Loop, n.view(s))
+}
+
+// view is what the issue workflow adds to the gates' questions.
+func (n *nodes) view(s *State) governance.View {
+	v := governance.View{Workflow: Name, Slug: s.Slug, Drafter: modelName(n.d.Drafter), Reviewer: modelName(n.d.Reviewer),
+		Approve: "File the issue on " + trackerName(n.d.Tracker), Overriding: "filing the issue anyway"}
 	if l := n.labelsReport(s); l != "" {
-		report += "\n" + strings.TrimSuffix(l, "\n")
+		v.Notes = append(v.Notes, l)
 	}
-	return human.Question{
-		Kind:   human.Editor,
-		Title:  fmt.Sprintf("Iteration %d | Draft #%d", s.Iteration+1, s.Drafts),
-		Report: report,
-		Prompt: "Send this draft to the reviewer (" + modelName(n.d.Reviewer) + "), ask the drafter to revise it, or stop to handle it yourself?",
-		Files:  []human.File{{Name: "draft.md", Path: p, Content: s.Draft}},
-		Options: []human.Option{
-			{Key: AnswerSend, Label: "Send", Decision: "send"},
-			{Key: AnswerRevise, Label: "Revise", Decision: "revise", Text: "Enter feedback for the drafter (" + modelName(n.d.Drafter) + "):"},
-			{Key: AnswerManual, Label: "Manual", Decision: "manual"},
-		},
-		Facts: map[string]any{"workflow": Name, "slug": s.Slug, "iteration": s.Iteration + 1, "drafts": s.Drafts,
-			"verdicts": s.Verdicts, "draft_file": s.DraftFile, "trail_last": after},
-	}, nil
+	return v
 }
 
 // decideEditDraft routes N3 and leaves the human's edits and feedback for
 // the next node to record.
 func decideEditDraft(s *State, q human.Question, a human.Answer) (string, error) {
-	next, err := RouteAfterDraftEdit(a.Key)
-	if err != nil {
-		return "", err
-	}
-	s.Iteration++
-	after := trailLast(q)
-	if edited := a.Files["draft.md"]; changed(s.Draft, edited) {
-		pending(s, NodeEditDraft, after, KindDraftEdited, edited)
-	}
-	switch a.Key {
-	case AnswerRevise:
-		pending(s, NodeEditDraft, after, KindFeedback, a.Text)
-		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), ""
-	case AnswerManual:
-		s.Manual, s.StoppedAt = true, NodeEditDraft
-	}
-	return next, nil
-}
-
-// heard keeps what the human wrote at a gate for the reviewer (nothing
-// when they wrote nothing: a deletion adds no words of theirs). A record
-// of a run started before records named their gate is not kept: its gate,
-// and so what the words answered, is unknown.
-func heard(s *State, gate, kind, text string) {
-	if strings.TrimSpace(text) == "" || gate == "" {
-		return
-	}
-	w := HumanWords{Gate: gate, Kind: kind, Draft: s.Drafts, Text: strings.TrimSpace(text)}
-	if gate == NodeEditVerdict {
-		w.Verdict = s.Verdicts
-	}
-	s.HumanWords = append(s.HumanWords, w)
-}
-
-// trailLast reads the trail position a gate's question recorded.
-func trailLast(q human.Question) int {
-	switch v := q.Facts["trail_last"].(type) {
-	case int:
-		return v
-	case float64: // a question read back from JSON
-		return int(v)
-	}
-	return 0
+	return governance.DecideDraft(&s.Loop, q, a, draftRoutes())
 }
 
 // review is N4: the reviewer reads the draft the human sent, with the
 // built-in review prompt. A verdict saved by an earlier attempt of this
 // node is used again.
 func (n *nodes) review(ctx context.Context, s *State) (string, error) {
-	if err := n.flush(ctx, s); err != nil {
+	if err := n.clerk.Flush(ctx, n.trail(ctx, s), &s.Loop); err != nil {
 		return "", err
 	}
-	e, text, count, err := n.reply(ctx, s, KindVerdict, func() (string, error) {
+	e, text, count, err := n.clerk.Reply(ctx, n.trail(ctx, s), KindVerdict, func() (string, error) {
 		n.d.say(ctx, event.Plain, "Reviewing draft #%d with %s...", s.Drafts, modelName(n.d.Reviewer))
-		raw, err := n.generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s))
+		raw, err := n.clerk.Generate(ctx, n.d.Reviewer, llm.RoleReviewer, reviewRequest(s))
 		return StripVerdict(raw), err
 	})
 	if err != nil {
 		return "", err
 	}
-	s.Verdict, s.VerdictFile = string(normalise(KindVerdict, []byte(text))), e.Name
+	s.Verdict, s.VerdictFile = string(governance.Normalise(KindVerdict, []byte(text))), e.Name
 	s.ReviewerVerdict = VerdictWord(text)
 	s.Verdicts = count
 	_ = n.d.Audit.Event(ctx, "issue_review", flow.RunID(ctx), slog.String("slug", s.Slug),
@@ -705,101 +479,19 @@ func (n *nodes) review(ctx context.Context, s *State) (string, error) {
 // approves filing, asks for a revision, or stops. Filing over the
 // reviewer's BLOCK needs the word override typed as well.
 func (n *nodes) askEditVerdict(ctx context.Context, s *State) (human.Question, error) {
-	runID := flow.RunID(ctx)
-	dir := "n5-" + numberOf(s.VerdictFile)
-	dp, err := n.workCopy(ctx, runID, dir, "draft.md", s.Draft)
-	if err != nil {
-		return human.Question{}, err
-	}
-	vp, err := n.workCopy(ctx, runID, dir, "verdict.md", s.Verdict)
-	if err != nil {
-		return human.Question{}, err
-	}
-	after, err := n.lastEntry(ctx, s)
-	if err != nil {
-		return human.Question{}, err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Opening the draft and verdict #%d (copies of %s/%s and %s) in your editor: edit either (remove from the verdict anything that should not reach the drafter), save and close to continue.\n",
-		s.Verdicts, s.ActiveDir(), s.DraftFile, s.VerdictFile)
-	word := reviewerVerdict(s)
-	switch word {
-	case "":
-		b.WriteString("The verdict states no decision.\n")
-	default:
-		fmt.Fprintf(&b, "Reviewer's verdict: %s\n", word)
-	}
-	b.WriteString(n.labelsReport(s))
-	approve := human.Option{Key: AnswerApprove, Label: "Approve", Decision: "approve"}
-	if blocked(word) {
-		approve.Confirm = OverrideWord
-		approve.ConfirmWhy = fmt.Sprintf("The reviewer's verdict is %s: filing the issue anyway overrides it, and the override is recorded in the audit log.", word)
-	}
-	return human.Question{
-		Kind:   human.Editor,
-		Title:  fmt.Sprintf("Iteration %d | Draft #%d | Verdict #%d", s.Iteration, s.Drafts, s.Verdicts),
-		Report: b.String(),
-		Prompt: "File the issue on " + trackerName(n.d.Tracker) + ", ask the drafter to revise it, or stop to handle it yourself?",
-		Files:  []human.File{{Name: "draft.md", Path: dp, Content: s.Draft}, {Name: "verdict.md", Path: vp, Content: s.Verdict}},
-		Options: []human.Option{
-			approve,
-			{Key: AnswerRevise, Label: "Revise", Decision: "revise", Text: "Enter feedback for the drafter (" + modelName(n.d.Drafter) + "):"},
-			{Key: AnswerManual, Label: "Manual", Decision: "manual"},
-		},
-		Facts: map[string]any{"workflow": Name, "slug": s.Slug, "iteration": s.Iteration, "drafts": s.Drafts,
-			"verdicts": s.Verdicts, "verdict": word, "draft_file": s.DraftFile, "verdict_file": s.VerdictFile, "trail_last": after},
-	}, nil
-}
-
-// reviewerVerdict is the reviewer's own verdict word on the current draft.
-func reviewerVerdict(s *State) string {
-	if s.ReviewerVerdict != "" {
-		return s.ReviewerVerdict
-	}
-	return VerdictWord(s.Verdict)
-}
-
-// blocked reports a verdict that tells the human not to file.
-func blocked(word string) bool {
-	switch word {
-	case "BLOCK", "BLOCKED", "REJECT", "REJECTED":
-		return true
-	}
-	return false
+	return n.clerk.AskVerdict(ctx, n.trail(ctx, s), &s.Loop, n.view(s))
 }
 
 // decideEditVerdict routes N5 and leaves the human's edits and feedback
 // for the next node to record.
 func decideEditVerdict(s *State, q human.Question, a human.Answer) (string, error) {
-	next, err := RouteAfterVerdictEdit(a.Key)
-	if err != nil {
-		return "", err
-	}
-	after := trailLast(q)
-	verdict := s.Verdict
-	if edited, ok := a.Files["draft.md"]; ok && changed(s.Draft, edited) {
-		pending(s, NodeEditVerdict, after, KindDraftEdited, edited)
-	}
-	if edited, ok := a.Files["verdict.md"]; ok && changed(s.Verdict, edited) {
-		pending(s, NodeEditVerdict, after, KindVerdictEdited, edited)
-		verdict = edited
-	}
-	switch a.Key {
-	case AnswerApprove:
-		s.Override = a.Confirm != ""
-	case AnswerRevise:
-		pending(s, NodeEditVerdict, after, KindFeedback, a.Text)
-		s.Feedback, s.FeedbackVerdict = strings.TrimSpace(a.Text), strings.TrimSpace(verdict)
-	case AnswerManual:
-		s.Manual, s.StoppedAt = true, NodeEditVerdict
-	}
-	return next, nil
+	return governance.DecideVerdict(&s.Loop, q, a, verdictRoutes())
 }
 
 // manual records what the human answered at the gate where they stopped,
 // so the trail they take over is complete.
 func (n *nodes) manual(ctx context.Context, s *State) (string, error) {
-	if err := n.flush(ctx, s); err != nil {
+	if err := n.clerk.Flush(ctx, n.trail(ctx, s), &s.Loop); err != nil {
 		return "", err
 	}
 	return flow.End, nil
@@ -816,7 +508,7 @@ func trackerName(t tracker.Tracker) string {
 // killed after the tracker accepted its issue finds it instead of filing
 // a second one. A failure goes to the filing_failed gate.
 func (n *nodes) fileIssue(ctx context.Context, s *State) (string, error) {
-	if err := n.flush(ctx, s); err != nil {
+	if err := n.clerk.Flush(ctx, n.trail(ctx, s), &s.Loop); err != nil {
 		return "", err
 	}
 	runID := flow.RunID(ctx)
@@ -969,7 +661,7 @@ func (n *nodes) finalise(ctx context.Context, s *State, f *Filed) error {
 	}
 	msg := fmt.Sprintf("docs(audit): issue #%d %s\n\nAudit trail of azero run %s (slug %s):\nthe brief, every draft, the human's edits and feedback, the\nreviewer's verdicts and the filing record.\n\nIssue: %s\n",
 		f.Number, f.Title, runID, s.Slug, f.URL)
-	id, err := commitPaths(ctx, s.Root, paths, msg)
+	id, err := governance.Commit(ctx, s.Root, paths, msg)
 	if err != nil {
 		return err
 	}

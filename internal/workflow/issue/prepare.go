@@ -76,6 +76,14 @@ func Prepare(ctx context.Context, in Inputs) (*State, error) {
 		Tracker: tr, Drafter: in.Drafter, Reviewer: in.Reviewer, MockScript: in.MockScript}, nil
 }
 
+// ResolveTracker resolves the tracker as `azero issue` does, from the
+// flags (kind: --tracker, repo: --repo; "" when not given) over the
+// configuration: the design workflow reads its issues from the tracker
+// this one files them to. A choice that cannot be meant is an InputError.
+func ResolveTracker(kind, repo string, cfg config.Issue) (TrackerConfig, error) {
+	return trackerOf(Inputs{Tracker: kind, Repo: repo, Config: cfg})
+}
+
 // trackerOf resolves where the run files: --tracker, else the config, else
 // github when a repository is named, else local.
 func trackerOf(in Inputs) (TrackerConfig, error) {

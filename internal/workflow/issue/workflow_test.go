@@ -18,6 +18,7 @@ import (
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/tracker"
 	"github.com/azero-dev/azero/internal/tracker/trackertest"
+	"github.com/azero-dev/azero/internal/workflow/governance"
 	"github.com/azero-dev/azero/internal/workflow/roles"
 )
 
@@ -313,7 +314,7 @@ func TestCommitFailureIsResumedWithoutFilingAgain(t *testing.T) {
 		t.Errorf("commits = %s, want 2", got)
 	}
 	// Committing again finds the commit instead of making another.
-	id, err := commitPaths(t.Context(), w.root, []string{"docs/audit/done/1-hooked", "docs/audit/active/hooked"}, "again")
+	id, err := governance.Commit(t.Context(), w.root, []string{"docs/audit/done/1-hooked", "docs/audit/active/hooked"}, "again")
 	if err != nil || id != final.Filed.Commit {
 		t.Errorf("commit again = %s, %v; want %s", id, err, final.Filed.Commit)
 	}
@@ -682,5 +683,33 @@ func TestDraftCutFromAModelsReply(t *testing.T) {
 				t.Errorf("a repeated draft node's warning is %q, want one with %q", s.DraftWarning, tt.warning)
 			}
 		})
+	}
+}
+
+// TestFiledTrailFindsTheTrailOfAFiledIssue: the design workflow finds the
+// trail of an issue an issue run filed, by number, tracker and run.
+func TestFiledTrailFindsTheTrailOfAFiledIssue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, twoDrafts)
+	h := &person{choices: []string{"S", "A"}, confirms: []string{"override"}}
+	runID, final, err := w.start(w.state("budget-flag", "add a budget"), h, localTracker(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := w.local(runID).Name()
+	rec, ok, err := FiledTrail(w.root, DefaultAuditDir, final.Filed.Number, name, runID)
+	if err != nil || !ok || rec.Dir != final.Filed.Dir || rec.RunID != runID || rec.Title != "Add a budget flag" {
+		t.Fatalf("FiledTrail = %+v, %v, %v; want %s", rec, ok, err, final.Filed.Dir)
+	}
+	for _, miss := range []struct {
+		n            int
+		tracker, run string
+	}{{final.Filed.Number + 1, name, ""}, {final.Filed.Number, "github acme/widgets", ""}, {final.Filed.Number, name, "other-run"}} {
+		if _, ok, err := FiledTrail(w.root, DefaultAuditDir, miss.n, miss.tracker, miss.run); ok || err != nil {
+			t.Errorf("FiledTrail(%+v) found a trail (%v)", miss, err)
+		}
+	}
+	if _, ok, err := FiledTrail(t.TempDir(), DefaultAuditDir, 1, name, ""); ok || err != nil {
+		t.Errorf("a repository without trails: %v, %v", ok, err)
 	}
 }

@@ -1,4 +1,4 @@
-package issue
+package governance
 
 import "testing"
 

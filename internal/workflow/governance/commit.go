@@ -1,4 +1,4 @@
-package issue
+package governance
 
 import (
 	"context"
@@ -17,14 +17,16 @@ import (
 // parallel run committing its own trail) to release the index.
 const lockWait = 30 * time.Second
 
-// commitPaths records paths (relative to root, slash-separated) in one
-// commit with msg and returns its id. Paths that neither exist nor are
-// tracked are left out (the active/ directory of a trail moved before it
-// was ever committed). The commit is made with --only, so whatever else
-// the user has staged stays staged and uncommitted. When the paths have
-// nothing left to commit, an earlier attempt committed them: the id of the
-// last commit touching the first path is returned.
-func commitPaths(ctx context.Context, root string, paths []string, msg string) (string, error) {
+// Commit records paths (relative to root, slash-separated: files or
+// directories) in one commit with msg and returns its id. Paths that
+// neither exist nor are tracked are left out (the active/ directory of a
+// trail moved before it was ever committed). The commit is made with
+// --only, so whatever else the user has staged stays staged and
+// uncommitted, and their unstaged changes stay as they are. When the paths
+// have nothing left to commit, an earlier attempt committed them: the id
+// of the last commit touching the first path is returned. The user's
+// commit hooks run, as for a commit of their own (and may refuse it).
+func Commit(ctx context.Context, root string, paths []string, msg string) (string, error) {
 	repo := gitx.Repo{Dir: root}
 	var keep []string
 	for _, p := range paths {
@@ -41,7 +43,7 @@ func commitPaths(ctx context.Context, root string, paths []string, msg string) (
 		}
 	}
 	if len(keep) == 0 {
-		return "", errors.New("nothing to commit: the audit trail is missing")
+		return "", errors.New("nothing to commit: none of the paths exists or is tracked")
 	}
 	// Staging and committing are two git commands, each taking the index
 	// lock on its own: a parallel run's commit between them would write
@@ -58,7 +60,7 @@ func commitPaths(ctx context.Context, root string, paths []string, msg string) (
 	}
 	defer release()
 	if _, err := runLocked(ctx, repo, append([]string{"add", "-A", "--"}, keep...)...); err != nil {
-		return "", fmt.Errorf("stage the audit trail: %w", err)
+		return "", fmt.Errorf("stage %s: %w", strings.Join(keep, ", "), err)
 	}
 	_, err = repo.Run(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, keep...)...)
 	var ge *gitx.Error
@@ -77,12 +79,12 @@ func commitPaths(ctx context.Context, root string, paths []string, msg string) (
 		return "", err
 	}
 	args := append([]string{"commit", "--quiet", "--only", "-m", msg, "--"}, keep...)
-	// The trail is committed in the user's checkout as their own commit
+	// The files are committed in the user's checkout as their own commit
 	// would be: their commit hooks run (and may refuse it).
 	hooked := repo
 	hooked.UserHooks = true
 	if _, err := runLocked(ctx, hooked, args...); err != nil {
-		return "", fmt.Errorf("commit the audit trail: %w", err)
+		return "", fmt.Errorf("commit %s: %w", strings.Join(keep, ", "), err)
 	}
 	// Not HEAD: a parallel run may have committed its own trail since.
 	out, err := repo.Run(ctx, "log", "-1", "--format=%H", "--", keep[0])

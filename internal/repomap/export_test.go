@@ -1,0 +1,4 @@
+package repomap
+
+// Render is render, for the tests.
+var Render = render
