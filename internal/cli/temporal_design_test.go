@@ -106,7 +106,9 @@ func TestDesignOnTemporal(t *testing.T) {
 	if len(accepted) != 2 {
 		t.Errorf("%d answers reached the run's history as Updates, want 2: %q", len(accepted), accepted)
 	}
-	calls, err := openStore(t, wk.state).Calls(t.Context(), o.RunID)
+	wst := openStore(t, wk.state)
+	defer wst.Close()
+	calls, err := wst.Calls(t.Context(), o.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
