@@ -67,7 +67,8 @@ const maxTitleSlug = 48
 // or the brief, the directories, and where the design will be committed:
 // LLDDir/NNN-slug.md, NNN the number (three digits at least),
 // slug its title's; a brief's design is LLDDir/<its file's name>.md. A
-// design already there, or an unfinished run's trail for it, is refused.
+// design already there, an unfinished run's trail for it, or the trail of
+// one committed before (in done/), is refused.
 func Prepare(ctx context.Context, in Inputs) (*State, error) {
 	top, err := gitx.TopLevel(ctx, in.Dir)
 	if err != nil {
@@ -116,6 +117,13 @@ func Prepare(ctx context.Context, in Inputs) (*State, error) {
 	if info, err := os.Stat(filepath.Join(top, filepath.FromSlash(s.ActiveDir()))); err == nil && info.IsDir() {
 		return nil, fmt.Errorf("an unfinished design run for %s keeps its trail in %s/: resume it (azero design --resume %s), or remove the directory to start again",
 			s.LLDPath, s.ActiveDir(), s.Slug)
+	}
+	// A design committed before and moved away leaves its trail in done/:
+	// the new run's trail could not move there, and the run would fail at
+	// its commit after every draft, review and gate.
+	if _, err := os.Lstat(filepath.Join(top, filepath.FromSlash(s.DoneDir()))); err == nil {
+		return nil, fmt.Errorf("a design for %s was committed before, with its audit trail in %s/: move that trail away (git mv) to design again",
+			s.LLDPath, s.DoneDir())
 	}
 	if in.Implement != nil && strings.TrimSpace(in.Implement.Coder) == "" {
 		return nil, inputErrorf("--implement needs the coder model: set [models] coder in the config or pass --coder")
