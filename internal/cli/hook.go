@@ -31,7 +31,7 @@ type HookOptions struct {
 	User    bool
 }
 
-func newHookCommand(f *Factory) *cobra.Command {
+func NewCmdHook(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
 		Short: "Put azero's referee inside other coding agents (Claude Code)",
@@ -43,11 +43,11 @@ func newHookCommand(f *Factory) *cobra.Command {
 		Annotations: exitCodesAnnotation(ExitOK, ExitUsage),
 		RunE:        func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newHookClaudeCodeCommand(f, nil))
+	cmd.AddCommand(NewCmdHookClaudeCode(f, nil))
 	return cmd
 }
 
-func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.Command {
+func NewCmdHookClaudeCode(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Audit: f.Env().Audit, WorkDir: f.WorkDir, Getenv: f.Getenv, Executable: os.Executable, LookPath: f.LookPath,
 		Writer: func() (*safewrite.Writer, error) { return f.writer(false, false) }}
 	cmd := &cobra.Command{

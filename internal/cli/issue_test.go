@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -405,13 +406,21 @@ func TestIssueCommandFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := parseFlags(newIssueCommandWith, tt.args)
+			got, f, err := parseFlags(NewCmdIssue, tt.args)
 			if tt.usage {
 				wantUsageError(t, err, got != nil)
 				return
 			}
-			if err != nil || got == nil || *got != tt.want {
+			if err != nil || got == nil {
 				t.Fatalf("options = %+v, %v; want %+v", got, err, tt.want)
+			}
+			if got.IO != f.IO || got.Env != f.Env() || got.WorkDir != "/work" || got.Terminal == nil {
+				t.Errorf("dependencies not bound: %+v", got.RunDeps)
+			}
+			flags := *got
+			flags.RunDeps = RunDeps{}
+			if !reflect.DeepEqual(flags, tt.want) {
+				t.Fatalf("options = %+v; want %+v", flags, tt.want)
 			}
 		})
 	}

@@ -4,11 +4,14 @@ import "github.com/spf13/cobra"
 
 // WorkerOptions are the inputs of `azero worker`.
 type WorkerOptions struct {
+	RunDeps
+
 	Identity string
 }
 
-func newWorkerCommand(f *Factory) *cobra.Command {
-	opts := &WorkerOptions{}
+// NewCmdWorker is `azero worker`; runF nil runs workerRun.
+func NewCmdWorker(f *Factory, runF func(*WorkerOptions) error) *cobra.Command {
+	opts := &WorkerOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT",
 		Short: "Run azero's workflows for a team: a Temporal worker",
@@ -48,10 +51,13 @@ func newWorkerCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return workerRun(cmd.Context(), f, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return workerRun(cmd.Context(), opts)
 		},
 	}
-	addTemporalFlags(cmd, f, "")
+	addTemporalFlags(cmd, &opts.Engine, "")
 	cmd.Flags().StringVar(&opts.Identity, "identity", "", "this worker's name in Temporal and the audit log (default: host-pid-random)")
 	return cmd
 }

@@ -31,7 +31,7 @@ type WriteOptions struct {
 	JSON     bool
 }
 
-func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command {
+func NewCmdWrite(f *Factory, runF func(*WriteOptions) error) *cobra.Command {
 	opts := &WriteOptions{IO: f.IO, Audit: f.Env().Audit, WorkDir: f.WorkDir, TopLevel: gitx.TopLevel}
 	if f.IO.CanPrompt() {
 		opts.Approver = safewrite.NewTerminalApprover(f.IO, f.Prompter())
