@@ -204,7 +204,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 				installGlobal(t, repo, name)
 			}
 			statusBefore := testenv.Git(t, repo, "status", "--porcelain", "--ignored")
-			beforeRefs := refs(t, repo)
+			beforeRefs := testenv.Refs(t, repo)
 			state := t.TempDir()
 			args := append([]string{"implement", "--lld", "docs/design.md"}, tt.args...)
 			screen := startAzero(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), args...)
@@ -246,7 +246,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 			if got := strings.TrimSpace(testenv.Git(t, repo, "show", "--format=", "--name-status", "HEAD")); got != tt.commit {
 				t.Errorf("merged files:\n%s\nwant\n%s", got, tt.commit)
 			}
-			if got := refs(t, repo); got != beforeRefs {
+			if got := testenv.Refs(t, repo); got != beforeRefs {
 				t.Errorf("branches or worktrees left behind:\n%s", got)
 			}
 			if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {

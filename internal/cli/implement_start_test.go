@@ -137,7 +137,7 @@ func TestImplementStopsWhenTheTestsCannotStart(t *testing.T) {
 	testenv.RequireTool(t, "pytest")
 	repo := testenv.NewRepo(t, map[string]string{"calc.py": calcPy, "docs/design.md": calcDesign,
 		"test_old.py": "import requests_not_installed_azero\n\n\ndef test_old():\n    assert True\n"})
-	state, before := t.TempDir(), refs(t, repo)
+	state, before := t.TempDir(), testenv.Refs(t, repo)
 	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, goodTests, goodCalc)), "implement", "--lld", "docs/design.md")
 	if res.code != ExitError {
 		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
@@ -154,7 +154,7 @@ func TestImplementStopsWhenTheTestsCannotStart(t *testing.T) {
 	if prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-*")); len(prompts) != 0 {
 		t.Errorf("the model was asked: %v", prompts)
 	}
-	if got := refs(t, repo); got != before {
+	if got := testenv.Refs(t, repo); got != before {
 		t.Errorf("branches or worktrees left behind:\n%s", got)
 	}
 }

@@ -6,14 +6,10 @@ package cli
 // and a real pseudo-terminal for the human's answers.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -60,43 +56,6 @@ func calcRepo(t *testing.T) string {
 	return dir
 }
 
-// checkout fingerprints a checkout: every file but .git, the status, HEAD.
-func checkout(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			sum := sha256.Sum256(data)
-			rel, _ := filepath.Rel(dir, p)
-			lines = append(lines, rel+" "+hex.EncodeToString(sum[:8]))
-		}
-		return nil
-	})
-	sort.Strings(lines)
-	lines = append(lines, "status:"+testenv.Git(t, dir, "status", "--porcelain"), "head:"+testenv.Git(t, dir, "rev-parse", "HEAD"))
-	return strings.Join(lines, "\n")
-}
-
-// refs lists the repository's branches and worktrees: a run in progress
-// adds its own, and every ending must remove them.
-func refs(t *testing.T, dir string) string {
-	t.Helper()
-	var paths []string
-	for _, l := range strings.Split(testenv.Git(t, dir, "worktree", "list", "--porcelain"), "\n") {
-		if strings.HasPrefix(l, "worktree ") {
-			paths = append(paths, l)
-		}
-	}
-	return testenv.Git(t, dir, "branch", "--format=%(refname:short)") + strings.Join(paths, "\n")
-}
-
 func implementEnv(state, script string) []string {
 	return []string{"AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT=" + script, "AZERO_STATE_DIR=" + state}
 }
@@ -127,80 +86,6 @@ func nodePath(hist []store.Step) string {
 	return strings.Join(nodes, " ")
 }
 
-func TestImplementRoutesOnTheRunner(t *testing.T) {
-	t.Parallel()
-	testenv.RequireTool(t, "pytest")
-	brokenCalc := "```python\nimport decimal_not_installed_azero\n\n\ndef add(a, b):\n    return a + b\n```\n"
-	tests := []struct {
-		name    string
-		replies []string
-		code    int
-		path    string
-		shows   string // a line of the runner's own error output the terminal shows
-	}{
-		{"TS-02 premature pass is rejected and re-scaffolded", []string{passTests, goodTests, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
-		{"syntax error in tests is re-scaffolded", []string{syntaxBad, goodTests, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", "\n      ERROR test_calc.py"},
-		{"a broken green shows the runner's error and is implemented again", []string{goodTests, brokenCalc, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting",
-			"\n      E   ModuleNotFoundError: No module named 'decimal_not_installed_azero'"},
-		{"TS-04 three failed implementations stop with exit 5", []string{goodTests, badCalc, badCalc, badCalc}, 5,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed", ""},
-		{"a failure then the fix goes green", []string{goodTests, badCalc, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
-		{"three scaffolds without a red escalate to the human", []string{passTests, passTests, passTests}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			repo, state := calcRepo(t), t.TempDir()
-			before, beforeRefs := checkout(t, repo), refs(t, repo)
-			res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), "implement", "--lld", "docs/design.md", "--json")
-			if res.code != tt.code {
-				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.stderr)
-			}
-			r, hist := runOf(t, state)
-			if got := nodePath(hist); got != tt.path {
-				t.Errorf("path:\n got %s\nwant %s", got, tt.path)
-			}
-			if !strings.Contains(res.stderr, tt.shows) {
-				t.Errorf("the terminal does not show the runner's error %q:\n%s", tt.shows, res.stderr)
-			}
-			if after := checkout(t, repo); after != before {
-				t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
-			}
-			var out struct {
-				RunID  string `json:"run_id"`
-				Status string `json:"status"`
-				Resume string `json:"resume"`
-			}
-			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out.RunID != r.ID {
-				t.Fatalf("--json output %q: %v", res.stdout, err)
-			}
-			if tt.code == 3 && (out.Status != "waiting" || out.Resume != selfCommand(t)+" resume "+r.ID) {
-				t.Errorf("waiting run reported as %+v", out)
-			}
-			if tt.code == 5 {
-				if got := refs(t, repo); got != beforeRefs {
-					t.Errorf("branches or worktrees left behind:\n%s", got)
-				}
-				if r.Status != store.StatusFailed || !strings.Contains(res.stderr, "tests still fail after 3") {
-					t.Errorf("status %s, stderr:\n%s", r.Status, res.stderr)
-				}
-				if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
-					t.Error("worktree left behind")
-				}
-				patches, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-attempt.patch"))
-				if len(patches) != 1 {
-					t.Errorf("the last attempt was not saved: %v", patches)
-				}
-			}
-		})
-	}
-}
-
 func TestImplementOnATerminal(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
@@ -217,7 +102,7 @@ func TestImplementOnATerminal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo, state := calcRepo(t), t.TempDir()
-			before, beforeRefs := checkout(t, repo), refs(t, repo)
+			before, beforeRefs := testenv.Checkout(t, repo), testenv.Refs(t, repo)
 			env := azeroEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc))...)
 			screen := startOnTerminal(t, repo, env, os.Args[0], "implement", "--lld", "docs/design.md")
 			screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
@@ -228,7 +113,7 @@ func TestImplementOnATerminal(t *testing.T) {
 					t.Errorf("the diff review did not show %q", line)
 				}
 			}
-			if checkout(t, repo) != before {
+			if testenv.Checkout(t, repo) != before {
 				t.Error("the checkout changed before the human approved")
 			}
 			screen.Type(t, "approve")
@@ -243,7 +128,7 @@ func TestImplementOnATerminal(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
 				t.Error("worktree left behind")
 			}
-			if got := refs(t, repo); got != beforeRefs {
+			if got := testenv.Refs(t, repo); got != beforeRefs {
 				t.Errorf("branches or worktrees left behind:\n%s", got)
 			}
 			calc, _ := os.ReadFile(filepath.Join(repo, "calc.py"))
@@ -253,7 +138,7 @@ func TestImplementOnATerminal(t *testing.T) {
 				t.Errorf("uncommitted work lost: README %q notes %q", readme, notes)
 			}
 			if !tt.merged {
-				if after := checkout(t, repo); after != before {
+				if after := testenv.Checkout(t, repo); after != before {
 					t.Errorf("abort changed the checkout:\n%s\n---\n%s", before, after)
 				}
 				if r.Status != store.StatusAborted {

@@ -47,7 +47,7 @@ func TestIntegrityACommitOnTheRunsBranchStopsTheReview(t *testing.T) {
 	testenv.RequireTool(t, "pytest")
 	repo, state := calcRepo(t), t.TempDir()
 	env := implementEnv(state, coderScript(t, hostileTests(""), goodCalc))
-	before := checkout(t, repo)
+	before := testenv.Checkout(t, repo)
 	res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("implement: exit %d, want 3 at the human review\n%s", res.code, res.stderr)
@@ -68,7 +68,7 @@ func TestIntegrityACommitOnTheRunsBranchStopsTheReview(t *testing.T) {
 	if recs := auditOf(t, state, "branch_moved"); len(recs) != 1 || recs[0]["at"] != "at the human review" || recs[0]["tip"] != runBranchTip(t, repo) {
 		t.Errorf("branch_moved records: %v", recs)
 	}
-	if after := checkout(t, repo); after != before {
+	if after := testenv.Checkout(t, repo); after != before {
 		t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
 	}
 	if got := testenv.Git(t, repo, "ls-tree", "--name-only", "main", "evil.py"); got != "" {
@@ -85,7 +85,7 @@ func TestIntegrityATestRewritingItselfDuringGreenNeverCounts(t *testing.T) {
 	repo, state := calcRepo(t), t.TempDir()
 	weak := "import calc\\n\\n\\ndef test_add():\\n    assert calc.add(2, 3) == 5\\n\\n\\ndef test_multiply():\\n    assert True\\n"
 	tests := hostileTests("if hasattr(calc, 'multiply'):\n    with open(__file__, 'w') as f:\n        f.write('" + weak + "')")
-	before := checkout(t, repo)
+	before := testenv.Checkout(t, repo)
 	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, badCalc, badCalc, badCalc)), "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitTestsFailed {
 		t.Fatalf("exit %d, want 5\n%s", res.code, res.stderr)
@@ -107,7 +107,7 @@ func TestIntegrityATestRewritingItselfDuringGreenNeverCounts(t *testing.T) {
 	if !strings.Contains(res.stderr, "the test run changed the worktree (test_calc.py modified): put back as it was") {
 		t.Errorf("the terminal does not say it:\n%s", res.stderr)
 	}
-	if after := checkout(t, repo); after != before {
+	if after := testenv.Checkout(t, repo); after != before {
 		t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
 	}
 }

@@ -1,0 +1,272 @@
+package implement_test
+
+// End-to-end tests of the implement workflow driven through the run
+// service in this test's process, as every door drives it: a real git
+// repository, the real test runner, the offline scripted coder, the
+// store and the lineage in a temporary state directory, and no terminal
+// (nobody can be asked; the run waits at the gate that needs someone).
+// What the command adds (flags, exit codes, its --json document, a real
+// terminal, processes killed) is tested in internal/cli.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/event"
+	"github.com/azero-dev/azero/internal/flow"
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/sandbox"
+	"github.com/azero-dev/azero/internal/store"
+	"github.com/azero-dev/azero/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	// The sandbox's helper re-executes this binary.
+	sandbox.Init()
+	os.Exit(m.Run())
+}
+
+// service is one state directory of the run service, its environment
+// that of an azero process under test: git isolated from the
+// developer's configuration, none of their azero, model or editor
+// settings, the scripted coder.
+type service struct {
+	t     *testing.T
+	state string
+	env   *runs.Env
+
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func newService(t *testing.T, repo string, vars ...string) *service {
+	t.Helper()
+	state := t.TempDir()
+	var environ []string
+	for _, kv := range testenv.GitEnv(os.Environ()) {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
+			strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
+			continue
+		}
+		environ = append(environ, kv)
+	}
+	environ = append(environ, "AZERO_STATE_DIR="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "config"))
+	environ = append(environ, vars...)
+	lookup := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		lookup[k] = v
+	}
+	s := &service{t: t, state: state}
+	s.env = &runs.Env{Getenv: func(k string) string { return lookup[k] }, Environ: func() []string { return environ },
+		LookPath: exec.LookPath, WorkDir: repo, Now: time.Now, Version: "test"}
+	t.Cleanup(func() { s.env.Close() })
+	return s
+}
+
+// implement starts a run of design (a path in repo) as azero implement
+// does, through the local engine, and drives it as far as it goes.
+func (s *service) implement(repo, design string, req runs.ImplementRequest) (runs.Outcome, error) {
+	s.t.Helper()
+	ctx := s.t.Context()
+	cfg, err := s.env.Config(repo)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(repo, design))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Repo, req.DesignPath, req.Design = repo, filepath.Join(repo, design), raw
+	term := runs.Terminal{Watch: s.watch}
+	p, _, err := runs.PrepareImplement(ctx, s.env, cfg, req, term)
+	if err != nil {
+		return runs.Outcome{}, err
+	}
+	eng, err := runs.OpenLocal(ctx, s.env, runs.Catalog())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer eng.Close()
+	return eng.Start(ctx, p)
+}
+
+func (s *service) watch(ev event.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, ev)
+}
+
+// shown is what the run's events said, one text to a line.
+func (s *service) shown() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	for _, ev := range s.events {
+		fmt.Fprintf(&b, "%s %s: %s\n", ev.Kind, ev.Node, ev.Text)
+	}
+	return b.String()
+}
+
+// run returns the only run in the state directory and its history.
+func (s *service) run() (store.Run, []store.Step) {
+	s.t.Helper()
+	st, err := store.Open(s.t.Context(), filepath.Join(s.state, store.FileName), store.Options{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer st.Close()
+	all, err := st.ListRuns(s.t.Context(), store.Filter{})
+	if err != nil || len(all) != 1 {
+		s.t.Fatalf("runs = %d, %v", len(all), err)
+	}
+	hist, err := st.History(s.t.Context(), all[0].ID)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return all[0], hist
+}
+
+// nodePath is the run's path through its graph, node:outcome.
+func nodePath(hist []store.Step) string {
+	var nodes []string
+	for _, h := range hist {
+		if h.Outcome != "started" && h.Outcome != "resumed" {
+			nodes = append(nodes, h.Node+":"+h.Outcome)
+		}
+	}
+	return strings.Join(nodes, " ")
+}
+
+// coderScript writes a mock:scripted script with the coder's replies in
+// turn order, and returns the variables that make it the coder.
+func coderScript(t *testing.T, replies ...string) []string {
+	t.Helper()
+	var b strings.Builder
+	for i, r := range replies {
+		fmt.Fprintf(&b, "[[reply]]\nrole = \"coder\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, r)
+	}
+	p := filepath.Join(t.TempDir(), "coder.toml")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT=" + p}
+}
+
+// testsFailed reports whether err says tests that had to pass did not
+// (the command's exit 5).
+func testsFailed(err error) bool {
+	var tf interface{ TestsFailed() bool }
+	return errors.As(err, &tf) && tf.TestsFailed()
+}
+
+// waits reports whether err says the run waits for a human (exit 3).
+func waits(err error) bool { return errors.Is(err, flow.ErrWaiting) || human.Needed(err) }
+
+const calcDesign = "# 7 - Feature: multiply\n\n## 2.1 Files Changed\n\n| File | Change Type | Description |\n|---|---|---|\n" +
+	"| `test_calc.py` | Add | tests for multiply |\n| `calc.py` | Modify | add multiply |\n"
+
+const calcPy = "\"\"\"A small calculator.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n"
+
+// Replies of the scripted coder.
+const (
+	goodTests = "```python\nimport calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\ndef test_multiply():\n    assert calc.multiply(3, 4) == 12\n```\n"
+	passTests = "```python\nimport calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n```\n"
+	syntaxBad = "```python\ndef test_multiply(:\n    pass\n```\n"
+	goodCalc  = "```python\n\"\"\"A small calculator.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n\n\ndef multiply(a, b):\n    return a * b\n```\n"
+	badCalc   = "```python\n\"\"\"A small calculator.\"\"\"\n\n\ndef add(a, b):\n    return a + b\n\n\ndef multiply(a, b):\n    return a + b\n```\n"
+)
+
+// calcRepo is the user's checkout: the calculator committed, plus an
+// uncommitted change and an untracked file that must survive everything.
+func calcRepo(t *testing.T) string {
+	t.Helper()
+	dir := testenv.NewRepo(t, map[string]string{"calc.py": calcPy, "README.md": "# calc\n", "docs/design.md": calcDesign})
+	testenv.WriteFiles(t, dir, map[string]string{"README.md": "# calc\n\nwork in progress\n", "notes.txt": "my notes\n"})
+	return dir
+}
+
+// The run routes on the real runner's outcome: an invalid red goes back
+// to the scaffold, a failing green back to the implementation, and the
+// runner's own error is what the run shows; three failed implementations
+// end the run (tests failed), cleaning up its branch and worktree and
+// keeping the last attempt. The person's checkout is never touched.
+func TestImplementRoutesOnTheRunner(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	brokenCalc := "```python\nimport decimal_not_installed_azero\n\n\ndef add(a, b):\n    return a + b\n```\n"
+	tests := []struct {
+		name    string
+		replies []string
+		waits   bool // the run stops for a human (else it fails: tests failed)
+		path    string
+		shows   string // a line of the runner's own error output the run shows
+	}{
+		{"TS-02 premature pass is rejected and re-scaffolded", []string{passTests, goodTests, goodCalc}, true,
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
+		{"syntax error in tests is re-scaffolded", []string{syntaxBad, goodTests, goodCalc}, true,
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", "\n      ERROR test_calc.py"},
+		{"a broken green shows the runner's error and is implemented again", []string{goodTests, brokenCalc, goodCalc}, true,
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting",
+			"\n      E   ModuleNotFoundError: No module named 'decimal_not_installed_azero'"},
+		{"TS-04 three failed implementations stop: tests failed", []string{goodTests, badCalc, badCalc, badCalc}, false,
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed", ""},
+		{"a failure then the fix goes green", []string{goodTests, badCalc, goodCalc}, true,
+			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
+		{"three scaffolds without a red escalate to the human", []string{passTests, passTests, passTests}, true,
+			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := calcRepo(t)
+			s := newService(t, repo, coderScript(t, tt.replies...)...)
+			before, beforeRefs := testenv.Checkout(t, repo), testenv.Refs(t, repo)
+			out, err := s.implement(repo, "docs/design.md", runs.ImplementRequest{})
+			if tt.waits && !waits(err) || !tt.waits && !testsFailed(err) {
+				t.Fatalf("err = %v; want the run to %s\n%s", err, map[bool]string{true: "wait for a human", false: "fail its tests"}[tt.waits], s.shown())
+			}
+			r, hist := s.run()
+			if got := nodePath(hist); got != tt.path {
+				t.Errorf("path:\n got %s\nwant %s", got, tt.path)
+			}
+			if !strings.Contains(s.shown(), tt.shows) {
+				t.Errorf("the run does not show the runner's error %q:\n%s", tt.shows, s.shown())
+			}
+			if after := testenv.Checkout(t, repo); after != before {
+				t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
+			}
+			if out.RunID != r.ID {
+				t.Fatalf("outcome of run %q, the store holds %q", out.RunID, r.ID)
+			}
+			if tt.waits && (out.Status != store.StatusWaiting || out.Resume != "azero resume "+r.ID) {
+				t.Errorf("waiting run reported as %+v", out)
+			}
+			if !tt.waits {
+				if got := testenv.Refs(t, repo); got != beforeRefs {
+					t.Errorf("branches or worktrees left behind:\n%s", got)
+				}
+				if r.Status != store.StatusFailed || !strings.Contains(err.Error()+s.shown(), "tests still fail after 3") {
+					t.Errorf("status %s, err %v, events:\n%s", r.Status, err, s.shown())
+				}
+				if _, err := os.Stat(filepath.Join(s.state, "worktrees", r.ID)); !os.IsNotExist(err) {
+					t.Error("worktree left behind")
+				}
+				patches, _ := filepath.Glob(filepath.Join(s.state, "runs", r.ID, "*-attempt.patch"))
+				if len(patches) != 1 {
+					t.Errorf("the last attempt was not saved: %v", patches)
+				}
+			}
+		})
+	}
+}
