@@ -129,36 +129,6 @@ func TestScriptedModelAsDocumented(t *testing.T) {
 	}
 }
 
-// TestImplementStopsWhenTheTestsCannotStart: an existing test that does
-// not import stops the run at its baseline with pytest's own error, before
-// any model call, leaving nothing behind.
-func TestImplementStopsWhenTheTestsCannotStart(t *testing.T) {
-	t.Parallel()
-	testenv.RequireTool(t, "pytest")
-	repo := testenv.NewRepo(t, map[string]string{"calc.py": calcPy, "docs/design.md": calcDesign,
-		"test_old.py": "import requests_not_installed_azero\n\n\ndef test_old():\n    assert True\n"})
-	state, before := t.TempDir(), testenv.Refs(t, repo)
-	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, goodTests, goodCalc)), "implement", "--lld", "docs/design.md")
-	if res.code != ExitError {
-		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
-	}
-	for _, want := range []string{"ModuleNotFoundError: No module named 'requests_not_installed_azero'", "no model was asked"} {
-		if !strings.Contains(res.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
-		}
-	}
-	r, hist := runOf(t, state)
-	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok cleanup:ok") || strings.Contains(got, "scaffold") {
-		t.Errorf("path %s", got)
-	}
-	if prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-*")); len(prompts) != 0 {
-		t.Errorf("the model was asked: %v", prompts)
-	}
-	if got := testenv.Refs(t, repo); got != before {
-		t.Errorf("branches or worktrees left behind:\n%s", got)
-	}
-}
-
 // TestImplementReviseAfterARejectedDiff: the diff review's reject goes to
 // the human review, which offers revise; the typed feedback reaches the
 // coder, the audit log and the lineage, and the revised change is

@@ -9,6 +9,8 @@ package implement_test
 // terminal, processes killed) is tested in internal/cli.
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -170,6 +172,13 @@ func testsFailed(err error) bool {
 	return errors.As(err, &tf) && tf.TestsFailed()
 }
 
+// failed reports whether err is a plain failure (the command's exit 1):
+// not a run waiting, rejected, interrupted or failing its tests.
+func failed(err error) bool {
+	return err != nil && !waits(err) && !testsFailed(err) && !errors.Is(err, human.ErrAborted) &&
+		!errors.Is(err, flow.ErrInterrupted) && !errors.Is(err, context.Canceled)
+}
+
 // waits reports whether err says the run waits for a human (exit 3).
 func waits(err error) bool { return errors.Is(err, flow.ErrWaiting) || human.Needed(err) }
 
@@ -268,5 +277,111 @@ func TestImplementRoutesOnTheRunner(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestImplementLargeFileWithEditBlocks(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	var big strings.Builder
+	big.WriteString("\"\"\"Many helpers.\"\"\"\n")
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&big, "\n\ndef f%d():\n    return %d\n", i, i)
+	}
+	original := big.String()
+	design := "# 9 - Feature: multiply in a big module\n\n## Files Changed\n\n| File | Change Type | Description |\n|---|---|---|\n" +
+		"| `test_big.py` | Add | tests |\n| `big.py` | Modify | add multiply after f300 |\n"
+	repo := testenv.NewRepo(t, map[string]string{"big.py": original, "docs/design.md": design})
+	tests := "```python\nimport big\n\n\ndef test_multiply():\n    assert big.multiply(3, 4) == 12\n```\n"
+	blocks := "### CHANGE 1: add multiply\nFIND:\n```python\ndef f300():\n    return 300\n```\n\nREPLACE WITH:\n```python\ndef f300():\n    return 300\n\n\ndef multiply(a, b):\n    return a * b\n```\n"
+	s := newService(t, repo, coderScript(t, tests, blocks)...)
+	if _, err := s.implement(repo, "docs/design.md", runs.ImplementRequest{}); !waits(err) {
+		t.Fatalf("err = %v, want the run waiting\n%s", err, s.shown())
+	}
+	state := s.state
+	r, hist := s.run()
+	if got := nodePath(hist); !strings.Contains(got, "implement:ok green:ok lint:ok") {
+		t.Fatalf("path %s", got)
+	}
+	got, err := os.ReadFile(filepath.Join(state, "worktrees", r.ID, "big.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := original + "\n\ndef multiply(a, b):\n    return a * b\n"; string(got) != want {
+		t.Errorf("big.py was not edited exactly: %d bytes, want %d", len(got), len(want))
+	}
+	prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-implement.md"))
+	if len(prompts) != 1 {
+		t.Fatalf("implement prompts: %v", prompts)
+	}
+	if p, _ := os.ReadFile(prompts[0]); !strings.Contains(string(p), "FIND") || strings.Count(string(p), "def f150():") != 1 {
+		t.Errorf("the implement prompt does not ask for FIND/REPLACE blocks on the whole file")
+	}
+}
+
+func TestImplementGoStubsBeforeRed(t *testing.T) {
+	t.Parallel()
+	design := "# 11 - Feature: slugs\n\n## Files Changed\n\n| File | Change Type | Description |\n|---|---|---|\n" +
+		"| `text/slug_test.go` | Add | tests |\n| `text/slug.go` | Add | Slugify |\n"
+	repo := testenv.NewRepo(t, map[string]string{"go.mod": "module example.com/t\n\ngo 1.22\n", "text/text.go": "// Package text is text.\npackage text\n",
+		"docs/design.md": design})
+	tests := "```go\npackage text\n\nimport \"testing\"\n\nfunc TestSlugify(t *testing.T) {\n\tif got := Slugify(\"A B\"); got != \"a-b\" {\n\t\tt.Errorf(\"got %q\", got)\n\t}\n}\n```\n"
+	stub := "```go\npackage text\n\n// Slugify is not implemented yet.\nfunc Slugify(s string) string { return \"\" }\n```\n"
+	impl := "```go\npackage text\n\nimport \"strings\"\n\n// Slugify makes a slug.\nfunc Slugify(s string) string { return strings.ReplaceAll(strings.ToLower(s), \" \", \"-\") }\n```\n"
+	s := newService(t, repo, coderScript(t, tests, stub, impl)...)
+	if _, err := s.implement(repo, "docs/design.md", runs.ImplementRequest{}); !waits(err) {
+		t.Fatalf("err = %v, want the run waiting\n%s", err, s.shown())
+	}
+	state := s.state
+	r, hist := s.run()
+	want := "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"
+	if got := nodePath(hist); got != want {
+		t.Errorf("path:\n got %s\nwant %s", got, want)
+	}
+	var st struct {
+		Red struct{ Outcome string } `json:"red"`
+	}
+	json.Unmarshal(r.State, &st)
+	if st.Red.Outcome != "fail" {
+		t.Errorf("the last red gate saw %q, want a real failure", st.Red.Outcome)
+	}
+	prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-stub.md"))
+	if len(prompts) != 1 {
+		t.Fatalf("stub prompts: %v", prompts)
+	}
+	if p, _ := os.ReadFile(prompts[0]); !strings.Contains(string(p), "undefined: Slugify") {
+		t.Error("the stub prompt does not show the build error")
+	}
+}
+
+// TestImplementStopsWhenTheTestsCannotStart: an existing test that does
+// not import stops the run at its baseline with pytest's own error, before
+// any model call, leaving nothing behind.
+func TestImplementStopsWhenTheTestsCannotStart(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "pytest")
+	repo := testenv.NewRepo(t, map[string]string{"calc.py": calcPy, "docs/design.md": calcDesign,
+		"test_old.py": "import requests_not_installed_azero\n\n\ndef test_old():\n    assert True\n"})
+	before := testenv.Refs(t, repo)
+	s := newService(t, repo, coderScript(t, goodTests, goodCalc)...)
+	_, err := s.implement(repo, "docs/design.md", runs.ImplementRequest{})
+	if !failed(err) {
+		t.Fatalf("err = %v, want the run failed (an error, not tests failing)\n%s", err, s.shown())
+	}
+	for _, want := range []string{"ModuleNotFoundError: No module named 'requests_not_installed_azero'", "no model was asked"} {
+		if !strings.Contains(err.Error()+s.shown(), want) {
+			t.Errorf("neither the error nor the events say %q:\n%v\n%s", want, err, s.shown())
+		}
+	}
+	state := s.state
+	r, hist := s.run()
+	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok cleanup:ok") || strings.Contains(got, "scaffold") {
+		t.Errorf("path %s", got)
+	}
+	if prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-*")); len(prompts) != 0 {
+		t.Errorf("the model was asked: %v", prompts)
+	}
+	if got := testenv.Refs(t, repo); got != before {
+		t.Errorf("branches or worktrees left behind:\n%s", got)
 	}
 }
