@@ -31,7 +31,6 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
-	"github.com/azero-dev/azero/internal/tracker"
 	"github.com/azero-dev/azero/internal/tracker/trackertest"
 	"github.com/azero-dev/azero/internal/workflow/issue"
 	"github.com/azero-dev/azero/internal/workflow/roles"
@@ -436,59 +435,6 @@ func TestIssueHelpDocumentsExitCodes(t *testing.T) {
 	}
 }
 
-// TestIssue010HappyPath: a brief becomes an issue on GitHub, approved on
-// the first try.
-func TestIssue010HappyPath(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	fake := w.withGitHub("enhancement")
-	brief := w.brief("governance-notes.md", "# Governance notes\n\nStop runaway spending.\n")
-	p := w.start(nil, "issue", "--brief", brief, "--tracker", "github", "--repo", "acme/widgets", "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	is := o.Result.Issue
-	if o.Status != "done" || is == nil || is.Number != 1 || is.URL != "https://github.example/acme/widgets/issues/1" {
-		t.Fatalf("outcome = %+v", o)
-	}
-	if o.Result.Slug != "governance-notes" || o.Result.AuditDir != "docs/audit/done/1-governance-notes" || o.Result.Iteration != 1 ||
-		o.Result.Drafts != 1 || o.Result.Verdicts != 1 || len(o.Result.Trail) != 4 {
-		t.Errorf("result = %+v", o.Result)
-	}
-	screen := p.text()
-	for _, want := range []string{"Iteration 1 | Draft #1", "Iteration 1 | Draft #1 | Verdict #1", "Reviewer's verdict: APPROVED", "Filed issue #1: https://github.example/acme/widgets/issues/1"} {
-		if !strings.Contains(screen, want) {
-			t.Errorf("the terminal did not show %q:\n%s", want, screen)
-		}
-	}
-	issues := fake.Issues()
-	if len(issues) != 1 || issues[0]["title"] != "Add a budget flag" ||
-		!strings.Contains(issues[0]["body"].(string), tracker.Marker(o.RunID)) || !strings.Contains(issues[0]["body"].(string), "Stop runs that cost too much.") {
-		t.Errorf("issues = %v", issues)
-	}
-	// Every gate decision is in the audit log, with the counts.
-	var seen []string
-	for _, r := range w.auditEvents("gate_decision") {
-		seen = append(seen, fmt.Sprintf("%v:%v:%v/%v/%v", r["gate"], r["decision"], r["iteration"], r["drafts"], r["verdicts"]))
-		if r["run_id"] != o.RunID {
-			t.Errorf("decision without the run id: %v", r)
-		}
-	}
-	if !slices.Equal(seen, []string{"edit_draft:send:1/1/0", "edit_verdict:approve:1/1/1"}) {
-		t.Errorf("gate decisions = %v", seen)
-	}
-	if rev := w.auditEvents("issue_review"); len(rev) != 1 || rev[0]["review_prompt_sha256"] != issue.ReviewPromptSHA256() {
-		t.Errorf("review events = %v", rev)
-	}
-	// The reviewer got the built-in prompt, whatever the repository holds.
-	if p := w.lineage(o.RunID, "prompt-review.md", 1); !strings.Contains(p, strings.TrimSpace(issue.ReviewPrompt())) {
-		t.Errorf("the reviewer's prompt is not the built-in one:\n%s", p)
-	}
-}
-
 // TestIssue020MissingBrief: a brief that does not exist is a clear error,
 // exit 1, before anything is created.
 func TestIssue020MissingBrief(t *testing.T) {
@@ -804,41 +750,6 @@ func TestIssueFilingOverABlockNeedsOverride(t *testing.T) {
 	}
 }
 
-// TestIssue100LabelCreation: labels missing on GitHub are created before
-// the issue is filed with them.
-func TestIssue100LabelCreation(t *testing.T) {
-	t.Parallel()
-	draft := "# Audit the gates\n\n**Labels:** `enhancement`, governance-workflow, Enhancement\n\n## Summary\n\nx\n"
-	w := newIssWorld(t, issScript([]string{draft}, []string{issOK}))
-	fake := w.withGitHub("enhancement", "bug")
-	brief := w.brief("gates.md", "audit the gates\n")
-	p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	if got := fake.Labels(); !slices.Equal(got, []string{"enhancement", "bug", "governance-workflow"}) {
-		t.Errorf("labels = %v", got)
-	}
-	posts := 0
-	for _, r := range fake.Requests() {
-		if r == "POST /repos/acme/widgets/labels" {
-			posts++
-		}
-	}
-	if posts != 1 {
-		t.Errorf("%d label creations, want 1", posts)
-	}
-	is := fake.Issues()
-	if len(is) != 1 || fmt.Sprint(is[0]["labels"]) != "[map[name:enhancement] map[name:governance-workflow]]" {
-		t.Errorf("issue = %v", is)
-	}
-	if !strings.Contains(p.text(), "Created labels on github acme/widgets: governance-workflow") {
-		t.Errorf("screen:\n%s", p.text())
-	}
-}
-
 // rejected starts a run whose first issue creation GitHub rejects, and
 // waits for the Retry / Edit / Abort prompt.
 func rejected(t *testing.T) (*issWorld, *issProc) {
@@ -1111,130 +1022,6 @@ func TestIssue160ParallelBriefs(t *testing.T) {
 	}
 	if w.exists("docs/audit/active/alpha") || w.exists("docs/audit/active/beta") {
 		t.Error("a trail was left in active/")
-	}
-}
-
-// TestIssue170SequentialNumbering: ten revision loops through both gates
-// number every file in event order, without gaps.
-func TestIssue170SequentialNumbering(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, "") // built-in replies for any number of turns
-	brief := w.brief("loops.md", "# Loops\n\nMany revisions.\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	want := []string{"brief", "draft"}
-	for i := 1; i <= 10; i++ {
-		if i%2 == 1 { // revise at the draft gate
-			p.answer(issDraftMenu, i, "R")
-			want = append(want, "feedback", "draft")
-		} else { // send, then revise at the verdict gate
-			p.answer(issDraftMenu, i, "S")
-			p.answer(issVerdictMenu, i/2, "R")
-			want = append(want, "verdict", "feedback", "draft")
-		}
-		p.feedback(i, fmt.Sprintf("loop %d", i))
-	}
-	p.answer(issDraftMenu, 11, "S")
-	p.answer(issVerdictMenu, 6, "A")
-	want = append(want, "verdict", "filed")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	if o.Result.Iteration != 11 || o.Result.Drafts != 11 || o.Result.Verdicts != 6 {
-		t.Errorf("counts = %+v", o.Result)
-	}
-	if !strings.Contains(p.text(), "Iteration 11 | Draft #11 | Verdict #6") {
-		t.Error("the last gate did not show the counts")
-	}
-	names := w.names(o.Result.AuditDir)
-	if len(names) != len(want) {
-		t.Fatalf("trail = %v\nwant kinds %v", names, want)
-	}
-	for i, name := range names {
-		e, _ := issue.ParseEntry(name)
-		if e.N != i+1 || e.Kind != want[i] {
-			t.Errorf("file %d is %s, want %03d-%s", i+1, name, i+1, want[i])
-		}
-	}
-	for i := 1; i <= 10; i++ {
-		found := false
-		for _, name := range names {
-			if strings.HasSuffix(name, "feedback.txt") && w.read(o.Result.AuditDir+"/"+name) == fmt.Sprintf("loop %d\n", i) {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("feedback of loop %d is missing", i)
-		}
-	}
-}
-
-// localRun files with the local tracker, approving at once.
-func localRun(t *testing.T) (*issWorld, issOutcome) {
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	// The user's own work: a staged file and an unstaged edit.
-	testenv.WriteFiles(t, w.repo, map[string]string{"wip.txt": "mine\n", "README.md": "project, edited\n"})
-	w.git("add", "wip.txt")
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	return w, w.outcome(p.stdout.String())
-}
-
-// TestIssue180MoveToDone: once filed, the trail moves from active/ to
-// done/<issue#>-<slug>/ with the filing record.
-func TestIssue180MoveToDone(t *testing.T) {
-	t.Parallel()
-	w, o := localRun(t)
-	if o.Result.AuditDir != "docs/audit/done/1-budget" || w.exists("docs/audit/active/budget") {
-		t.Fatalf("audit dir %s, active still there: %v", o.Result.AuditDir, w.exists("docs/audit/active/budget"))
-	}
-	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-filed.json"}
-	if got := w.names("docs/audit/done/1-budget"); !slices.Equal(got, want) {
-		t.Errorf("trail = %v", got)
-	}
-	var rec issue.Filed
-	if err := json.Unmarshal([]byte(w.read("docs/audit/done/1-budget/004-filed.json")), &rec); err != nil {
-		t.Fatal(err)
-	}
-	if rec.Number != 1 || rec.URL != "docs/issues/0001-add-a-budget-flag.md" || rec.Title != "Add a budget flag" ||
-		!slices.Equal(rec.Labels, []string{"enhancement"}) || rec.At.IsZero() || rec.Tracker != "local docs/issues" {
-		t.Errorf("filed.json = %+v", rec)
-	}
-	if body := w.read(rec.URL); !strings.Contains(body, tracker.Marker(o.RunID)) {
-		t.Errorf("local issue = %q", body)
-	}
-}
-
-// TestIssue190OneCommit: one commit holds every audit file (and the local
-// issue), and nothing else of the user's.
-func TestIssue190OneCommit(t *testing.T) {
-	t.Parallel()
-	w, o := localRun(t)
-	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "2" {
-		t.Fatalf("commits = %s, want 2", got)
-	}
-	head := strings.TrimSpace(w.git("rev-parse", "HEAD"))
-	if o.Result.Issue.Commit != head {
-		t.Errorf("reported commit %s, HEAD %s", o.Result.Issue.Commit, head)
-	}
-	files := strings.Fields(w.git("show", "--name-only", "--format=", "HEAD"))
-	want := []string{"docs/audit/done/1-budget/001-brief.md", "docs/audit/done/1-budget/002-draft.md",
-		"docs/audit/done/1-budget/003-verdict.md", "docs/audit/done/1-budget/004-filed.json", "docs/issues/0001-add-a-budget-flag.md"}
-	slices.Sort(files)
-	if !slices.Equal(files, want) {
-		t.Errorf("commit holds %v, want %v", files, want)
-	}
-	if msg := w.git("log", "-1", "--format=%B"); !strings.Contains(msg, "issue #1") || !strings.Contains(msg, o.RunID) {
-		t.Errorf("message = %q", msg)
-	}
-	status := w.git("status", "--porcelain")
-	if !strings.Contains(status, "A  wip.txt") || !strings.Contains(status, " M README.md") || strings.Contains(status, "docs/") {
-		t.Errorf("status after the commit = %q; the user's changes must stay as they were", status)
 	}
 }
 

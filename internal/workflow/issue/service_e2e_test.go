@@ -1,0 +1,539 @@
+package issue_test
+
+// End-to-end tests of the issue workflow driven through the run service
+// in this test's process, as every door drives it: a real git repository,
+// the local tracker or a fake GitHub speaking its REST API, the scripted
+// drafter and reviewer, the store, lineage and audit log in a temporary
+// state directory, and the human an answerer in the test, answering each
+// question as the terminal's person would. What the command adds (flags,
+// exit codes, its --json document, the real terminal and editor,
+// processes killed) is tested in internal/cli.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/event"
+	"github.com/azero-dev/azero/internal/human"
+	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/testenv"
+	"github.com/azero-dev/azero/internal/tracker"
+	"github.com/azero-dev/azero/internal/tracker/trackertest"
+	"github.com/azero-dev/azero/internal/workflow/issue"
+)
+
+// serviceScript is a drafter and reviewer script: one reply per turn.
+func serviceScript(drafts, verdicts []string) string {
+	var b strings.Builder
+	for i, d := range drafts {
+		fmt.Fprintf(&b, "[[reply]]\nrole = \"drafter\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, d)
+	}
+	for i, v := range verdicts {
+		fmt.Fprintf(&b, "[[reply]]\nrole = \"reviewer\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, v)
+	}
+	return b.String()
+}
+
+const (
+	svcDraft = "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nStop runs that cost too much.\n\n## Acceptance Criteria\n\n- [ ] A run over budget stops.\n"
+	svcOK    = "**Verdict:** APPROVED\n\nLooks complete.\n"
+)
+
+// world is a repository with a commit, a state directory and the
+// environment of an azero process under test, for one test.
+type world struct {
+	t      *testing.T
+	repo   string
+	notes  string // briefs live here, outside the repository
+	state  string
+	vars   []string
+	fake   *trackertest.GitHub
+	events []event.Event
+	mu     sync.Mutex
+}
+
+func newWorld(t *testing.T, script string) *world {
+	t.Helper()
+	testenv.RequireTool(t, "git")
+	w := &world{t: t, repo: testenv.NewRepo(t, map[string]string{"README.md": "project\n"}), notes: t.TempDir(), state: t.TempDir()}
+	// The editor must exist (the run checks it first); the answerer
+	// edits the files itself, as the terminal's editor would.
+	w.vars = []string{"AZERO_MOCK_LLM=1", "EDITOR=true"}
+	if script != "" {
+		p := filepath.Join(t.TempDir(), "script.toml")
+		if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w.vars = append(w.vars, "AZERO_MOCK_SCRIPT="+p)
+	}
+	return w
+}
+
+// withGitHub files to a fake GitHub holding acme/widgets.
+func (w *world) withGitHub(labels ...string) *trackertest.GitHub {
+	w.fake = trackertest.NewGitHub(w.t, "acme", "widgets", "ghp_testtoken123456", labels...)
+	w.vars = append(w.vars, "GITHUB_TOKEN="+w.fake.Token, "GITHUB_API_URL="+w.fake.URL)
+	return w.fake
+}
+
+func (w *world) brief(name, text string) string {
+	p := filepath.Join(w.notes, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	return p
+}
+
+// env is the run service's environment of one azero process.
+func (w *world) env() *runs.Env {
+	var environ []string
+	for _, kv := range testenv.GitEnv(os.Environ()) {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
+			strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
+			continue
+		}
+		environ = append(environ, kv)
+	}
+	environ = append(environ, "AZERO_STATE_DIR="+w.state, "XDG_CONFIG_HOME="+filepath.Join(w.state, "config"))
+	environ = append(environ, w.vars...)
+	lookup := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		lookup[k] = v
+	}
+	env := &runs.Env{Getenv: func(k string) string { return lookup[k] }, Environ: func() []string { return environ },
+		LookPath: exec.LookPath, WorkDir: w.repo, Now: time.Now, Version: "test"}
+	w.t.Cleanup(func() { env.Close() })
+	return env
+}
+
+// reply is how the human answers one question: the key, the feedback
+// text the option asks for, and what becomes of the files of an editor
+// question (nil: saved as shown).
+type reply struct {
+	key  string
+	text string
+	edit func(name, content string) string
+}
+
+// answerer answers the run's questions in order, as the person at the
+// terminal would; a question beyond its replies fails the test.
+type answerer struct {
+	t       *testing.T
+	mu      sync.Mutex
+	replies []reply
+	asked   []human.Question
+}
+
+func (a *answerer) Answer(_ context.Context, q human.Question) (human.Answer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, q)
+	if len(a.replies) == 0 {
+		a.t.Errorf("question %s (%s) beyond the test's replies", q.Gate, q.Title)
+		return human.Answer{}, human.ErrNoTerminal
+	}
+	r := a.replies[0]
+	a.replies = a.replies[1:]
+	ans := human.Answer{Gate: q.Gate, Key: r.key, Text: r.text, Channel: human.ChannelTerminal}
+	if q.Kind == human.Editor {
+		ans.Files = map[string]string{}
+		for _, f := range q.Files {
+			c := f.Content
+			if r.edit != nil {
+				c = r.edit(f.Name, c)
+			}
+			ans.Files[f.Name] = c
+		}
+	}
+	return ans, nil
+}
+
+// titles are the titles of the questions asked, in order.
+func (a *answerer) titles() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, q := range a.asked {
+		out = append(out, q.Title)
+	}
+	return out
+}
+
+// reports are the reports of the questions asked, as the terminal shows
+// them before each question.
+func (a *answerer) reports() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var b strings.Builder
+	for _, q := range a.asked {
+		b.WriteString(q.Report + "\n")
+	}
+	return b.String()
+}
+
+// issue starts a run as azero issue does and drives it as far as it goes,
+// the human answering with replies.
+func (w *world) issue(req runs.IssueRequest, replies ...reply) (runs.Outcome, *answerer, error) {
+	w.t.Helper()
+	ctx := w.t.Context()
+	env := w.env()
+	cfg, err := env.Config(w.repo)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if req.BriefPath != "" {
+		if req.Brief, err = os.ReadFile(req.BriefPath); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	req.Repo = w.repo
+	a := &answerer{t: w.t, replies: replies}
+	term := runs.Terminal{Watch: w.watch, Answerer: a}
+	p, _, err := runs.PrepareIssue(ctx, env, cfg, req, term)
+	if err != nil {
+		return runs.Outcome{}, a, err
+	}
+	eng, err := runs.OpenLocal(ctx, env, runs.Catalog())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer eng.Close()
+	out, err := eng.Start(ctx, p)
+	if len(a.replies) > 0 {
+		w.t.Errorf("the run ended (%v) before the human's last %d answers", err, len(a.replies))
+	}
+	return out, a, err
+}
+
+func (w *world) watch(ev event.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.events = append(w.events, ev)
+}
+
+// shown is what the run's events said, one text to a line.
+func (w *world) shown() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	for _, ev := range w.events {
+		fmt.Fprintf(&b, "%s %s: %s\n", ev.Kind, ev.Node, ev.Text)
+	}
+	return b.String()
+}
+
+// result is the run's report, as azero issue --json prints it.
+type result struct {
+	Slug      string        `json:"slug"`
+	AuditDir  string        `json:"audit_dir"`
+	Tracker   string        `json:"tracker"`
+	Iteration int           `json:"iteration"`
+	Drafts    int           `json:"drafts"`
+	Verdicts  int           `json:"verdicts"`
+	Issue     *issue.Filed  `json:"issue"`
+	Trail     []issue.Entry `json:"trail"`
+}
+
+func (w *world) result(out runs.Outcome) result {
+	w.t.Helper()
+	raw, err := json.Marshal(out.Result)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var r result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		w.t.Fatalf("the run's report: %v\n%s", err, raw)
+	}
+	return r
+}
+
+func (w *world) names(dir string) []string {
+	w.t.Helper()
+	entries, err := issue.Trail{Root: w.repo, Dir: dir}.Entries()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out := []string{}
+	for _, e := range entries {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func (w *world) exists(rel string) bool {
+	_, err := os.Stat(filepath.Join(w.repo, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+func (w *world) read(rel string) string {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.repo, filepath.FromSlash(rel)))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (w *world) git(args ...string) string {
+	w.t.Helper()
+	return testenv.Git(w.t, w.repo, args...)
+}
+
+func (w *world) auditEvents(name string) []audit.Record {
+	w.t.Helper()
+	recs, err := audit.Read(filepath.Join(w.state, audit.FileName))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []audit.Record
+	for _, r := range recs {
+		if r["event"] == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lineage returns the run's first lineage file whose name ends with
+// suffix.
+func (w *world) lineage(runID, suffix string) string {
+	w.t.Helper()
+	dir := filepath.Join(w.state, "runs", runID)
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for _, de := range des {
+		if strings.HasSuffix(de.Name(), suffix) {
+			b, err := os.ReadFile(filepath.Join(dir, de.Name()))
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			return string(b)
+		}
+	}
+	w.t.Fatalf("no lineage file ending in %s in %s", suffix, dir)
+	return ""
+}
+
+// The happy path on GitHub: send the draft, approve the verdict; the issue
+// is filed with the run's marker, every gate decision is in the audit log
+// with its counts, and the reviewer got the built-in prompt.
+func TestIssue010HappyPath(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, serviceScript([]string{svcDraft}, []string{svcOK}))
+	fake := w.withGitHub("enhancement")
+	brief := w.brief("governance-notes.md", "# Governance notes\n\nStop runaway spending.\n")
+	out, a, err := w.issue(runs.IssueRequest{BriefPath: brief, Tracker: "github", GitHub: "acme/widgets"},
+		reply{key: issue.AnswerSend}, reply{key: issue.AnswerApprove})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	r := w.result(out)
+	is := r.Issue
+	if out.Status != "done" || is == nil || is.Number != 1 || is.URL != "https://github.example/acme/widgets/issues/1" {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if r.Slug != "governance-notes" || r.AuditDir != "docs/audit/done/1-governance-notes" || r.Iteration != 1 ||
+		r.Drafts != 1 || r.Verdicts != 1 || len(r.Trail) != 4 {
+		t.Errorf("result = %+v", r)
+	}
+	if got := a.titles(); !slices.Equal(got, []string{"Iteration 1 | Draft #1", "Iteration 1 | Draft #1 | Verdict #1"}) {
+		t.Errorf("questions = %q", got)
+	}
+	for _, want := range []string{"Reviewer's verdict: APPROVED", "Filed issue #1: https://github.example/acme/widgets/issues/1"} {
+		if !strings.Contains(a.reports()+w.shown(), want) {
+			t.Errorf("the run did not say %q:\n%s%s", want, a.reports(), w.shown())
+		}
+	}
+	issues := fake.Issues()
+	if len(issues) != 1 || issues[0]["title"] != "Add a budget flag" ||
+		!strings.Contains(issues[0]["body"].(string), tracker.Marker(out.RunID)) || !strings.Contains(issues[0]["body"].(string), "Stop runs that cost too much.") {
+		t.Errorf("issues = %v", issues)
+	}
+	// Every gate decision is in the audit log, with the counts.
+	var seen []string
+	for _, rec := range w.auditEvents("gate_decision") {
+		seen = append(seen, fmt.Sprintf("%v:%v:%v/%v/%v", rec["gate"], rec["decision"], rec["iteration"], rec["drafts"], rec["verdicts"]))
+		if rec["run_id"] != out.RunID {
+			t.Errorf("decision without the run id: %v", rec)
+		}
+	}
+	if !slices.Equal(seen, []string{"edit_draft:send:1/1/0", "edit_verdict:approve:1/1/1"}) {
+		t.Errorf("gate decisions = %v", seen)
+	}
+	if rev := w.auditEvents("issue_review"); len(rev) != 1 || rev[0]["review_prompt_sha256"] != issue.ReviewPromptSHA256() {
+		t.Errorf("review events = %v", rev)
+	}
+	// The reviewer got the built-in prompt, whatever the repository holds.
+	if p := w.lineage(out.RunID, "prompt-review.md"); !strings.Contains(p, strings.TrimSpace(issue.ReviewPrompt())) {
+		t.Errorf("the reviewer's prompt is not the built-in one:\n%s", p)
+	}
+}
+
+// Labels the draft names that the tracker lacks are created once, in the
+// tracker's spelling when it has them in another case.
+func TestIssue100LabelCreation(t *testing.T) {
+	t.Parallel()
+	draft := "# Audit the gates\n\n**Labels:** `enhancement`, governance-workflow, Enhancement\n\n## Summary\n\nx\n"
+	w := newWorld(t, serviceScript([]string{draft}, []string{svcOK}))
+	fake := w.withGitHub("enhancement", "bug")
+	brief := w.brief("gates.md", "audit the gates\n")
+	_, _, err := w.issue(runs.IssueRequest{BriefPath: brief, GitHub: "acme/widgets"}, reply{key: issue.AnswerSend}, reply{key: issue.AnswerApprove})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	if got := fake.Labels(); !slices.Equal(got, []string{"enhancement", "bug", "governance-workflow"}) {
+		t.Errorf("labels = %v", got)
+	}
+	posts := 0
+	for _, r := range fake.Requests() {
+		if r == "POST /repos/acme/widgets/labels" {
+			posts++
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%d label creations, want 1", posts)
+	}
+	is := fake.Issues()
+	if len(is) != 1 || fmt.Sprint(is[0]["labels"]) != "[map[name:enhancement] map[name:governance-workflow]]" {
+		t.Errorf("issue = %v", is)
+	}
+	if !strings.Contains(w.shown(), "Created labels on github acme/widgets: governance-workflow") {
+		t.Errorf("events:\n%s", w.shown())
+	}
+}
+
+// TestIssue170SequentialNumbering: ten revision loops through both gates
+// number every file in event order, without gaps.
+func TestIssue170SequentialNumbering(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "") // built-in replies for any number of turns
+	brief := w.brief("loops.md", "# Loops\n\nMany revisions.\n")
+	want := []string{"brief", "draft"}
+	var replies []reply
+	for i := 1; i <= 10; i++ {
+		feedback := fmt.Sprintf("loop %d", i)
+		if i%2 == 1 { // revise at the draft gate
+			replies = append(replies, reply{key: issue.AnswerRevise, text: feedback})
+			want = append(want, "feedback", "draft")
+		} else { // send, then revise at the verdict gate
+			replies = append(replies, reply{key: issue.AnswerSend}, reply{key: issue.AnswerRevise, text: feedback})
+			want = append(want, "verdict", "feedback", "draft")
+		}
+	}
+	replies = append(replies, reply{key: issue.AnswerSend}, reply{key: issue.AnswerApprove})
+	want = append(want, "verdict", "filed")
+	out, a, err := w.issue(runs.IssueRequest{BriefPath: brief}, replies...)
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	r := w.result(out)
+	if r.Iteration != 11 || r.Drafts != 11 || r.Verdicts != 6 {
+		t.Errorf("counts = %+v", r)
+	}
+	if titles := a.titles(); len(titles) == 0 || titles[len(titles)-1] != "Iteration 11 | Draft #11 | Verdict #6" {
+		t.Errorf("the last gate did not show the counts: %q", titles)
+	}
+	names := w.names(r.AuditDir)
+	if len(names) != len(want) {
+		t.Fatalf("trail = %v\nwant kinds %v", names, want)
+	}
+	for i, name := range names {
+		e, _ := issue.ParseEntry(name)
+		if e.N != i+1 || e.Kind != want[i] {
+			t.Errorf("file %d is %s, want %03d-%s", i+1, name, i+1, want[i])
+		}
+	}
+	for i := 1; i <= 10; i++ {
+		found := false
+		for _, name := range names {
+			if strings.HasSuffix(name, "feedback.txt") && w.read(r.AuditDir+"/"+name) == fmt.Sprintf("loop %d\n", i) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("feedback of loop %d is missing", i)
+		}
+	}
+}
+
+// localRun files an issue with the local tracker in a repository holding
+// the user's own work: a staged file and an unstaged edit.
+func localRun(t *testing.T) (*world, runs.Outcome, result) {
+	w := newWorld(t, serviceScript([]string{svcDraft}, []string{svcOK}))
+	testenv.WriteFiles(t, w.repo, map[string]string{"wip.txt": "mine\n", "README.md": "project, edited\n"})
+	w.git("add", "wip.txt")
+	brief := w.brief("budget.md", "add a budget\n")
+	out, _, err := w.issue(runs.IssueRequest{BriefPath: brief}, reply{key: issue.AnswerSend}, reply{key: issue.AnswerApprove})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	return w, out, w.result(out)
+}
+
+// The filed run's trail moves to done/<issue#>-<slug>/ and ends with the
+// filing's record; the local issue carries the run's marker.
+func TestIssue180MoveToDone(t *testing.T) {
+	t.Parallel()
+	w, out, r := localRun(t)
+	if r.AuditDir != "docs/audit/done/1-budget" || w.exists("docs/audit/active/budget") {
+		t.Fatalf("audit dir %s, active still there: %v", r.AuditDir, w.exists("docs/audit/active/budget"))
+	}
+	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-filed.json"}
+	if got := w.names("docs/audit/done/1-budget"); !slices.Equal(got, want) {
+		t.Errorf("trail = %v", got)
+	}
+	var rec issue.Filed
+	if err := json.Unmarshal([]byte(w.read("docs/audit/done/1-budget/004-filed.json")), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Number != 1 || rec.URL != "docs/issues/0001-add-a-budget-flag.md" || rec.Title != "Add a budget flag" ||
+		!slices.Equal(rec.Labels, []string{"enhancement"}) || rec.At.IsZero() || rec.Tracker != "local docs/issues" {
+		t.Errorf("filed.json = %+v", rec)
+	}
+	if body := w.read(rec.URL); !strings.Contains(body, tracker.Marker(out.RunID)) {
+		t.Errorf("local issue = %q", body)
+	}
+}
+
+// One commit records exactly the trail and the local issue; the user's
+// staged and unstaged work stays as it was.
+func TestIssue190OneCommit(t *testing.T) {
+	t.Parallel()
+	w, out, r := localRun(t)
+	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "2" {
+		t.Fatalf("commits = %s, want 2", got)
+	}
+	head := strings.TrimSpace(w.git("rev-parse", "HEAD"))
+	if r.Issue.Commit != head {
+		t.Errorf("reported commit %s, HEAD %s", r.Issue.Commit, head)
+	}
+	files := strings.Fields(w.git("show", "--name-only", "--format=", "HEAD"))
+	want := []string{"docs/audit/done/1-budget/001-brief.md", "docs/audit/done/1-budget/002-draft.md",
+		"docs/audit/done/1-budget/003-verdict.md", "docs/audit/done/1-budget/004-filed.json", "docs/issues/0001-add-a-budget-flag.md"}
+	slices.Sort(files)
+	if !slices.Equal(files, want) {
+		t.Errorf("commit holds %v, want %v", files, want)
+	}
+	if msg := w.git("log", "-1", "--format=%B"); !strings.Contains(msg, "issue #1") || !strings.Contains(msg, out.RunID) {
+		t.Errorf("message = %q", msg)
+	}
+	status := w.git("status", "--porcelain")
+	if !strings.Contains(status, "A  wip.txt") || !strings.Contains(status, " M README.md") || strings.Contains(status, "docs/") {
+		t.Errorf("status after the commit = %q; the user's changes must stay as they were", status)
+	}
+}
