@@ -12,7 +12,9 @@ package issue_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,8 +26,10 @@ import (
 
 	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/event"
+	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/tracker"
 	"github.com/azero-dev/azero/internal/tracker/trackertest"
@@ -172,14 +176,14 @@ func (a *answerer) titles() []string {
 	return out
 }
 
-// reports are the reports of the questions asked, as the terminal shows
-// them before each question.
+// reports are the questions asked as the terminal shows them: title,
+// report and prompt.
 func (a *answerer) reports() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var b strings.Builder
 	for _, q := range a.asked {
-		b.WriteString(q.Report + "\n")
+		b.WriteString(q.Title + "\n" + q.Report + "\n" + q.Prompt + "\n")
 	}
 	return b.String()
 }
@@ -307,26 +311,66 @@ func (w *world) auditEvents(name string) []audit.Record {
 	return out
 }
 
-// lineage returns the run's first lineage file whose name ends with
-// suffix.
-func (w *world) lineage(runID, suffix string) string {
+// lineage returns the run's lineage file whose name ends with suffix, the
+// n-th such (from 1).
+func (w *world) lineage(runID, suffix string, n int) string {
 	w.t.Helper()
 	dir := filepath.Join(w.state, "runs", runID)
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	seen := 0
 	for _, de := range des {
 		if strings.HasSuffix(de.Name(), suffix) {
-			b, err := os.ReadFile(filepath.Join(dir, de.Name()))
-			if err != nil {
-				w.t.Fatal(err)
+			if seen++; seen == n {
+				b, err := os.ReadFile(filepath.Join(dir, de.Name()))
+				if err != nil {
+					w.t.Fatal(err)
+				}
+				return string(b)
 			}
-			return string(b)
 		}
 	}
-	w.t.Fatalf("no lineage file ending in %s in %s", suffix, dir)
+	w.t.Fatalf("no lineage file #%d ending in %s in %s", n, suffix, dir)
 	return ""
+}
+
+// calls counts a run's model calls by role.
+func (w *world) calls(runID string) map[string]int {
+	w.t.Helper()
+	st, err := store.Open(w.t.Context(), filepath.Join(w.state, store.FileName), store.Options{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer st.Close()
+	calls, err := st.Calls(w.t.Context(), runID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, c := range calls {
+		out[c.Role]++
+	}
+	return out
+}
+
+// files are the names of the files each editor question gave the human.
+func (a *answerer) files() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, q := range a.asked {
+		if q.Kind != human.Editor {
+			continue
+		}
+		var names []string
+		for _, f := range q.Files {
+			names = append(names, f.Name)
+		}
+		out = append(out, strings.Join(names, " "))
+	}
+	return out
 }
 
 // The happy path on GitHub: send the draft, approve the verdict; the issue
@@ -379,7 +423,7 @@ func TestIssue010HappyPath(t *testing.T) {
 		t.Errorf("review events = %v", rev)
 	}
 	// The reviewer got the built-in prompt, whatever the repository holds.
-	if p := w.lineage(out.RunID, "prompt-review.md"); !strings.Contains(p, strings.TrimSpace(issue.ReviewPrompt())) {
+	if p := w.lineage(out.RunID, "prompt-review.md", 1); !strings.Contains(p, strings.TrimSpace(issue.ReviewPrompt())) {
 		t.Errorf("the reviewer's prompt is not the built-in one:\n%s", p)
 	}
 }
@@ -535,5 +579,296 @@ func TestIssue190OneCommit(t *testing.T) {
 	status := w.git("status", "--porcelain")
 	if !strings.Contains(status, "A  wip.txt") || !strings.Contains(status, " M README.md") || strings.Contains(status, "docs/") {
 		t.Errorf("status after the commit = %q; the user's changes must stay as they were", status)
+	}
+}
+
+const svcBlock = "**Verdict:** BLOCK\n\n## Tier 1: blocking\n\n- INTERNAL-ONLY remark: the acceptance criteria are missing.\n"
+
+// TestIssue050And060ReviseAtDraftGate: R at N3 loops to the drafter, and
+// the reviewer is never called.
+func TestIssue050And060ReviseAtDraftGate(t *testing.T) {
+	t.Parallel()
+	draft2 := "# Add a budget flag to every workflow\n\n**Labels:** enhancement\n\n## Summary\n\nRevised.\n"
+	w := newWorld(t, serviceScript([]string{svcDraft, draft2}, []string{svcOK}))
+	brief := w.brief("budget.md", "add a budget\n")
+	out, a, err := w.issue(runs.IssueRequest{BriefPath: brief},
+		reply{key: issue.AnswerRevise, text: "Name every workflow."}, reply{key: issue.AnswerManual})
+	if !errors.Is(err, human.ErrAborted) {
+		t.Fatalf("err = %v, want the run stopped by the human\n%s", err, w.shown())
+	}
+	if titles := a.titles(); len(titles) != 2 || titles[1] != "Iteration 2 | Draft #2" {
+		t.Errorf("questions = %q", titles)
+	}
+	r := w.result(out)
+	if c := w.calls(out.RunID); c["drafter"] != 2 || c["reviewer"] != 0 {
+		t.Errorf("calls = %v; want the drafter twice and the reviewer never", c)
+	}
+	if r.Verdicts != 0 || r.Drafts != 2 || r.Iteration != 2 {
+		t.Errorf("counts = %+v", r)
+	}
+	want := []string{"001-brief.md", "002-draft.md", "003-feedback.txt", "004-draft.md"}
+	if got := w.names("docs/audit/active/budget"); !slices.Equal(got, want) {
+		t.Errorf("trail = %v, want %v", got, want)
+	}
+	if fb := w.read("docs/audit/active/budget/003-feedback.txt"); fb != "Name every workflow.\n" {
+		t.Errorf("feedback = %q", fb)
+	}
+	if rev := w.lineage(out.RunID, "prompt-draft.md", 2); !strings.Contains(rev, "Name every workflow.") || !strings.Contains(rev, "Stop runs that cost too much.") {
+		t.Errorf("the revision prompt lacks the feedback or the draft:\n%s", rev)
+	}
+	said := err.Error() + w.shown() + strings.Join(out.Notes, "\n")
+	if !strings.Contains(said, "stopped for manual handling at edit_draft") || !strings.Contains(said, "docs/audit/active/budget/") {
+		t.Errorf("manual message missing:\n%s", said)
+	}
+}
+
+// TestIssue070And080ReviseAtVerdictGateWithSanitisedVerdict: R at N5
+// loops to the drafter with the verdict as the human left it.
+func TestIssue070And080ReviseAtVerdictGateWithSanitisedVerdict(t *testing.T) {
+	t.Parallel()
+	draft2 := "# Add a budget flag to every workflow\n\n**Labels:** enhancement\n\n## Summary\n\nRevised.\n"
+	w := newWorld(t, serviceScript([]string{svcDraft, draft2}, []string{svcBlock, svcOK}))
+	brief := w.brief("budget.md", "add a budget\n")
+	// The second editor question is N5 (draft, verdict): the human
+	// rewrites the verdict.
+	sanitise := func(name, content string) string {
+		if name == "verdict.md" {
+			return "**Verdict:** BLOCK\n\nSanitised: add acceptance criteria.\n"
+		}
+		return content
+	}
+	out, a, err := w.issue(runs.IssueRequest{BriefPath: brief},
+		reply{key: issue.AnswerSend}, reply{key: issue.AnswerRevise, text: "Follow the reviewer.", edit: sanitise}, reply{key: issue.AnswerManual})
+	if !errors.Is(err, human.ErrAborted) {
+		t.Fatalf("err = %v, want the run stopped by the human\n%s", err, w.shown())
+	}
+	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-verdict-edited.md", "005-feedback.txt", "006-draft.md"}
+	if got := w.names("docs/audit/active/budget"); !slices.Equal(got, want) {
+		t.Fatalf("trail = %v, want %v", got, want)
+	}
+	if c := w.calls(out.RunID); c["drafter"] != 2 || c["reviewer"] != 1 {
+		t.Errorf("calls = %v", c)
+	}
+	rev := w.lineage(out.RunID, "prompt-draft.md", 2)
+	if !strings.Contains(rev, "Sanitised: add acceptance criteria.") || !strings.Contains(rev, "Follow the reviewer.") {
+		t.Errorf("the drafter did not get the sanitised verdict and the feedback:\n%s", rev)
+	}
+	if strings.Contains(rev, "INTERNAL-ONLY") {
+		t.Error("text the human removed from the verdict reached the drafter")
+	}
+	if got := a.files(); !slices.Equal(got, []string{"draft.md", "draft.md verdict.md", "draft.md"}) {
+		t.Errorf("editor questions' files = %q; want draft, draft+verdict, draft", got)
+	}
+}
+
+// TestIssue090BlockVerdict: a BLOCK verdict is saved as the model wrote it
+// and shown at the gate.
+func TestIssue090BlockVerdict(t *testing.T) {
+	t.Parallel()
+	noCriteria := "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nNo criteria here.\n"
+	w := newWorld(t, serviceScript([]string{noCriteria}, []string{svcBlock}))
+	brief := w.brief("budget.md", "add a budget\n")
+	_, a, err := w.issue(runs.IssueRequest{BriefPath: brief}, reply{key: issue.AnswerSend}, reply{key: issue.AnswerManual})
+	if !errors.Is(err, human.ErrAborted) {
+		t.Fatalf("err = %v, want the run stopped by the human\n%s", err, w.shown())
+	}
+	if !strings.Contains(a.reports(), "Reviewer's verdict: BLOCK") {
+		t.Errorf("the gate did not show the verdict:\n%s", a.reports())
+	}
+	if v := w.read("docs/audit/active/budget/003-verdict.md"); !strings.Contains(v, "**Verdict:** BLOCK") {
+		t.Errorf("verdict = %q", v)
+	}
+	if d := w.auditEvents("gate_decision"); len(d) != 2 || d[1]["verdict"] != "BLOCK" || d[1]["decision"] != "manual" {
+		t.Errorf("decisions = %v", d)
+	}
+}
+
+// rejected runs an issue whose first creation GitHub rejects, up to the
+// Retry / Edit / Abort question, where the human answers with then.
+func rejected(t *testing.T, then ...reply) (*world, runs.Outcome, *answerer, error) {
+	w := newWorld(t, serviceScript([]string{svcDraft}, []string{svcOK}))
+	w.withGitHub("enhancement").FailNextCreates(http.StatusUnprocessableEntity)
+	brief := w.brief("budget.md", "add a budget\n")
+	replies := append([]reply{{key: issue.AnswerSend}, {key: issue.AnswerApprove}}, then...)
+	out, a, err := w.issue(runs.IssueRequest{BriefPath: brief, GitHub: "acme/widgets"}, replies...)
+	if titles := a.titles(); len(titles) < 3 || titles[2] != "Filing failed: github: create the issue: 422 simulated failure 422" {
+		t.Errorf("questions = %q", titles)
+	}
+	return w, out, a, err
+}
+
+func (w *world) postIssues() int {
+	n := 0
+	for _, r := range w.fake.Requests() {
+		if r == "POST /repos/acme/widgets/issues" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestIssue120RetryAfterError: Retry files on the second attempt.
+func TestIssue120RetryAfterError(t *testing.T) {
+	t.Parallel()
+	w, out, _, err := rejected(t, reply{key: issue.AnswerRetry})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	if n := w.postIssues(); n != 2 || len(w.fake.Issues()) != 1 {
+		t.Errorf("%d creates, %d issues; want 2 and 1", n, len(w.fake.Issues()))
+	}
+	if r := w.result(out); out.Status != "done" || r.Issue == nil || r.Issue.Number != 1 {
+		t.Errorf("outcome = %+v", out)
+	}
+}
+
+// TestIssue130EditAfterError: Edit asks the verdict gate again; the edited
+// draft is what gets filed.
+func TestIssue130EditAfterError(t *testing.T) {
+	t.Parallel()
+	addLine := func(name, content string) string {
+		if name == "draft.md" {
+			return content + "\nA line added after the rejection.\n"
+		}
+		return content
+	}
+	w, _, a, err := rejected(t, reply{key: issue.AnswerEdit}, reply{key: issue.AnswerApprove, edit: addLine})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	if got := a.files(); len(got) != 3 || got[2] != "draft.md verdict.md" {
+		t.Errorf("editor questions' files = %q; want the verdict gate asked again", got)
+	}
+	is := w.fake.Issues()
+	if len(is) != 1 || !strings.Contains(is[0]["body"].(string), "A line added after the rejection.") {
+		t.Errorf("issues = %v", is)
+	}
+	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-draft-edited.md", "005-filed.json"}
+	if got := w.names("docs/audit/done/1-budget"); !slices.Equal(got, want) {
+		t.Errorf("trail = %v, want %v", got, want)
+	}
+}
+
+// TestIssue140AbortAfterError: Abort fails the run with the error; the
+// files stay in active/ and nothing is committed.
+func TestIssue140AbortAfterError(t *testing.T) {
+	t.Parallel()
+	w, out, _, err := rejected(t, reply{key: issue.AnswerAbort})
+	if err == nil || errors.Is(err, human.ErrAborted) || errors.Is(err, flow.ErrWaiting) {
+		t.Fatalf("err = %v, want the run failed with the filing's error", err)
+	}
+	if said := err.Error() + w.shown(); !strings.Contains(said, "filing aborted; nothing was filed and the audit trail stays in docs/audit/active/budget/") {
+		t.Errorf("the run did not say so:\n%s", said)
+	}
+	if got := w.names("docs/audit/active/budget"); len(got) != 3 || w.exists("docs/audit/done") {
+		t.Errorf("active = %v", got)
+	}
+	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "1" {
+		t.Errorf("commits = %s", got)
+	}
+	if out.Status != "failed" || out.Resume == "" {
+		t.Errorf("outcome = %+v; want failed and resumable", out)
+	}
+}
+
+// TestIssue110GitHubRejection: the error is shown with the choices, and
+// the files stay in active/.
+func TestIssue110GitHubRejection(t *testing.T) {
+	t.Parallel()
+	w, _, a, _ := rejected(t, reply{key: issue.AnswerAbort})
+	if q := a.asked[2]; !strings.Contains(q.Title, "422 simulated failure 422") || len(q.Options) != 3 {
+		t.Errorf("the filing error's question: %+v", q)
+	}
+	if got := w.names("docs/audit/active/budget"); len(got) != 3 || w.exists("docs/audit/done") {
+		t.Errorf("active = %v", got)
+	}
+}
+
+// The draft as the human edited it is what the reviewer reads and what is
+// filed.
+func TestIssueEditedDraftIsWhatIsSentAndFiled(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, serviceScript([]string{svcDraft}, []string{svcOK}))
+	retitle := func(name, content string) string {
+		return strings.Replace(content, "# Add a budget flag\n", "# Add a spending budget\n", 1)
+	}
+	brief := w.brief("budget.md", "add a budget\n")
+	out, _, err := w.issue(runs.IssueRequest{BriefPath: brief}, reply{key: issue.AnswerSend, edit: retitle}, reply{key: issue.AnswerApprove})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	r := w.result(out)
+	want := []string{"001-brief.md", "002-draft.md", "003-draft-edited.md", "004-verdict.md", "005-filed.json"}
+	if got := w.names(r.AuditDir); !slices.Equal(got, want) {
+		t.Errorf("trail = %v", got)
+	}
+	if r.Issue == nil || r.Issue.Title != "Add a spending budget" {
+		t.Errorf("filed %+v", r.Issue)
+	}
+	if rev := w.lineage(out.RunID, "prompt-review.md", 1); !strings.Contains(rev, "# Add a spending budget") {
+		t.Errorf("the reviewer did not get the edited draft:\n%s", rev)
+	}
+}
+
+// The lines the human added to the draft reach the reviewer as the
+// human's own facts, the drafter is told the tracker's labels, and the
+// issue's body is the draft without its title and labels lines.
+func TestIssueReviewerSeesTheHumansFact(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, serviceScript([]string{svcDraft}, []string{svcOK}))
+	fake := w.withGitHub("bug", "enhancement")
+	addFact := func(name, content string) string {
+		return content + "\nThe default budget is 5 USD per run (HUMAN-FACT).\n"
+	}
+	brief := w.brief("budget.md", "add a budget\n")
+	out, a, err := w.issue(runs.IssueRequest{BriefPath: brief, GitHub: "acme/widgets"}, reply{key: issue.AnswerSend, edit: addFact}, reply{key: issue.AnswerApprove})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	if strings.Contains(a.reports(), "override") {
+		t.Errorf("filing asked for an override:\n%s", a.reports())
+	}
+	rev := w.lineage(out.RunID, "prompt-review.md", 1)
+	if !strings.Contains(rev, "<human>\nLines the human wrote into draft #1, at the draft gate (each marked +):\n+The default budget is 5 USD per run (HUMAN-FACT).\n</human>") ||
+		!strings.Contains(rev, "facts and decisions from the\nperson responsible") {
+		t.Errorf("the reviewer was not given the human's fact as theirs:\n%s", rev)
+	}
+	if d := w.lineage(out.RunID, "prompt-draft.md", 1); !strings.Contains(d, "<labels>\nbug\nenhancement\n</labels>") {
+		t.Errorf("the drafter was not told the labels:\n%s", d)
+	}
+	issues := fake.Issues()
+	if len(issues) != 1 {
+		t.Fatalf("issues = %v", issues)
+	}
+	body := issues[0]["body"].(string)
+	if issues[0]["title"] != "Add a budget flag" || strings.Contains(body, "# Add a budget flag") || strings.Contains(body, "**Labels:**") ||
+		!strings.HasPrefix(body, "## Summary") || !strings.Contains(body, "HUMAN-FACT") {
+		t.Errorf("issue %q with body %q; want the body without the title and labels lines", issues[0]["title"], body)
+	}
+}
+
+// The repository's config chooses the audit and issues directories and
+// the local tracker's labels.
+func TestIssueConfiguredDirectories(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, serviceScript([]string{svcDraft}, []string{svcOK}))
+	testenv.WriteFiles(t, w.repo, map[string]string{".azero/config.toml": "[issue]\naudit_dir = \"governance/trail\"\nissues_dir = \"governance/issues\"\nlabels = [\"triage\", \"enhancement\"]\n"})
+	w.git("add", ".azero/config.toml")
+	w.git("commit", "-q", "-m", "config")
+	brief := w.brief("budget.md", "add a budget\n")
+	out, _, err := w.issue(runs.IssueRequest{BriefPath: brief}, reply{key: issue.AnswerSend}, reply{key: issue.AnswerApprove})
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, w.shown())
+	}
+	r := w.result(out)
+	if r.AuditDir != "governance/trail/done/1-budget" || r.Issue == nil || r.Issue.URL != "governance/issues/0001-add-a-budget-flag.md" {
+		t.Errorf("outcome = %+v", r)
+	}
+	if len(w.names("governance/trail/done/1-budget")) != 4 || w.exists("docs") {
+		t.Error("the configured directories were not used")
+	}
+	// issue.labels are the local tracker's labels, offered to the drafter.
+	if d := w.lineage(out.RunID, "prompt-draft.md", 1); !strings.Contains(d, "<labels>\nenhancement\ntriage\n</labels>") {
+		t.Errorf("the drafter was not told the configured labels:\n%s", d)
 	}
 }
