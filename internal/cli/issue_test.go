@@ -1,11 +1,13 @@
 package cli
 
-// Tests of `azero issue`, named by the spec's scenarios (#62, 10.1). Each
-// runs the real azero process (this test binary, see main_test.go): the
-// editor is a shell script that edits the files it is given, the human's
-// answers are typed into a real pseudo-terminal, GitHub is a local server
-// speaking its REST API to the real go-github client, and the models are
-// the scripted offline model with scripts written here.
+// Tests of `azero issue`, named by the spec's scenarios (#62, 10.1); the
+// scenarios of the workflow itself, driven through the run service with an
+// answerer, are in internal/workflow/issue. Each runs the real azero
+// process (this test binary, see main_test.go): the editor is a shell
+// script that edits the files it is given, the human's answers are typed
+// into a real pseudo-terminal, GitHub is a local server speaking its REST
+// API to the real go-github client, and the models are the scripted
+// offline model with scripts written here.
 
 import (
 	"encoding/json"
