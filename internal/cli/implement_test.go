@@ -34,16 +34,7 @@ const (
 // coderScript writes a mock:scripted script with the coder's replies in
 // turn order.
 func coderScript(t *testing.T, replies ...string) string {
-	t.Helper()
-	var b strings.Builder
-	for i, r := range replies {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"coder\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, r)
-	}
-	p := filepath.Join(t.TempDir(), "coder.toml")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteScript(t, testenv.ModelScript("coder", replies...))
 }
 
 // calcRepo is the user's checkout: the calculator committed, plus an

@@ -61,14 +61,7 @@ exit 0
 
 // issScript is a drafter and reviewer script: one reply per turn.
 func issScript(drafts []string, verdicts []string) string {
-	var b strings.Builder
-	for i, d := range drafts {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"drafter\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, d)
-	}
-	for i, v := range verdicts {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"reviewer\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, v)
-	}
-	return b.String()
+	return testenv.ModelScript("drafter", drafts...) + testenv.ModelScript("reviewer", verdicts...)
 }
 
 const (
@@ -338,40 +331,12 @@ func (w *issWorld) calls(runID string) map[string]int {
 // n-th such (from 1).
 func (w *issWorld) lineage(runID, suffix string, n int) string {
 	w.t.Helper()
-	dir := roles.LineageDir(w.state, runID)
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	seen := 0
-	for _, de := range des {
-		if strings.HasSuffix(de.Name(), suffix) {
-			if seen++; seen == n {
-				b, err := os.ReadFile(filepath.Join(dir, de.Name()))
-				if err != nil {
-					w.t.Fatal(err)
-				}
-				return string(b)
-			}
-		}
-	}
-	w.t.Fatalf("no lineage file #%d ending in %s in %s", n, suffix, dir)
-	return ""
+	return testenv.NthFile(w.t, roles.LineageDir(w.state, runID), suffix, n)
 }
 
 func (w *issWorld) auditEvents(event string) []audit.Record {
 	w.t.Helper()
-	recs, err := audit.Read(filepath.Join(w.state, audit.FileName))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	var out []audit.Record
-	for _, r := range recs {
-		if r["event"] == event {
-			out = append(out, r)
-		}
-	}
-	return out
+	return testenv.AuditEvents(w.t, w.state, event)
 }
 
 func (w *issWorld) postIssues() int {

@@ -52,25 +52,9 @@ type service struct {
 func newService(t *testing.T, repo string, vars ...string) *service {
 	t.Helper()
 	state := t.TempDir()
-	var environ []string
-	for _, kv := range testenv.GitEnv(os.Environ()) {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
-			strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
-			continue
-		}
-		environ = append(environ, kv)
-	}
-	environ = append(environ, "AZERO_STATE_DIR="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "config"))
-	environ = append(environ, vars...)
-	lookup := map[string]string{}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		lookup[k] = v
-	}
+	environ := testenv.AzeroEnviron(state, vars...)
 	s := &service{t: t, state: state}
-	s.env = &runs.Env{Getenv: func(k string) string { return lookup[k] }, Environ: func() []string { return environ },
+	s.env = &runs.Env{Getenv: testenv.Getenv(environ), Environ: func() []string { return environ },
 		LookPath: exec.LookPath, WorkDir: repo, Now: time.Now, Version: "test"}
 	t.Cleanup(func() { s.env.Close() })
 	return s
@@ -153,16 +137,7 @@ func nodePath(hist []store.Step) string {
 // coderScript writes a mock:scripted script with the coder's replies in
 // turn order, and returns the variables that make it the coder.
 func coderScript(t *testing.T, replies ...string) []string {
-	t.Helper()
-	var b strings.Builder
-	for i, r := range replies {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"coder\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, r)
-	}
-	p := filepath.Join(t.TempDir(), "coder.toml")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT=" + p}
+	return []string{"AZERO_MOCK_LLM=1", "AZERO_MOCK_SCRIPT=" + testenv.WriteScript(t, testenv.ModelScript("coder", replies...))}
 }
 
 // testsFailed reports whether err says tests that had to pass did not

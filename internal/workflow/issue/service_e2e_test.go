@@ -38,14 +38,7 @@ import (
 
 // serviceScript is a drafter and reviewer script: one reply per turn.
 func serviceScript(drafts, verdicts []string) string {
-	var b strings.Builder
-	for i, d := range drafts {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"drafter\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, d)
-	}
-	for i, v := range verdicts {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"reviewer\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, v)
-	}
-	return b.String()
+	return testenv.ModelScript("drafter", drafts...) + testenv.ModelScript("reviewer", verdicts...)
 }
 
 const (
@@ -74,11 +67,7 @@ func newWorld(t *testing.T, script string) *world {
 	// edits the files itself, as the terminal's editor would.
 	w.vars = []string{"AZERO_MOCK_LLM=1", "EDITOR=true"}
 	if script != "" {
-		p := filepath.Join(t.TempDir(), "script.toml")
-		if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		w.vars = append(w.vars, "AZERO_MOCK_SCRIPT="+p)
+		w.vars = append(w.vars, "AZERO_MOCK_SCRIPT="+testenv.WriteScript(t, script))
 	}
 	return w
 }
@@ -100,24 +89,8 @@ func (w *world) brief(name, text string) string {
 
 // env is the run service's environment of one azero process.
 func (w *world) env() *runs.Env {
-	var environ []string
-	for _, kv := range testenv.GitEnv(os.Environ()) {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
-			strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
-			continue
-		}
-		environ = append(environ, kv)
-	}
-	environ = append(environ, "AZERO_STATE_DIR="+w.state, "XDG_CONFIG_HOME="+filepath.Join(w.state, "config"))
-	environ = append(environ, w.vars...)
-	lookup := map[string]string{}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		lookup[k] = v
-	}
-	env := &runs.Env{Getenv: func(k string) string { return lookup[k] }, Environ: func() []string { return environ },
+	environ := testenv.AzeroEnviron(w.state, w.vars...)
+	env := &runs.Env{Getenv: testenv.Getenv(environ), Environ: func() []string { return environ },
 		LookPath: exec.LookPath, WorkDir: w.repo, Now: time.Now, Version: "test"}
 	w.t.Cleanup(func() { env.Close() })
 	return env
@@ -298,42 +271,14 @@ func (w *world) git(args ...string) string {
 
 func (w *world) auditEvents(name string) []audit.Record {
 	w.t.Helper()
-	recs, err := audit.Read(filepath.Join(w.state, audit.FileName))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	var out []audit.Record
-	for _, r := range recs {
-		if r["event"] == name {
-			out = append(out, r)
-		}
-	}
-	return out
+	return testenv.AuditEvents(w.t, w.state, name)
 }
 
 // lineage returns the run's lineage file whose name ends with suffix, the
 // n-th such (from 1).
 func (w *world) lineage(runID, suffix string, n int) string {
 	w.t.Helper()
-	dir := filepath.Join(w.state, "runs", runID)
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	seen := 0
-	for _, de := range des {
-		if strings.HasSuffix(de.Name(), suffix) {
-			if seen++; seen == n {
-				b, err := os.ReadFile(filepath.Join(dir, de.Name()))
-				if err != nil {
-					w.t.Fatal(err)
-				}
-				return string(b)
-			}
-		}
-	}
-	w.t.Fatalf("no lineage file #%d ending in %s in %s", n, suffix, dir)
-	return ""
+	return testenv.NthFile(w.t, filepath.Join(w.state, "runs", runID), suffix, n)
 }
 
 // calls counts a run's model calls by role.
