@@ -183,7 +183,7 @@ def pytest_sessionstart(session):
 		t.Errorf("%d model calls, want 3 (the killed one, its repeat, the implementation)", srv.count())
 	}
 	_, hist := runOf(t, state)
-	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting human_review:ok commit:ok merge:ok cleanup:ok END:done") {
+	if got := testenv.NodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting human_review:ok commit:ok merge:ok cleanup:ok END:done") {
 		t.Errorf("history: %s", got)
 	}
 }

@@ -222,7 +222,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 			want := "worktree:ok baseline:ok " + strings.Repeat("scaffold:ok red:ok ", strings.Count(tt.tests, "red:")) +
 				strings.Repeat("implement:ok green:ok ", strings.Count(tt.tests, "green:")) +
 				"lint:ok diff_review:ok human_review:ok commit:ok merge:ok cleanup:ok END:done"
-			if got := nodePath(hist); got != want {
+			if got := testenv.NodePath(hist); got != want {
 				t.Errorf("path:\n got %s\nwant %s", got, want)
 			}
 			var s struct {
@@ -429,7 +429,7 @@ func TestImplementTestsThatStopRunningAreNotGreen(t *testing.T) {
 	}
 	r, hist := runOf(t, state)
 	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:waiting"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	if results, _ := reported(t, state, repo, r.ID); results != "baseline:pass red:fail green:broken green:pass" {

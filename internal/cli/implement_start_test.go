@@ -105,7 +105,7 @@ func TestScriptedModelAsDocumented(t *testing.T) {
 	}
 	_, hist := runOf(t, state)
 	// calc.py more than doubles: the diff review waits for a human.
-	if got := nodePath(hist); got != "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:waiting" {
+	if got := testenv.NodePath(hist); got != "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:waiting" {
 		t.Errorf("the README's example took the path %s", got)
 	}
 

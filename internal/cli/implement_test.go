@@ -66,16 +66,6 @@ func runOf(t *testing.T, state string) (store.Run, []store.Step) {
 	return runs[0], hist
 }
 
-func nodePath(hist []store.Step) string {
-	var nodes []string
-	for _, h := range hist {
-		if h.Outcome != "started" && h.Outcome != "resumed" {
-			nodes = append(nodes, h.Node+":"+h.Outcome)
-		}
-	}
-	return strings.Join(nodes, " ")
-}
-
 func TestImplementOnATerminal(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")

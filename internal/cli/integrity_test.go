@@ -65,7 +65,7 @@ func TestIntegrityACommitOnTheRunsBranchStopsTheReview(t *testing.T) {
 		!strings.Contains(res.stderr, "something other than azero committed or moved them") {
 		t.Fatalf("resume: exit %d, want 1 with the branch named\n%s", res.code, res.stderr)
 	}
-	if recs := auditOf(t, state, "branch_moved"); len(recs) != 1 || recs[0]["at"] != "at the human review" || recs[0]["tip"] != runBranchTip(t, repo) {
+	if recs := testenv.AuditEvents(t, state, "branch_moved"); len(recs) != 1 || recs[0]["at"] != "at the human review" || recs[0]["tip"] != runBranchTip(t, repo) {
 		t.Errorf("branch_moved records: %v", recs)
 	}
 	if after := testenv.Checkout(t, repo); after != before {
@@ -92,10 +92,10 @@ func TestIntegrityATestRewritingItselfDuringGreenNeverCounts(t *testing.T) {
 	}
 	r, hist := runOf(t, state)
 	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
-	recs := auditOf(t, state, "test_run_changed_worktree")
+	recs := testenv.AuditEvents(t, state, "test_run_changed_worktree")
 	if len(recs) != 3 {
 		t.Fatalf("test_run_changed_worktree records: %v", recs)
 	}
@@ -138,11 +138,11 @@ func TestIntegrityTestFilesChangedAfterTheRedStopTheRun(t *testing.T) {
 	if !strings.Contains(screen.Text(), "test_calc.py no longer hash as recorded") {
 		t.Errorf("the terminal does not name the file:\n%s", screen.Text())
 	}
-	if recs := auditOf(t, state, "test_files_changed"); len(recs) != 1 || fmt.Sprint(recs[0]["paths"]) != "[test_calc.py]" {
+	if recs := testenv.AuditEvents(t, state, "test_files_changed"); len(recs) != 1 || fmt.Sprint(recs[0]["paths"]) != "[test_calc.py]" {
 		t.Errorf("test_files_changed records: %v", recs)
 	}
 	_, hist := runOf(t, state)
-	if got := nodePath(hist); strings.Contains(got, "green:ok") || !strings.HasSuffix(got, "apply_writes:ok green:failed") {
+	if got := testenv.NodePath(hist); strings.Contains(got, "green:ok") || !strings.HasSuffix(got, "apply_writes:ok green:failed") {
 		t.Errorf("path %s", got)
 	}
 }
@@ -170,13 +170,13 @@ func TestIntegrityAPlantedFsmonitorStopsTheRun(t *testing.T) {
 		t.Fatal("the planted fsmonitor ran")
 	}
 	r, hist := runOf(t, state)
-	if got, want := nodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok END:failed"; got != want {
+	if got, want := testenv.NodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok END:failed"; got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	if r.Status != store.StatusFailed || r.Node != "END" {
 		t.Errorf("status %s at %s: the run must end", r.Status, r.Node)
 	}
-	if recs := auditOf(t, state, "git_dir_changed"); len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]["paths"]), ".git/config") || recs[0]["phase"] != "red" {
+	if recs := testenv.AuditEvents(t, state, "git_dir_changed"); len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]["paths"]), ".git/config") || recs[0]["phase"] != "red" {
 		t.Errorf("git_dir_changed records: %v", recs)
 	}
 	if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID, "test_calc.py")); err != nil || runBranchTip(t, repo) == "" {
@@ -206,13 +206,13 @@ func TestIntegrityAConftestWrittenByATestRunIsRemoved(t *testing.T) {
 		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
 	}
 	r, hist := runOf(t, state)
-	if got, want := nodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"; got != want {
+	if got, want := testenv.NodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"; got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID, "conftest.py")); err == nil {
 		t.Error("the conftest.py the test run wrote is in the worktree")
 	}
-	recs := auditOf(t, state, "test_run_changed_worktree")
+	recs := testenv.AuditEvents(t, state, "test_run_changed_worktree")
 	if len(recs) != 3 || fmt.Sprint(recs[0]["added"]) != "[conftest.py]" || recs[0]["phase"] != "red" {
 		t.Errorf("test_run_changed_worktree records: %v", recs)
 	}
@@ -238,10 +238,10 @@ func TestIntegrityAReportRewrittenAtExitIsNoGreen(t *testing.T) {
 	}
 	r, hist := runOf(t, state)
 	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
-	recs := auditOf(t, state, "test_results_disagree")
+	recs := testenv.AuditEvents(t, state, "test_results_disagree")
 	if len(recs) != 3 || !strings.Contains(fmt.Sprint(recs[0]["disagreement"]), "pytest's JUnit report says 2 passed, its console says 1 failed, 1 passed, and it exited 0") ||
 		recs[0]["run_id"] != r.ID {
 		t.Errorf("test_results_disagree records: %v", recs)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/azero-dev/azero/internal/audit"
+	"github.com/azero-dev/azero/internal/store"
 )
 
 // AzeroEnviron is the environment of an azero under test, a process or
@@ -102,4 +103,16 @@ func NthFile(t testing.TB, dir, suffix string, n int) string {
 	}
 	t.Fatalf("no file #%d ending in %s in %s", n, suffix, dir)
 	return ""
+}
+
+// NodePath is a run's path through its graph as its history records it,
+// node:outcome for every step that ended ("worktree:ok baseline:ok ...").
+func NodePath(hist []store.Step) string {
+	var nodes []string
+	for _, h := range hist {
+		if h.Outcome != "started" && h.Outcome != "resumed" {
+			nodes = append(nodes, h.Node+":"+h.Outcome)
+		}
+	}
+	return strings.Join(nodes, " ")
 }

@@ -123,17 +123,6 @@ func (s *service) run() (store.Run, []store.Step) {
 	return all[0], hist
 }
 
-// nodePath is the run's path through its graph, node:outcome.
-func nodePath(hist []store.Step) string {
-	var nodes []string
-	for _, h := range hist {
-		if h.Outcome != "started" && h.Outcome != "resumed" {
-			nodes = append(nodes, h.Node+":"+h.Outcome)
-		}
-	}
-	return strings.Join(nodes, " ")
-}
-
 // coderScript writes a mock:scripted script with the coder's replies in
 // turn order, and returns the variables that make it the coder.
 func coderScript(t *testing.T, replies ...string) []string {
@@ -221,7 +210,7 @@ func TestImplementRoutesOnTheRunner(t *testing.T) {
 				t.Fatalf("err = %v; want the run to %s\n%s", err, map[bool]string{true: "wait for a human", false: "fail its tests"}[tt.waits], s.shown())
 			}
 			r, hist := s.run()
-			if got := nodePath(hist); got != tt.path {
+			if got := testenv.NodePath(hist); got != tt.path {
 				t.Errorf("path:\n got %s\nwant %s", got, tt.path)
 			}
 			if !strings.Contains(s.shown(), tt.shows) {
@@ -275,7 +264,7 @@ func TestImplementLargeFileWithEditBlocks(t *testing.T) {
 	}
 	state := s.state
 	r, hist := s.run()
-	if got := nodePath(hist); !strings.Contains(got, "implement:ok green:ok lint:ok") {
+	if got := testenv.NodePath(hist); !strings.Contains(got, "implement:ok green:ok lint:ok") {
 		t.Fatalf("path %s", got)
 	}
 	got, err := os.ReadFile(filepath.Join(state, "worktrees", r.ID, "big.py"))
@@ -310,7 +299,7 @@ func TestImplementGoStubsBeforeRed(t *testing.T) {
 	state := s.state
 	r, hist := s.run()
 	want := "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	var st struct {
@@ -350,7 +339,7 @@ func TestImplementStopsWhenTheTestsCannotStart(t *testing.T) {
 	}
 	state := s.state
 	r, hist := s.run()
-	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok cleanup:ok") || strings.Contains(got, "scaffold") {
+	if got := testenv.NodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok cleanup:ok") || strings.Contains(got, "scaffold") {
 		t.Errorf("path %s", got)
 	}
 	if prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-*")); len(prompts) != 0 {
