@@ -77,10 +77,7 @@ func NewCmdApply(f *Factory, runF func(*ApplyOptions) error) *cobra.Command {
 			if opts.Edits == "" {
 				return usagef("--edits REPLY is required (a file with the model's reply, or - for stdin)")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return applyRun(cmd.Context(), opts)
+			return run(cmd, runF, applyRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Edits, "edits", "", "the reply with the edit blocks: a file, or - for standard input")

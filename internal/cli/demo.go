@@ -57,10 +57,7 @@ func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
 		Args:        noArgs,
 		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return demoRun(cmd.Context(), opts)
+			return run(cmd, runF, demoRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to create the demo in (default: a new temporary directory)")

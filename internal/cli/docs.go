@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -45,17 +46,14 @@ func NewCmdDocs(f *Factory, runF func(*DocsManOptions) error) *cobra.Command {
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir, opts.Root = args[0], cmd.Root()
-			if runF != nil {
-				return runF(opts)
-			}
-			return docsManRun(opts)
+			return run(cmd, runF, docsManRun, opts)
 		},
 	}
 	docs.AddCommand(man)
 	return docs
 }
 
-func docsManRun(opts *DocsManOptions) error {
+func docsManRun(_ context.Context, opts *DocsManOptions) error {
 	dir := opts.Abs(opts.Dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)

@@ -113,10 +113,7 @@ func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			if opts.InstallHook && opts.JSON {
 				return usagef("--json does not apply to --install-hook")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return gateRun(cmd.Context(), opts)
+			return run(cmd, runF, gateRun, opts)
 		},
 	}
 	fl := cmd.Flags()

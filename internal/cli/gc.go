@@ -58,10 +58,7 @@ func NewCmdRunsGC(f *Factory, runF func(*GCOptions) error) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return gcRun(cmd.Context(), opts)
+			return run(cmd, runF, gcRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also abandon unfinished runs that no process is driving")

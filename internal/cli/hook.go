@@ -106,13 +106,7 @@ func NewCmdHookClaudeCode(f *Factory, runF func(*HookOptions) error) *cobra.Comm
 			if opts.User && !opts.Install {
 				return usagef("--user only applies to --install")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			if opts.Install {
-				return hookInstall(cmd.Context(), opts)
-			}
-			return hookRun(cmd.Context(), opts)
+			return run(cmd, runF, hookRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Install, "install", false, "add the hook to .claude/settings.json of the repository")
@@ -120,10 +114,18 @@ func NewCmdHookClaudeCode(f *Factory, runF func(*HookOptions) error) *cobra.Comm
 	return cmd
 }
 
-// hookRun answers one PreToolUse call. It returns an error only for a
+// hookRun installs the hook (--install) or answers one PreToolUse call.
+func hookRun(ctx context.Context, opts *HookOptions) error {
+	if opts.Install {
+		return hookInstall(ctx, opts)
+	}
+	return hookAnswer(ctx, opts)
+}
+
+// hookAnswer answers one PreToolUse call. It returns an error only for a
 // payload of another hook event (exit 2, which Claude Code treats as a
 // block) or when stdout cannot be written.
-func hookRun(ctx context.Context, opts *HookOptions) (err error) {
+func hookAnswer(ctx context.Context, opts *HookOptions) (err error) {
 	defer func() {
 		// A crash anywhere (opening the log, reading stdin) is a denial
 		// printed as JSON, like every other error: a Go panic would exit 2

@@ -131,10 +131,7 @@ func NewCmdImplement(f *Factory, runF func(*ImplementOptions) error) *cobra.Comm
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return implementRun(cmd.Context(), opts)
+			return run(cmd, runF, implementRun, opts)
 		},
 	}
 	fl := cmd.Flags()

@@ -124,10 +124,7 @@ func NewCmdIssue(f *Factory, runF func(*IssueOptions) error) *cobra.Command {
 			if opts.Resume != "" && !runs.IsSlug(opts.Resume) {
 				return usagef("%q is not a slug: slugs are lower-case letters, digits and hyphens (see 'azero runs --workflow issue')", opts.Resume)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return issueRun(cmd.Context(), opts)
+			return run(cmd, runF, issueRun, opts)
 		},
 	}
 	fl := cmd.Flags()

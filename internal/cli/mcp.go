@@ -71,10 +71,7 @@ func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return mcpRun(cmd.Context(), opts)
+			return run(cmd, runF, mcpRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Root, "root", "", "the project root to serve (default: the git work tree of the working directory)")

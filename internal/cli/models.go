@@ -49,10 +49,7 @@ func NewCmdModels(f *Factory, runF func(*ModelsOptions) error) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelsRun(cmd.Context(), opts)
+			return run(cmd, runF, modelsRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
@@ -141,10 +138,7 @@ func NewCmdModelsPing(f *Factory, runF func(*ModelsPingOptions) error) *cobra.Co
 			default:
 				return usagef("unknown role %q: use drafter, reviewer or coder", opts.Role)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelsPingRun(cmd.Context(), opts)
+			return run(cmd, runF, modelsPingRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")

@@ -40,10 +40,7 @@ func NewCmdResume(f *Factory, runF func(*ResumeOptions) error) *cobra.Command {
 				return err
 			}
 			opts.SetBudget = cmd.Flags().Changed("budget")
-			if runF != nil {
-				return runF(opts)
-			}
-			return resumeRun(cmd.Context(), opts)
+			return run(cmd, runF, resumeRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")

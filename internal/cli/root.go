@@ -397,3 +397,12 @@ func strictCompletion(root *cobra.Command) {
 		}
 	}
 }
+
+// run does a command's work, xRun with its options, or, when a test gave
+// one, runF instead.
+func run[O any](cmd *cobra.Command, runF func(*O) error, xRun func(context.Context, *O) error, opts *O) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return xRun(cmd.Context(), opts)
+}

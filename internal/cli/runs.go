@@ -48,10 +48,7 @@ func NewCmdRuns(f *Factory, runF func(*RunsOptions) error) *cobra.Command {
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runsRun(cmd.Context(), opts)
+			return run(cmd, runF, runsRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Workflow, "workflow", "", "only runs of this workflow")
@@ -175,10 +172,7 @@ func NewCmdRunsShow(f *Factory, runF func(*RunsShowOptions) error) *cobra.Comman
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runsShowRun(cmd.Context(), opts)
+			return run(cmd, runF, runsShowRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")

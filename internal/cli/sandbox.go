@@ -105,10 +105,7 @@ func NewCmdSandbox(f *Factory, runF func(*SandboxOptions) error) *cobra.Command 
 			if !opts.Check && (len(args) == 0 || cmd.ArgsLenAtDash() != 0) {
 				return usagef("give the command after --: azero sandbox [--write DIR] -- COMMAND [ARGS...]")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return sandboxRun(cmd.Context(), opts)
+			return run(cmd, runF, sandboxRun, opts)
 		},
 	}
 	fl := cmd.Flags()

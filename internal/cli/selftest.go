@@ -45,10 +45,7 @@ func NewCmdSelftest(f *Factory, runF func(*SelftestOptions) error) *cobra.Comman
 			if opts.Delay < 0 {
 				return usagef("--delay must not be negative (got %s)", opts.Delay)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return selftestRun(cmd.Context(), opts)
+			return run(cmd, runF, selftestRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory for effects.log (default: a new temporary directory)")

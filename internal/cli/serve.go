@@ -107,10 +107,7 @@ func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return serveRun(cmd.Context(), opts)
+			return run(cmd, runF, serveRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultServeAddr, "the address to listen on, HOST:PORT (another host than this machine's loopback is warned about)")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -69,17 +70,14 @@ func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command 
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return versionRun(opts)
+			return run(cmd, runF, versionRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return cmd
 }
 
-func versionRun(opts *VersionOptions) error {
+func versionRun(_ context.Context, opts *VersionOptions) error {
 	info := buildVersion(opts.Version)
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, info)

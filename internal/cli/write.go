@@ -100,10 +100,7 @@ func NewCmdWrite(f *Factory, runF func(*WriteOptions) error) *cobra.Command {
 			case st != safewrite.Insert && cmd.Flags().Changed("line"):
 				return usagef("--line only applies to --strategy insert")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return writeRun(cmd.Context(), opts)
+			return run(cmd, runF, writeRun, opts)
 		},
 	}
 	fl := cmd.Flags()
