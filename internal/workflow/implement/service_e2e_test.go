@@ -14,17 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/runs/runstest"
 	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -41,30 +38,22 @@ func TestMain(m *testing.M) {
 // developer's configuration, none of their azero, model or editor
 // settings, the scripted coder.
 type service struct {
-	t     *testing.T
-	state string
-	env   *runs.Env
-
-	mu     sync.Mutex
-	events []event.Event
+	t      *testing.T
+	state  string
+	env    *runs.Env
+	events runstest.Events
 }
 
 func newService(t *testing.T, repo string, vars ...string) *service {
 	t.Helper()
 	state := t.TempDir()
-	environ := testenv.AzeroEnviron(state, vars...)
-	s := &service{t: t, state: state}
-	s.env = &runs.Env{Getenv: testenv.Getenv(environ), Environ: func() []string { return environ },
-		LookPath: exec.LookPath, WorkDir: repo, Now: time.Now, Version: "test"}
-	t.Cleanup(func() { s.env.Close() })
-	return s
+	return &service{t: t, state: state, env: runstest.NewEnv(t, state, repo, vars...)}
 }
 
 // implement starts a run of design (a path in repo) as azero implement
 // does, through the local engine, and drives it as far as it goes.
 func (s *service) implement(repo, design string, req runs.ImplementRequest) (runs.Outcome, error) {
 	s.t.Helper()
-	ctx := s.t.Context()
 	cfg, err := s.env.Config(repo)
 	if err != nil {
 		s.t.Fatal(err)
@@ -74,35 +63,15 @@ func (s *service) implement(repo, design string, req runs.ImplementRequest) (run
 		s.t.Fatal(err)
 	}
 	req.Repo, req.DesignPath, req.Design = repo, filepath.Join(repo, design), raw
-	term := runs.Terminal{Watch: s.watch}
-	p, _, err := runs.PrepareImplement(ctx, s.env, cfg, req, term)
+	p, _, err := runs.PrepareImplement(s.t.Context(), s.env, cfg, req, runs.Terminal{Watch: s.events.Watch})
 	if err != nil {
 		return runs.Outcome{}, err
 	}
-	eng, err := runs.OpenLocal(ctx, s.env, runs.Catalog())
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer eng.Close()
-	return eng.Start(ctx, p)
-}
-
-func (s *service) watch(ev event.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, ev)
+	return runstest.Start(s.t, s.env, p)
 }
 
 // shown is what the run's events said, one text to a line.
-func (s *service) shown() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var b strings.Builder
-	for _, ev := range s.events {
-		fmt.Fprintf(&b, "%s %s: %s\n", ev.Kind, ev.Node, ev.Text)
-	}
-	return b.String()
-}
+func (s *service) shown() string { return s.events.String() }
 
 // run returns the only run in the state directory and its history.
 func (s *service) run() (store.Run, []store.Step) {

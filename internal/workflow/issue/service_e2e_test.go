@@ -16,19 +16,17 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/azero-dev/azero/internal/audit"
-	"github.com/azero-dev/azero/internal/event"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/runs/runstest"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
 	"github.com/azero-dev/azero/internal/tracker"
@@ -55,8 +53,7 @@ type world struct {
 	state  string
 	vars   []string
 	fake   *trackertest.GitHub
-	events []event.Event
-	mu     sync.Mutex
+	events runstest.Events
 }
 
 func newWorld(t *testing.T, script string) *world {
@@ -85,15 +82,6 @@ func (w *world) brief(name, text string) string {
 		w.t.Fatal(err)
 	}
 	return p
-}
-
-// env is the run service's environment of one azero process.
-func (w *world) env() *runs.Env {
-	environ := testenv.AzeroEnviron(w.state, w.vars...)
-	env := &runs.Env{Getenv: testenv.Getenv(environ), Environ: func() []string { return environ },
-		LookPath: exec.LookPath, WorkDir: w.repo, Now: time.Now, Version: "test"}
-	w.t.Cleanup(func() { env.Close() })
-	return env
 }
 
 // reply is how the human answers one question: the key, the feedback
@@ -165,8 +153,7 @@ func (a *answerer) reports() string {
 // the human answering with replies.
 func (w *world) issue(req runs.IssueRequest, replies ...reply) (runs.Outcome, *answerer, error) {
 	w.t.Helper()
-	ctx := w.t.Context()
-	env := w.env()
+	env := runstest.NewEnv(w.t, w.state, w.repo, w.vars...)
 	cfg, err := env.Config(w.repo)
 	if err != nil {
 		w.t.Fatal(err)
@@ -178,39 +165,19 @@ func (w *world) issue(req runs.IssueRequest, replies ...reply) (runs.Outcome, *a
 	}
 	req.Repo = w.repo
 	a := &answerer{t: w.t, replies: replies}
-	term := runs.Terminal{Watch: w.watch, Answerer: a}
-	p, _, err := runs.PrepareIssue(ctx, env, cfg, req, term)
+	p, _, err := runs.PrepareIssue(w.t.Context(), env, cfg, req, runs.Terminal{Watch: w.events.Watch, Answerer: a})
 	if err != nil {
 		return runs.Outcome{}, a, err
 	}
-	eng, err := runs.OpenLocal(ctx, env, runs.Catalog())
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer eng.Close()
-	out, err := eng.Start(ctx, p)
+	out, err := runstest.Start(w.t, env, p)
 	if len(a.replies) > 0 {
 		w.t.Errorf("the run ended (%v) before the human's last %d answers", err, len(a.replies))
 	}
 	return out, a, err
 }
 
-func (w *world) watch(ev event.Event) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.events = append(w.events, ev)
-}
-
 // shown is what the run's events said, one text to a line.
-func (w *world) shown() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var b strings.Builder
-	for _, ev := range w.events {
-		fmt.Fprintf(&b, "%s %s: %s\n", ev.Kind, ev.Node, ev.Text)
-	}
-	return b.String()
-}
+func (w *world) shown() string { return w.events.String() }
 
 // result is the run's report, as azero issue --json prints it.
 type result struct {
