@@ -12,11 +12,19 @@ import (
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/iostreams"
+	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/safewrite"
 )
 
 // ApplyOptions are the inputs of `azero apply`.
 type ApplyOptions struct {
+	IO      *iostreams.IOStreams
+	Env     *runs.Env // where relative paths start, the audit log
+	WorkDir string
+	// Writer is the file-writing front door (asking on the terminal when
+	// there is one).
+	Writer func(auto, force bool) (*safewrite.Writer, error)
+
 	File   string
 	Edits  string // a path, or "-" for stdin
 	Root   string
@@ -24,8 +32,9 @@ type ApplyOptions struct {
 	JSON   bool
 }
 
-func newApplyCommand(f *Factory) *cobra.Command {
-	opts := &ApplyOptions{}
+// NewCmdApply is `azero apply`; runF nil runs applyRun.
+func NewCmdApply(f *Factory, runF func(*ApplyOptions) error) *cobra.Command {
+	opts := &ApplyOptions{IO: f.IO, Env: f.Env(), WorkDir: f.WorkDir, Writer: f.writer}
 	cmd := &cobra.Command{
 		Use:   "apply FILE --edits REPLY",
 		Short: "Apply a model's FIND/REPLACE edit blocks to a file, all or nothing",
@@ -68,7 +77,7 @@ func newApplyCommand(f *Factory) *cobra.Command {
 			if opts.Edits == "" {
 				return usagef("--edits REPLY is required (a file with the model's reply, or - for stdin)")
 			}
-			return applyRun(cmd.Context(), f, opts)
+			return run(cmd, runF, applyRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Edits, "edits", "", "the reply with the edit blocks: a file, or - for standard input")
@@ -116,9 +125,9 @@ const (
 	applyStatusFailed   = "failed"
 )
 
-func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
-	file := f.abs(opts.File)
-	root := f.abs(opts.Root)
+func applyRun(ctx context.Context, opts *ApplyOptions) error {
+	file := opts.Env.Abs(opts.File)
+	root := opts.Env.Abs(opts.Root)
 	if root == "" {
 		if top, err := gitx.TopLevel(ctx, filepath.Dir(file)); err == nil {
 			root = top
@@ -151,14 +160,14 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 		err = fmt.Errorf("%s unchanged: %w", opts.File, err)
 		if opts.JSON {
 			rep.ExitCode = ExitCode(err)
-			if werr := writeJSON(f.IO.Out, rep); werr != nil {
+			if werr := writeJSON(opts.IO.Out, rep); werr != nil {
 				return errors.Join(err, werr)
 			}
 		}
 		return err
 	}
 
-	reply, err := readInput(ctx, f, opts.Edits)
+	reply, err := opts.IO.ReadInput(ctx, opts.WorkDir, opts.Edits, iostreams.DefaultInputLimit)
 	if err != nil {
 		return fail(err)
 	}
@@ -187,14 +196,14 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 		return fail(err)
 	}
 	if !opts.JSON {
-		reportBlocks(f.IO.ErrOut, results)
+		reportBlocks(opts.IO.ErrOut, results)
 	}
 	if after == string(before) {
 		rep.Status = applyStatusNoChange
 		if opts.JSON {
-			return writeJSON(f.IO.Out, rep)
+			return writeJSON(opts.IO.Out, rep)
 		}
-		fmt.Fprintf(f.IO.ErrOut, "no change to %s: every block's REPLACE WITH is the text already there; nothing written\n", opts.File)
+		fmt.Fprintf(opts.IO.ErrOut, "no change to %s: every block's REPLACE WITH is the text already there; nothing written\n", opts.File)
 		return nil
 	}
 	req := safewrite.Request{Root: root, Path: file, Content: []byte(after), Strategy: safewrite.Edit, Base: &snap, Actor: "azero apply"}
@@ -206,14 +215,14 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	if opts.DryRun {
 		rep.Status, rep.Diff = applyStatusDryRun, p.Diff
 		if opts.JSON {
-			return writeJSON(f.IO.Out, rep)
+			return writeJSON(opts.IO.Out, rep)
 		}
 		// The diff is the output, as long as the change: paged on a terminal.
-		defer f.IO.StartPager()()
-		fmt.Fprint(f.IO.Out, safewrite.ColorDiff(f.IO.ColorSchemeOut(), p.Diff))
+		defer opts.IO.StartPager()()
+		fmt.Fprint(opts.IO.Out, safewrite.ColorDiff(opts.IO.ColorSchemeOut(), p.Diff))
 		return nil
 	}
-	w, err := f.writer(false, false)
+	w, err := opts.Writer(false, false)
 	if err != nil {
 		return fail(err)
 	}
@@ -222,7 +231,7 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 	}
 	rep.Status, rep.Applied = applyStatusApplied, true
 	if opts.JSON {
-		return writeJSON(f.IO.Out, rep)
+		return writeJSON(opts.IO.Out, rep)
 	}
 	applied := 0
 	for _, r := range results {
@@ -230,7 +239,7 @@ func applyRun(ctx context.Context, f *Factory, opts *ApplyOptions) error {
 			applied++
 		}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "applied %d block(s) to %s\n", applied, opts.File)
+	fmt.Fprintf(opts.IO.ErrOut, "applied %d block(s) to %s\n", applied, opts.File)
 	return nil
 }
 
@@ -243,10 +252,4 @@ func reportBlocks(w io.Writer, results []edit.Result) {
 			fmt.Fprintln(w, r)
 		}
 	}
-}
-
-// readInput reads a file, or standard input for "-", bounded and stopped
-// by the first Ctrl-C.
-func readInput(ctx context.Context, f *Factory, name string) ([]byte, error) {
-	return f.IO.ReadInput(ctx, f.WorkDir, name, iostreams.DefaultInputLimit)
 }

@@ -19,7 +19,7 @@ var statuses = []store.Status{store.StatusRunning, store.StatusWaiting, store.St
 // completeValues teaches shell completion the values azero's arguments
 // and flags take: run ids (with their workflow and status), roles,
 // statuses, workflows, test runners and model names.
-func completeValues(f *Factory, root *cobra.Command) {
+func completeValues(root *cobra.Command, env *azruns.Env) {
 	find := func(path ...string) *cobra.Command {
 		c, _, err := root.Find(path)
 		if err != nil || c == root {
@@ -44,10 +44,10 @@ func completeValues(f *Factory, root *cobra.Command) {
 		}
 	}
 	if c := find("resume"); c != nil {
-		c.ValidArgsFunction = completeRuns(f, true)
+		c.ValidArgsFunction = completeRuns(env, true)
 	}
 	if c := find("runs", "show"); c != nil {
-		c.ValidArgsFunction = completeRuns(f, false)
+		c.ValidArgsFunction = completeRuns(env, false)
 	}
 	if c := find("models", "ping"); c != nil {
 		c.ValidArgsFunction = func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
@@ -82,12 +82,12 @@ func completeValues(f *Factory, root *cobra.Command) {
 
 // completeRuns completes run ids, newest first, described by workflow,
 // status and node; only those that can continue when resumable is set.
-func completeRuns(f *Factory, resumable bool) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+func completeRuns(env *azruns.Env, resumable bool) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		eng, err := azruns.OpenLocal(cmd.Context(), f.Env(), azruns.Catalog())
+		eng, err := azruns.OpenLocal(cmd.Context(), env, azruns.Catalog())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}

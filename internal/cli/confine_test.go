@@ -56,7 +56,7 @@ func TestTheSandboxIsToldAndRecorded(t *testing.T) {
 			if warned := strings.HasPrefix(q.Report, "!! The model's code ran UNCONFINED"); warned != tt.warned {
 				t.Errorf("the report warns: %v, want %v:\n%.300s", warned, tt.warned, q.Report)
 			}
-			recs := auditOf(t, state, "sandbox")
+			recs := testenv.AuditEvents(t, state, "sandbox")
 			if len(recs) != 1 || recs[0]["mechanism"] != tt.mechanism || recs[0]["network"] != network {
 				t.Errorf("audit sandbox records %v, want one naming %s", recs, tt.mechanism)
 			}

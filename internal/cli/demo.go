@@ -8,17 +8,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/safewrite"
 )
 
 // DemoOptions are the inputs of `azero demo`.
 type DemoOptions struct {
+	RunDeps
+	// Writer is the file-writing front door the demo's project is
+	// written through.
+	Writer func(auto, force bool) (*safewrite.Writer, error)
+
 	Dir     string
 	Sandbox string
 	JSON    bool
 }
 
-func newDemoCommand(f *Factory) *cobra.Command {
-	opts := &DemoOptions{}
+// NewCmdDemo is `azero demo`; runF nil runs demoRun.
+func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
+	opts := &DemoOptions{RunDeps: f.runDeps(), Writer: f.writer}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Watch the implementation workflow on a small embedded Go project, offline",
@@ -50,23 +57,23 @@ func newDemoCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return demoRun(cmd.Context(), f, opts)
+			return run(cmd, runF, demoRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to create the demo in (default: a new temporary directory)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
 	addSandboxFlag(cmd, &opts.Sandbox)
-	addEngineFlags(cmd, f)
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
 }
 
-func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
+func demoRun(ctx context.Context, opts *DemoOptions) error {
 	// The demo repository has no config of its own: the user's chooses
 	// the engine, and a choice that cannot be used leaves nothing behind.
-	if _, err := f.runConfig(""); err != nil {
+	if _, err := opts.config(""); err != nil {
 		return err
 	}
-	base := f.abs(opts.Dir)
+	base := opts.Env.Abs(opts.Dir)
 	if base == "" {
 		d, err := os.MkdirTemp("", "azero-demo-")
 		if err != nil {
@@ -74,7 +81,7 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 		}
 		base = d
 	}
-	w, err := f.writer(false, false)
+	w, err := opts.Writer(false, false)
 	if err != nil {
 		return err
 	}
@@ -82,17 +89,18 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	if err != nil {
 		return err
 	}
-	cs := f.IO.ColorScheme()
-	fmt.Fprintf(f.IO.ErrOut, "%s a demo repository is ready in %s\n", cs.Bold("azero demo:"), d.Project)
-	fmt.Fprintf(f.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n", runs.DemoDesign)
-	if f.IO.CanPrompt() {
-		fmt.Fprintf(f.IO.ErrOut, "  you will be asked twice: 'approve' at the diff review commits the change on the run's branch,\n"+
+	cs := opts.IO.ColorScheme()
+	fmt.Fprintf(opts.IO.ErrOut, "%s a demo repository is ready in %s\n", cs.Bold("azero demo:"), d.Project)
+	fmt.Fprintf(opts.IO.ErrOut, "  design: %s (make Slugify produce URL slugs)\n  coder: the offline scripted model\n", runs.DemoDesign)
+	if opts.IO.CanPrompt() {
+		fmt.Fprintf(opts.IO.ErrOut, "  you will be asked twice: 'approve' at the diff review commits the change on the run's branch,\n"+
 			"  then 'approve' at the final review merges it (or 'revise', or 'abort')\n\n")
 	} else {
-		fmt.Fprintf(f.IO.ErrOut, "  no terminal: nothing is asked; the run stops at the final review (the merge) with exit 3\n"+
+		fmt.Fprintf(opts.IO.ErrOut, "  no terminal: nothing is asked; the run stops at the final review (the merge) with exit 3\n"+
 			"  and says how to resume it from a terminal\n\n")
 	}
-	return implementRun(ctx, f, &ImplementOptions{
+	return implementRun(ctx, &ImplementOptions{
+		RunDeps:    opts.RunDeps,
 		LLD:        d.Design,
 		Repo:       d.Project,
 		Runner:     "go",

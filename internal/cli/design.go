@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
 	"github.com/azero-dev/azero/internal/runs"
@@ -19,6 +20,8 @@ import (
 
 // DesignOptions are the inputs of `azero design`.
 type DesignOptions struct {
+	RunDeps
+
 	Issue    int
 	Brief    string
 	Tracker  string
@@ -41,14 +44,9 @@ type DesignOptions struct {
 	Sandbox   string
 }
 
-func newDesignCommand(f *Factory) *cobra.Command {
-	return newDesignCommandWith(f, nil)
-}
-
-// newDesignCommandWith binds the flags; runF, when set, replaces the work
-// (tests of the flags).
-func newDesignCommandWith(f *Factory, runF func(*DesignOptions) error) *cobra.Command {
-	opts := &DesignOptions{}
+// NewCmdDesign is `azero design`; runF nil runs designRun.
+func NewCmdDesign(f *Factory, runF func(*DesignOptions) error) *cobra.Command {
+	opts := &DesignOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "design --issue N | --brief FILE",
 		Short: "Turn an issue into a checked, human-edited, reviewed design document and commit it",
@@ -129,10 +127,7 @@ func newDesignCommandWith(f *Factory, runF func(*DesignOptions) error) *cobra.Co
 			if err := opts.validate(cmd); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return designRun(cmd.Context(), f, opts)
+			return run(cmd, runF, designRun, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -153,7 +148,7 @@ func newDesignCommandWith(f *Factory, runF func(*DesignOptions) error) *cobra.Co
 	fl.Float64Var(&opts.Budget, "budget", 0, "with --implement, stop before a coder call would take the implementation's cost over this many USD")
 	fl.BoolVar(&opts.Auto, "auto", false, "with --implement, never ask about file writes (the reviews are still asked)")
 	addSandboxFlag(cmd, &opts.Sandbox)
-	addEngineFlags(cmd, f)
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
 }
 
@@ -207,17 +202,17 @@ func (opts *DesignOptions) validate(cmd *cobra.Command) error {
 	return budgetFlag(opts.Budget)
 }
 
-func designRun(ctx context.Context, f *Factory, opts *DesignOptions) error {
-	top, err := gitx.TopLevel(ctx, f.WorkDir)
+func designRun(ctx context.Context, opts *DesignOptions) error {
+	top, err := gitx.TopLevel(ctx, opts.WorkDir)
 	if err != nil {
 		return fmt.Errorf("azero design commits the design and its audit trail to a git repository; run it inside one: %w", err)
 	}
-	cfg, err := f.runConfig(top)
+	cfg, err := opts.config(top)
 	if err != nil {
 		return err
 	}
 	if opts.Resume != "" {
-		eng, err := f.openEngine(ctx, cfg)
+		eng, err := opts.open(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -233,48 +228,48 @@ func designRun(ctx context.Context, f *Factory, opts *DesignOptions) error {
 			}
 			return fmt.Errorf("no unfinished design run has the slug %q; see 'azero runs%s --workflow design'", opts.Resume, where)
 		}
-		out, err := eng.Drive(ctx, id, f.terminal())
-		return f.report(out, err, opts.JSON)
+		out, err := eng.Drive(ctx, id, opts.Terminal())
+		return opts.report(out, err, opts.JSON)
 	}
 	// A new run's checks report to this machine's store, whatever the
 	// engine: a state directory that cannot hold it fails first.
-	if _, err := f.Env().Store(ctx); err != nil {
+	if _, err := opts.Env.Store(ctx); err != nil {
 		return err
 	}
 	req := runs.DesignRequest{Repo: top, Issue: opts.Issue, Tracker: opts.Tracker, GitHub: opts.Repo,
 		Drafter: opts.Drafter, Reviewer: opts.Reviewer}
 	if opts.Brief != "" {
-		raw, err := f.IO.ReadInput(ctx, f.WorkDir, opts.Brief, maxBriefBytes)
+		raw, err := opts.IO.ReadInput(ctx, opts.WorkDir, opts.Brief, maxBriefBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("brief file %s not found: pass the path of the problem statement with --brief", opts.Brief)
 		case err != nil:
 			return err
 		}
-		req.BriefPath, req.Brief = f.abs(opts.Brief), raw
+		req.BriefPath, req.Brief = opts.Env.Abs(opts.Brief), raw
 	}
 	if opts.Implement {
 		req.Implement = &runs.DesignImplement{Coder: opts.Coder, Runner: opts.Runner, TestCmd: opts.TestCmd, Report: opts.Report,
 			Context: opts.Context, Budget: opts.Budget, Auto: opts.Auto, Sandbox: opts.Sandbox}
 	}
-	p, plan, err := runs.PrepareDesign(ctx, f.Env(), cfg, req, f.terminal())
+	p, plan, err := runs.PrepareDesign(ctx, opts.Env, cfg, req, opts.Terminal())
 	if err != nil {
 		return err
 	}
-	printDesignPlan(f, plan)
-	eng, err := f.openEngine(ctx, cfg)
+	printDesignPlan(opts.IO, plan)
+	eng, err := opts.open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	out, err := eng.Start(ctx, p)
-	return f.report(out, err, opts.JSON)
+	return opts.report(out, err, opts.JSON)
 }
 
 // printDesignPlan says, before anything is sent, what goes where.
-func printDesignPlan(f *Factory, p runs.DesignPlan) {
-	cs := f.IO.ColorScheme()
-	w := f.IO.ErrOut
+func printDesignPlan(io *iostreams.IOStreams, p runs.DesignPlan) {
+	cs := io.ColorScheme()
+	w := io.ErrOut
 	where := func(st provider.Status) string {
 		if st.Mocked || st.Spec.Provider == llm.ProviderMock {
 			return llm.MockSpec + " (offline: nothing leaves this machine)"

@@ -79,16 +79,16 @@ func TestDesignCommandFlags(t *testing.T) {
 		{"--issue", "1", "--drafter", "nocolon"},
 		{"--issue", "1", "--implement", "--budget", "-1"},
 	} {
-		got, _, err := parseFlags(newDesignCommandWith, args)
+		got, _, err := parseFlags(NewCmdDesign, args)
 		if code := ExitCode(err); code != ExitUsage || got != nil {
 			t.Errorf("design %q: err = %v (exit %d), ran = %v; want a usage error", args, err, code, got != nil)
 		}
 	}
-	got, _, err := parseFlags(newDesignCommandWith, []string{"--issue", "12", "--implement", "--coder", "mock:scripted", "--runner", "go", "--json"})
+	got, _, err := parseFlags(NewCmdDesign, []string{"--issue", "12", "--implement", "--coder", "mock:scripted", "--runner", "go", "--json"})
 	if err != nil || got == nil || got.Issue != 12 || !got.Implement || got.Coder != "mock:scripted" || got.Runner != "go" || !got.JSON {
 		t.Fatalf("design --issue 12 --implement ...: %+v, %v", got, err)
 	}
-	got, _, err = parseFlags(newDesignCommandWith, []string{"--resume", "design-012-add-a-budget-flag"})
+	got, _, err = parseFlags(NewCmdDesign, []string{"--resume", "design-012-add-a-budget-flag"})
 	if err != nil || got == nil || got.Resume != "design-012-add-a-budget-flag" {
 		t.Fatalf("design --resume: %+v, %v", got, err)
 	}

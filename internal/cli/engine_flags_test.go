@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/runs"
@@ -19,9 +21,14 @@ import (
 // command dials, over the config's [engine] table.
 func TestEveryTemporalCommandTakesTheConnectionFlags(t *testing.T) {
 	t.Parallel()
-	commands := [][]string{
-		{"implement", "--lld", "design.md"}, {"issue", "--brief", "notes.md"}, {"demo"}, {"runs"},
-		{"runs", "show", "261124-x"}, {"resume", "261124-x"}, {"serve"}, {"worker"},
+	commands := []struct {
+		args  []string
+		build func(*Factory, *runs.EngineFlags) *cobra.Command
+	}{
+		{[]string{"implement", "--lld", "design.md"}, engineOf(NewCmdImplement)}, {[]string{"issue", "--brief", "notes.md"}, engineOf(NewCmdIssue)},
+		{[]string{"design", "--issue", "1"}, engineOf(NewCmdDesign)},
+		{[]string{"demo"}, engineOf(NewCmdDemo)}, {[]string{"runs"}, engineOf(NewCmdRuns)}, {[]string{"runs", "show", "261124-x"}, engineOf(NewCmdRunsShow)},
+		{[]string{"resume", "261124-x"}, engineOf(NewCmdResume)}, {[]string{"serve"}, engineOf(NewCmdServe)}, {[]string{"worker"}, engineOf(NewCmdWorker)},
 	}
 	flags := []string{"--temporal", "temporal.internal:7233", "--namespace", "ops", "--task-queue", "q2",
 		"--tls-cert", "/etc/azero/c.pem", "--tls-key", "/etc/azero/c.key", "--tls-ca", "/etc/azero/ca.pem", "--tls-server-name", "temporal.internal"}
@@ -29,20 +36,26 @@ func TestEveryTemporalCommandTakesTheConnectionFlags(t *testing.T) {
 		TLSCA: "/etc/azero/ca.pem", ServerName: "temporal.internal"}
 	cfg := config.Config{Engine: config.Engine{Kind: "temporal", Address: "cfg:7233", Namespace: "cfg-ns", TaskQueue: "cfg-q",
 		TLSCert: "/cfg/c.pem", TLSKey: "/cfg/c.key", TLSCA: "/cfg/ca.pem", ServerName: "cfg.internal"}}
-	for _, args := range commands {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
+	for _, c := range commands {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			t.Parallel()
+			// The command azero's root runs for these arguments is the
+			// one built here.
+			f := newFlagsFactory()
+			found, operands, err := rootFor(f, c.args).Find(c.args)
+			if err != nil || found.CommandPath() != "azero "+strings.Join(c.args[:len(c.args)-len(operands)], " ") || found.Name() != c.build(f, new(runs.EngineFlags)).Name() {
+				t.Fatalf("root finds %v (%v) for %q", found, err, c.args)
+			}
 			// Each flag alone reaches the connection, over the config.
 			for i := 0; i < len(flags); i += 2 {
 				f := newFlagsFactory()
-				cmd, rest, err := rootFor(f, args).Find(args)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := cmd.ParseFlags(append(slices.Clone(rest), flags[i], flags[i+1])); err != nil {
+				var engine runs.EngineFlags
+				cmd := c.build(f, &engine)
+				cmd.SetArgs(append(slices.Clone(operands), flags[i], flags[i+1]))
+				if err := cmd.Execute(); err != nil {
 					t.Fatalf("%s %s: %v", flags[i], flags[i+1], err)
 				}
-				ch, err := runs.Choose(f.Env(), f.EngineFlags, cfg)
+				ch, err := runs.Choose(f.Env(), engine, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -58,16 +71,36 @@ func TestEveryTemporalCommandTakesTheConnectionFlags(t *testing.T) {
 				}
 			}
 			// All of them, without a config.
-			f := newFlagsFactory()
-			cmd, rest, _ := rootFor(f, args).Find(args)
-			if err := cmd.ParseFlags(append(slices.Clone(rest), flags...)); err != nil {
+			f = newFlagsFactory()
+			var engine runs.EngineFlags
+			cmd := c.build(f, &engine)
+			cmd.SetArgs(append(slices.Clone(operands), flags...))
+			if err := cmd.Execute(); err != nil {
 				t.Fatal(err)
 			}
-			ch, err := runs.Choose(f.Env(), f.EngineFlags, config.Config{})
+			ch, err := runs.Choose(f.Env(), engine, config.Config{})
 			if err != nil || ch != want {
 				t.Errorf("got %+v (%v), want %+v", ch, err, want)
 			}
 		})
+	}
+}
+
+// deps lets a test reach the RunDeps every run command's options embed.
+func (d *RunDeps) deps() *RunDeps { return d }
+
+// engineOf builds a run command whose run function only keeps the engine
+// its command line chose.
+func engineOf[O any, P interface {
+	*O
+	deps() *RunDeps
+}](newCmd func(*Factory, func(*O) error) *cobra.Command) func(*Factory, *runs.EngineFlags) *cobra.Command {
+	return func(f *Factory, got *runs.EngineFlags) *cobra.Command {
+		cmd := newCmd(f, func(o *O) error { *got = P(o).deps().Engine; return nil })
+		io := f.IO
+		cmd.SetOut(io.Out)
+		cmd.SetErr(io.ErrOut)
+		return cmd
 	}
 }
 

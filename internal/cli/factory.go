@@ -13,12 +13,14 @@ import (
 	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/review"
 	"github.com/azero-dev/azero/internal/runs"
+	"github.com/azero-dev/azero/internal/safewrite"
 )
 
-// Factory holds what commands depend on: the terminal, how azero was
+// Factory builds what commands depend on: the terminal, how azero was
 // invoked, and the run service's environment (runs.Env), which opens the
 // store, the audit log and the rest on first use and closes them with
-// Close.
+// Close. Only the commands' constructors (NewCmdX) read it: each hands
+// its command the dependencies it needs, in the command's Options.
 type Factory struct {
 	IO       *iostreams.IOStreams
 	Getenv   func(string) string
@@ -30,9 +32,6 @@ type Factory struct {
 	WorkDir    string
 	Now        func() time.Time
 	Version    string
-	// EngineFlags is the engine chosen on the command line (--engine,
-	// --temporal).
-	EngineFlags runs.EngineFlags
 
 	args []string // the command line Run executes, without the program name
 	// exec replaces this process with another program (the hand-off of a
@@ -79,7 +78,8 @@ func (f *Factory) Env() *runs.Env {
 			stderr = f.IO.ErrOut
 		}
 		f.env = &runs.Env{Getenv: f.Getenv, Environ: f.Environ, LookPath: f.LookPath, WorkDir: f.WorkDir, Now: f.Now,
-			Version: f.Version, Stderr: stderr, Command: f.command, Args: f.args, Exec: f.exec}
+			Version: f.Version, Stderr: stderr, Args: f.args, Exec: f.exec,
+			Command: func() string { return thisCommand(f.Executable, f.WorkDir, f.LookPath) }}
 	}
 	return f.env
 }
@@ -107,9 +107,6 @@ func (f *Factory) Close() error {
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-// abs resolves p against the factory's working directory.
-func (f *Factory) abs(p string) string { return f.Env().Abs(p) }
-
 // trimLines normalises help text written as indented raw strings.
 func trimLines(s string) string {
 	lines := strings.Split(strings.Trim(s, "\n"), "\n")
@@ -127,4 +124,32 @@ func (f *Factory) controllingTerminal() (*iostreams.IOStreams, review.Approver, 
 		return nil, nil, err
 	}
 	return tty, prompt.New(tty, f.Getenv, f.LookPath), nil
+}
+
+// terminal is this terminal as a drive's watcher, answerer and approver:
+// the run's events are shown on stderr as they happen, its gates asked
+// here, its file writes needing approval too when there is a terminal.
+func (f *Factory) terminal() runs.Terminal {
+	return runs.Terminal{Watch: renderer(f.IO), Answerer: f.Prompter(), Approver: f.approver(),
+		Note: func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }}
+}
+
+// approver asks about a file write needing approval at this terminal;
+// nil when there is none.
+func (f *Factory) approver() safewrite.Approver {
+	if !f.IO.CanPrompt() {
+		return nil
+	}
+	return safewrite.NewTerminalApprover(f.IO, f.Prompter())
+}
+
+// writer returns the single file-writing function's front door, asking on
+// the terminal when there is one.
+func (f *Factory) writer(auto, force bool) (*safewrite.Writer, error) {
+	return f.Env().Writer(auto, force, f.approver())
+}
+
+// runDeps is what a command that starts, drives or lists runs depends on.
+func (f *Factory) runDeps() RunDeps {
+	return RunDeps{IO: f.IO, Env: f.Env(), WorkDir: f.WorkDir, Terminal: f.terminal}
 }

@@ -65,10 +65,10 @@ func TestForgedApprovalInTheStoreIsNotMerged(t *testing.T) {
 	if after := strings.TrimSpace(testenv.Git(t, repo, "rev-parse", "main")); after != before {
 		t.Fatal("main moved: the forged approval was merged")
 	}
-	if d := auditOf(t, state, "gate_decision"); len(d) != countUnattended(d) {
+	if d := testenv.AuditEvents(t, state, "gate_decision"); len(d) != countUnattended(d) {
 		t.Fatalf("a decision was recorded for the forged answer: %v", d)
 	}
-	recs := auditOf(t, state, "answer_forged")
+	recs := testenv.AuditEvents(t, state, "answer_forged")
 	if len(recs) != 1 || recs[0]["run_id"] != id || recs[0]["gate"] != q.Gate || recs[0]["claimed_channel"] != human.ChannelWeb {
 		t.Fatalf("answer_forged records = %v, want one naming the run, %s and the web channel", recs, q.Gate)
 	}
@@ -101,7 +101,7 @@ func TestForgedApprovalInTheStoreIsNotMerged(t *testing.T) {
 		t.Errorf("main's text.go is not the approved change:\n%s", merged)
 	}
 	api := 0
-	for _, d := range auditOf(t, state, "gate_decision") {
+	for _, d := range testenv.AuditEvents(t, state, "gate_decision") {
 		if d["channel"] == human.ChannelAPI {
 			if ua, _ := d["user_agent"].(string); ua != "serve-test-script" {
 				t.Errorf("an API decision not made by the API's client: %v", d)

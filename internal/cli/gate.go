@@ -43,7 +43,7 @@ type GateOptions struct {
 	Quiet       bool
 }
 
-func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
+func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: f.IO, Prompter: f.Prompter(), Terminal: f.controllingTerminal, Audit: f.Env().Audit, Now: f.Now, WorkDir: f.WorkDir, Executable: os.Executable}
 	cmd := &cobra.Command{
 		Use:   "gate",
@@ -113,10 +113,7 @@ func newGateCommand(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 			if opts.InstallHook && opts.JSON {
 				return usagef("--json does not apply to --install-hook")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return gateRun(cmd.Context(), opts)
+			return run(cmd, runF, gateRun, opts)
 		},
 	}
 	fl := cmd.Flags()

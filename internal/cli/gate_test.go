@@ -1,6 +1,6 @@
 package cli
 
-// Tests of `azero gate`: the flags (newGateCommand with a runF), and the
+// Tests of `azero gate`: the flags (NewCmdGate with a runF), and the
 // real command end to end. End-to-end tests start this test binary as
 // azero (main_test.go's TestMain runs cli.Main when AZERO_TEST_MAIN=1),
 // with stdin from /dev/null or attached to a real pseudo-terminal.
@@ -39,7 +39,7 @@ func TestGateCommandFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, f, err := parseFlags(newGateCommand, tt.args)
+			got, f, err := parseFlags(NewCmdGate, tt.args)
 			if tt.usage {
 				wantUsageError(t, err, got != nil)
 				return

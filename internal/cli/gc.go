@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,13 +13,16 @@ import (
 
 // GCOptions are the inputs of `azero runs gc`.
 type GCOptions struct {
+	RunDeps
+
 	All    bool
 	DryRun bool
 	JSON   bool
 }
 
-func newRunsGCCommand(f *Factory) *cobra.Command {
-	opts := &GCOptions{}
+// NewCmdRunsGC is `azero runs gc`; runF nil runs gcRun.
+func NewCmdRunsGC(f *Factory, runF func(*GCOptions) error) *cobra.Command {
+	opts := &GCOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Remove worktrees and branches left behind by ended or killed runs",
@@ -54,23 +58,27 @@ func newRunsGCCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := runs.GC(cmd.Context(), f.Env(), runs.GCOptions{All: opts.All, DryRun: opts.DryRun, Engine: f.EngineFlags})
-			if err != nil {
-				return err
-			}
-			return gcReport(f, opts, rep)
+			return run(cmd, runF, gcRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also abandon unfinished runs that no process is driving")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be removed, remove nothing")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
-	addEngineFlags(cmd, f)
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
+}
+
+func gcRun(ctx context.Context, opts *GCOptions) error {
+	rep, err := runs.GC(ctx, opts.Env, runs.GCOptions{All: opts.All, DryRun: opts.DryRun, Engine: opts.Engine})
+	if err != nil {
+		return err
+	}
+	return gcReport(opts, rep)
 }
 
 // gcReport prints what gc did: one JSON document with --json, else a
 // line per run on stderr.
-func gcReport(f *Factory, opts *GCOptions, rep runs.GCReport) error {
+func gcReport(opts *GCOptions, rep runs.GCReport) error {
 	actions, refused, jails := rep.Removed, rep.Refused, rep.Jails
 	var err error
 	if failed := rep.Failed(); len(failed) > 0 {
@@ -90,23 +98,23 @@ func gcReport(f *Factory, opts *GCOptions, rep runs.GCReport) error {
 		if err != nil {
 			doc["error"], doc["exit_code"] = err.Error(), ExitCode(err)
 		}
-		if werr := writeJSON(f.IO.Out, doc); werr != nil {
+		if werr := writeJSON(opts.IO.Out, doc); werr != nil {
 			return errors.Join(err, werr)
 		}
 		return err
 	}
 	if rep.TemporalKept > 0 && !opts.All {
-		fmt.Fprintf(f.IO.ErrOut, "azero: kept the worktrees of %d run(s) on Temporal that no worker of this machine holds (%s); --all removes them\n", rep.TemporalKept, rep.TemporalWhy)
+		fmt.Fprintf(opts.IO.ErrOut, "azero: kept the worktrees of %d run(s) on Temporal that no worker of this machine holds (%s); --all removes them\n", rep.TemporalKept, rep.TemporalWhy)
 	}
 	for _, r := range refused {
-		fmt.Fprintf(f.IO.ErrOut, "%s: not touched: %s\n", r.RunID, r.Reason)
+		fmt.Fprintf(opts.IO.ErrOut, "%s: not touched: %s\n", r.RunID, r.Reason)
 	}
 	if len(jails) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "removed %d sandbox jail(s) left by processes that were killed\n", len(jails))
+		fmt.Fprintf(opts.IO.ErrOut, "removed %d sandbox jail(s) left by processes that were killed\n", len(jails))
 	}
 	if len(actions) == 0 {
 		if len(refused) == 0 && len(jails) == 0 {
-			fmt.Fprintln(f.IO.ErrOut, "Nothing to clean up.")
+			fmt.Fprintln(opts.IO.ErrOut, "Nothing to clean up.")
 		}
 		return nil
 	}
@@ -117,10 +125,10 @@ func gcReport(f *Factory, opts *GCOptions, rep runs.GCReport) error {
 	for _, a := range actions {
 		what := strings.Join(a.What(), ", ")
 		if a.Error != "" {
-			fmt.Fprintf(f.IO.ErrOut, "%s: could not remove %s: %s\n", a.RunID, what, a.Error)
+			fmt.Fprintf(opts.IO.ErrOut, "%s: could not remove %s: %s\n", a.RunID, what, a.Error)
 			continue
 		}
-		fmt.Fprintf(f.IO.ErrOut, "%s: %s %s (%s)\n", a.RunID, verb, what, a.Reason)
+		fmt.Fprintf(opts.IO.ErrOut, "%s: %s %s (%s)\n", a.RunID, verb, what, a.Reason)
 	}
 	return err
 }

@@ -20,7 +20,7 @@ import (
 func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 	t.Parallel()
 	repo, state := calcRepo(t), t.TempDir()
-	before, beforeRefs := checkout(t, repo), refs(t, repo)
+	before, beforeRefs := testenv.Checkout(t, repo), testenv.Refs(t, repo)
 	srv := newCoderServer(t, goodTests, goodCalc)
 	hold := make(chan struct{})
 	defer close(hold)
@@ -82,10 +82,10 @@ func TestRunsGCRemovesWhatKilledRunsLeft(t *testing.T) {
 	}
 	// The orphan's branch is not azero's to delete: its run is unknown.
 	testenv.Git(t, repo, "branch", "-D", "azero/orphan")
-	if got := refs(t, repo); got != beforeRefs {
+	if got := testenv.Refs(t, repo); got != beforeRefs {
 		t.Errorf("refs left:\n%s", got)
 	}
-	if checkout(t, repo) != before {
+	if testenv.Checkout(t, repo) != before {
 		t.Error("gc changed the checkout")
 	}
 	if res := runAzeroIn(t, state, repo, nil, "runs", "gc"); !strings.Contains(res.stderr, "Nothing to clean up") {
@@ -186,7 +186,7 @@ func TestRunsGCWhenTheWorktreeFolderWasDeletedByHand(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	repo := testenv.NewRepo(t, map[string]string{"a.txt": "a\n"})
-	beforeRefs := refs(t, repo)
+	beforeRefs := testenv.Refs(t, repo)
 	_, failedWT := putRun(t, state, store.StatusAborted, "cleanup", repo, "azero/3-rejected", "rejected")
 	_, keptWT := putRun(t, state, store.StatusDone, "end", repo, "azero/4-stopped", "merge_stopped")
 	for wt, branch := range map[string]string{failedWT: "azero/3-rejected", keptWT: "azero/4-stopped"} {
@@ -212,7 +212,7 @@ func TestRunsGCWhenTheWorktreeFolderWasDeletedByHand(t *testing.T) {
 		t.Error("the branch of a stopped merge was deleted")
 	}
 	testenv.Git(t, repo, "branch", "-D", "azero/4-stopped")
-	if got := refs(t, repo); got != beforeRefs {
+	if got := testenv.Refs(t, repo); got != beforeRefs {
 		t.Errorf("refs left:\n%s", got)
 	}
 	if res := runAzeroIn(t, state, repo, nil, "runs", "gc"); !strings.Contains(res.stderr, "Nothing to clean up") {
@@ -326,7 +326,7 @@ func TestRunsGCCleansWhatKilledGitsLeft(t *testing.T) {
 		files[string(c)+".txt"] = string(c) + "\n"
 	}
 	repo := testenv.NewRepo(t, files)
-	beforeRefs := refs(t, repo)
+	beforeRefs := testenv.Refs(t, repo)
 	testenv.Git(t, repo, "config", "filter.pause.clean", "cat")
 	testenv.Git(t, repo, "config", "filter.pause.smudge", `sh -c 'if [ -n "$MARK" ] && [ ! -e "$MARK.smudge" ]; then : > "$MARK.smudge"; exec sleep 600; fi; cat'`)
 	hook := filepath.Join(repo, ".git", "hooks", "reference-transaction")
@@ -389,7 +389,7 @@ if grep -q refs/heads/azero/6- && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; 
 	if len(got) != 1 || got[0].RunID != half || got[0].Branch != "azero/7-half" || !got[0].Done {
 		t.Errorf("gc --all = %+v, want the half-made run's branch removed", got)
 	}
-	if got := refs(t, repo); got != beforeRefs {
+	if got := testenv.Refs(t, repo); got != beforeRefs {
 		t.Errorf("refs left:\n%s", got)
 	}
 	// The branch can be made again: nothing blocks it.

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,18 +41,7 @@ func TestMain(m *testing.M) {
 // directory, and none of the developer's azero, editor, model or GitHub
 // settings; extra comes last.
 func azeroEnv(state string, extra ...string) []string {
-	var env []string
-	for _, kv := range testenv.GitEnv(os.Environ()) {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "AZERO_"), strings.HasPrefix(k, "GITHUB_"), k == "GH_TOKEN", k == "EDITOR", k == "VISUAL",
-			k == "NO_COLOR", k == "TERM", strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"):
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "AZERO_TEST_MAIN=1", "AZERO_STATE_DIR="+state, "XDG_CONFIG_HOME="+filepath.Join(state, "config"), "TERM=xterm")
-	return append(env, extra...)
+	return testenv.AzeroEnviron(state, append([]string{"AZERO_TEST_MAIN=1", "TERM=xterm"}, extra...)...)
 }
 
 // runResult is a finished azero process.

@@ -31,7 +31,7 @@ type HookOptions struct {
 	User    bool
 }
 
-func newHookCommand(f *Factory) *cobra.Command {
+func NewCmdHook(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
 		Short: "Put azero's referee inside other coding agents (Claude Code)",
@@ -43,11 +43,11 @@ func newHookCommand(f *Factory) *cobra.Command {
 		Annotations: exitCodesAnnotation(ExitOK, ExitUsage),
 		RunE:        func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newHookClaudeCodeCommand(f, nil))
+	cmd.AddCommand(NewCmdHookClaudeCode(f, nil))
 	return cmd
 }
 
-func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.Command {
+func NewCmdHookClaudeCode(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Audit: f.Env().Audit, WorkDir: f.WorkDir, Getenv: f.Getenv, Executable: os.Executable, LookPath: f.LookPath,
 		Writer: func() (*safewrite.Writer, error) { return f.writer(false, false) }}
 	cmd := &cobra.Command{
@@ -106,13 +106,7 @@ func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.
 			if opts.User && !opts.Install {
 				return usagef("--user only applies to --install")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			if opts.Install {
-				return hookInstall(cmd.Context(), opts)
-			}
-			return hookRun(cmd.Context(), opts)
+			return run(cmd, runF, hookRun, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Install, "install", false, "add the hook to .claude/settings.json of the repository")
@@ -120,10 +114,18 @@ func newHookClaudeCodeCommand(f *Factory, runF func(*HookOptions) error) *cobra.
 	return cmd
 }
 
-// hookRun answers one PreToolUse call. It returns an error only for a
+// hookRun installs the hook (--install) or answers one PreToolUse call.
+func hookRun(ctx context.Context, opts *HookOptions) error {
+	if opts.Install {
+		return hookInstall(ctx, opts)
+	}
+	return hookAnswer(ctx, opts)
+}
+
+// hookAnswer answers one PreToolUse call. It returns an error only for a
 // payload of another hook event (exit 2, which Claude Code treats as a
 // block) or when stdout cannot be written.
-func hookRun(ctx context.Context, opts *HookOptions) (err error) {
+func hookAnswer(ctx context.Context, opts *HookOptions) (err error) {
 	defer func() {
 		// A crash anywhere (opening the log, reading stdin) is a denial
 		// printed as JSON, like every other error: a Go panic would exit 2

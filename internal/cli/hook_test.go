@@ -215,13 +215,13 @@ func TestHookInstall(t *testing.T) {
 
 func TestHookCommandFlags(t *testing.T) {
 	t.Parallel()
-	opts, _, err := parseFlags(newHookClaudeCodeCommand, []string{"--install", "--user"})
+	opts, _, err := parseFlags(NewCmdHookClaudeCode, []string{"--install", "--user"})
 	if err != nil || opts == nil || !opts.Install || !opts.User {
 		t.Fatalf("opts %+v err %v", opts, err)
 	}
-	opts, _, err = parseFlags(newHookClaudeCodeCommand, []string{"--user"})
+	opts, _, err = parseFlags(NewCmdHookClaudeCode, []string{"--user"})
 	wantUsageError(t, err, opts != nil)
-	opts, _, err = parseFlags(newHookClaudeCodeCommand, []string{"extra"})
+	opts, _, err = parseFlags(NewCmdHookClaudeCode, []string{"extra"})
 	wantUsageError(t, err, opts != nil)
 }
 

@@ -416,12 +416,12 @@ func runHostile(t *testing.T, c hostileClass, l hostileLang, template, mode stri
 	res := runAzeroIn(t, w.state, w.repo, env, "implement", "--lld", "docs/design.md", "--json", "--sandbox", mode)
 
 	mechanism := map[string]string{"auto": "bubblewrap+landlock", "landlock": "landlock", "off": "off"}[mode]
-	if recs := auditOf(t, w.state, "sandbox"); len(recs) == 0 || recs[0]["mechanism"] != mechanism {
+	if recs := testenv.AuditEvents(t, w.state, "sandbox"); len(recs) == 0 || recs[0]["mechanism"] != mechanism {
 		t.Errorf("--sandbox %s: the run's sandbox records %v, want %s", mode, recs, mechanism)
 	}
 	escapes := w.escapes(t, before, res, mode != "off")
 	r, hist := hostileRun(t, w.state)
-	path := nodePath(hist)
+	path := testenv.NodePath(hist)
 	reports := w.reports(t, r.ID)
 	report := reports["red"]
 	held := mode != "off" || c.heldUnconfined
@@ -851,7 +851,7 @@ func (w *hostileWorld) escapes(t *testing.T, before map[string]map[string]string
 
 	// azero's records as azero reads them: every row verifies, no
 	// decision was taken by anyone (nobody could be asked).
-	for _, rec := range auditOf(t, w.state, "gate_decision") {
+	for _, rec := range testenv.AuditEvents(t, w.state, "gate_decision") {
 		if rec["channel"] != "unattended" {
 			add(seenState, "a gate decision by %v: %v", rec["channel"], rec)
 		}
@@ -884,7 +884,7 @@ func (w *hostileWorld) escapes(t *testing.T, before map[string]map[string]string
 	}
 	tip, ok := gitRefs(t, filepath.Join(w.repo, ".git"))["refs/heads/"+s.Branch]
 	switch {
-	case !ok && strings.Contains(nodePath(hist), "cleanup:ok"):
+	case !ok && strings.Contains(testenv.NodePath(hist), "cleanup:ok"):
 		// azero removed it when the run ended.
 	case tip != s.BaseCommit:
 		add(seenBranch, "%s is at %q, not at its base commit %s", s.Branch, tip, s.BaseCommit)

@@ -11,6 +11,7 @@ import (
 	"github.com/azero-dev/azero/internal/contextload"
 	"github.com/azero-dev/azero/internal/edit"
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/testrun"
@@ -18,6 +19,8 @@ import (
 
 // ImplementOptions are the inputs of `azero implement`.
 type ImplementOptions struct {
+	RunDeps
+
 	LLD     string
 	Issue   string
 	Repo    string
@@ -37,8 +40,9 @@ type ImplementOptions struct {
 	mockScript string
 }
 
-func newImplementCommand(f *Factory) *cobra.Command {
-	opts := &ImplementOptions{}
+// NewCmdImplement is `azero implement`; runF nil runs implementRun.
+func NewCmdImplement(f *Factory, runF func(*ImplementOptions) error) *cobra.Command {
+	opts := &ImplementOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "implement --lld FILE",
 		Short: "Implement a design document test-first, in an isolated worktree, under human review",
@@ -127,7 +131,7 @@ func newImplementCommand(f *Factory) *cobra.Command {
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			return implementRun(cmd.Context(), f, opts)
+			return run(cmd, runF, implementRun, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -144,7 +148,7 @@ func newImplementCommand(f *Factory) *cobra.Command {
 	fl.BoolVar(&opts.Force, "force", false, "with --auto, allow replacing files over 100 lines")
 	fl.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
 	addSandboxFlag(cmd, &opts.Sandbox)
-	addEngineFlags(cmd, f)
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
 }
 
@@ -186,46 +190,46 @@ func modelFlag(role, spec string) error {
 	return nil
 }
 
-func implementRun(ctx context.Context, f *Factory, opts *ImplementOptions) error {
-	start := f.WorkDir
+func implementRun(ctx context.Context, opts *ImplementOptions) error {
+	start := opts.WorkDir
 	if opts.Repo != "" {
-		start = f.abs(opts.Repo)
+		start = opts.Env.Abs(opts.Repo)
 	}
 	top, err := gitx.TopLevel(ctx, start)
 	if err != nil {
 		return err
 	}
-	cfg, err := f.runConfig(top)
+	cfg, err := opts.config(top)
 	if err != nil {
 		return err
 	}
-	design, err := f.IO.ReadInput(ctx, f.WorkDir, opts.LLD, contextload.MaxFileBytes)
+	design, err := opts.IO.ReadInput(ctx, opts.WorkDir, opts.LLD, contextload.MaxFileBytes)
 	if err != nil {
 		return err
 	}
-	p, plan, err := runs.PrepareImplement(ctx, f.Env(), cfg, runs.ImplementRequest{
-		Repo: top, DesignPath: f.abs(opts.LLD), Design: design, Issue: opts.Issue, Context: opts.Context,
+	p, plan, err := runs.PrepareImplement(ctx, opts.Env, cfg, runs.ImplementRequest{
+		Repo: top, DesignPath: opts.Env.Abs(opts.LLD), Design: design, Issue: opts.Issue, Context: opts.Context,
 		Runner: opts.Runner, TestCmd: opts.TestCmd, Report: opts.Report, Coder: opts.Coder, Budget: opts.Budget,
 		Auto: opts.Auto, Force: opts.Force, Sandbox: opts.Sandbox, MockScript: opts.mockScript,
-	}, f.terminal())
+	}, opts.Terminal())
 	if err != nil {
 		return err
 	}
-	printDataPolicy(f, opts.LLD, plan)
-	eng, err := f.openEngine(ctx, cfg)
+	printDataPolicy(opts.IO, opts.LLD, plan)
+	eng, err := opts.open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	out, err := eng.Start(ctx, p)
-	return f.report(out, err, opts.JSON)
+	return opts.report(out, err, opts.JSON)
 }
 
 // printDataPolicy says, before anything is sent, what goes to which model.
 // The scripted model is shown the same files, on this machine.
-func printDataPolicy(f *Factory, lldName string, plan runs.ImplementPlan) {
-	cs := f.IO.ColorScheme()
-	w := f.IO.ErrOut
+func printDataPolicy(io *iostreams.IOStreams, lldName string, plan runs.ImplementPlan) {
+	cs := io.ColorScheme()
+	w := io.ErrOut
 	st := plan.Coder
 	fmt.Fprintln(w, cs.Bold("Data policy"))
 	if st.Mocked || st.Spec.Provider == llm.ProviderMock {

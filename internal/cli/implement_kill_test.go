@@ -100,7 +100,7 @@ def pytest_sessionstart(session):
 	}
 	testenv.Git(t, repo, "add", "conftest.py")
 	testenv.Git(t, repo, "commit", "-qm", "conftest")
-	before := checkout(t, repo)
+	before := testenv.Checkout(t, repo)
 	srv := newCoderServer(t, goodTests, goodCalc)
 	env := []string{"OPENAI_BASE_URL=" + srv.URL + "/v1", "OPENAI_API_KEY=test-key-0123456789"}
 	run := func(args ...string) *exec.Cmd {
@@ -129,7 +129,7 @@ def pytest_sessionstart(session):
 	cmd.Wait()
 	srv.setHold(nil)
 	close(hold)
-	if checkout(t, repo) != before {
+	if testenv.Checkout(t, repo) != before {
 		t.Fatal("the checkout changed after a kill during the model call")
 	}
 	r := onlyRun(t, state)
@@ -150,7 +150,7 @@ def pytest_sessionstart(session):
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if checkout(t, repo) != before {
+	if testenv.Checkout(t, repo) != before {
 		t.Fatal("the checkout changed after a kill during the test run")
 	}
 	if r = onlyRun(t, state); r.Node != "red" {
@@ -162,7 +162,7 @@ def pytest_sessionstart(session):
 	if res.code != 3 {
 		t.Fatalf("resume: exit %d\n%s", res.code, res.stderr)
 	}
-	if checkout(t, repo) != before {
+	if testenv.Checkout(t, repo) != before {
 		t.Fatal("the checkout changed before approval")
 	}
 	// 4. A human approves on a terminal: merged.
@@ -183,7 +183,7 @@ def pytest_sessionstart(session):
 		t.Errorf("%d model calls, want 3 (the killed one, its repeat, the implementation)", srv.count())
 	}
 	_, hist := runOf(t, state)
-	if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting human_review:ok commit:ok merge:ok cleanup:ok END:done") {
+	if got := testenv.NodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting human_review:ok commit:ok merge:ok cleanup:ok END:done") {
 		t.Errorf("history: %s", got)
 	}
 }

@@ -204,7 +204,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 				installGlobal(t, repo, name)
 			}
 			statusBefore := testenv.Git(t, repo, "status", "--porcelain", "--ignored")
-			beforeRefs := refs(t, repo)
+			beforeRefs := testenv.Refs(t, repo)
 			state := t.TempDir()
 			args := append([]string{"implement", "--lld", "docs/design.md"}, tt.args...)
 			screen := startAzero(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), args...)
@@ -222,7 +222,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 			want := "worktree:ok baseline:ok " + strings.Repeat("scaffold:ok red:ok ", strings.Count(tt.tests, "red:")) +
 				strings.Repeat("implement:ok green:ok ", strings.Count(tt.tests, "green:")) +
 				"lint:ok diff_review:ok human_review:ok commit:ok merge:ok cleanup:ok END:done"
-			if got := nodePath(hist); got != want {
+			if got := testenv.NodePath(hist); got != want {
 				t.Errorf("path:\n got %s\nwant %s", got, want)
 			}
 			var s struct {
@@ -246,7 +246,7 @@ func TestImplementEveryRunnerToTheMerge(t *testing.T) {
 			if got := strings.TrimSpace(testenv.Git(t, repo, "show", "--format=", "--name-status", "HEAD")); got != tt.commit {
 				t.Errorf("merged files:\n%s\nwant\n%s", got, tt.commit)
 			}
-			if got := refs(t, repo); got != beforeRefs {
+			if got := testenv.Refs(t, repo); got != beforeRefs {
 				t.Errorf("branches or worktrees left behind:\n%s", got)
 			}
 			if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
@@ -429,7 +429,7 @@ func TestImplementTestsThatStopRunningAreNotGreen(t *testing.T) {
 	}
 	r, hist := runOf(t, state)
 	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:waiting"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	if results, _ := reported(t, state, repo, r.ID); results != "baseline:pass red:fail green:broken green:pass" {

@@ -135,7 +135,7 @@ func TestImplementWithRealWireFormats(t *testing.T) {
 				t.Errorf("the scaffold prompt does not show calc.py")
 			}
 			r, hist := runOf(t, state)
-			if got := nodePath(hist); got != "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting" {
+			if got := testenv.NodePath(hist); got != "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting" {
 				t.Errorf("path %s", got)
 			}
 			if r.Meta["coder"] != tt.model {

@@ -174,7 +174,7 @@ func TestImplementFlagsErodedTests(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s", res.code, ExitNeedsHuman, res.stderr)
 			}
 			r, hist := runOf(t, state)
-			if got := nodePath(hist); got != tt.path {
+			if got := testenv.NodePath(hist); got != tt.path {
 				t.Errorf("path:\n got %s\nwant %s", got, tt.path)
 			}
 			q, events := shown(t, state, repo, r.ID)
@@ -338,7 +338,7 @@ func TestImplementReviseReachesTheTests(t *testing.T) {
 	r, hist := runOf(t, state)
 	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:ok " +
 		"revise:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:ok commit:ok merge:ok cleanup:ok END:done"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-revise.md"))
@@ -407,7 +407,7 @@ func TestImplementAddsInNewDirectories(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s", res.code, ExitNeedsHuman, res.stderr)
 			}
 			r, hist := runOf(t, state)
-			if got := nodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:") {
+			if got := testenv.NodePath(hist); !strings.HasPrefix(got, "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:") {
 				t.Errorf("path %s\n%s", got, res.stderr)
 			}
 			for _, f := range tt.made {

@@ -144,7 +144,7 @@ func TestImplementThroughAnOpenAIRelay(t *testing.T) {
 	}
 
 	r, hist := runOf(t, state)
-	if got := nodePath(hist); got != "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting" {
+	if got := testenv.NodePath(hist); got != "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting" {
 		t.Errorf("path %s", got)
 	}
 	wt := filepath.Join(state, "worktrees", r.ID)

@@ -99,7 +99,7 @@ func TestScriptedRunKilledInAModelCallResumes(t *testing.T) {
 		t.Fatalf("resume: exit %d, want 3 at the review\n%s", res.code, res.stderr)
 	}
 	r, hist := runOf(t, state)
-	if got := nodePath(hist); !strings.HasSuffix(got, "scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting") {
+	if got := testenv.NodePath(hist); !strings.HasSuffix(got, "scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting") {
 		t.Errorf("path %s", got)
 	}
 	// Each file got the reply meant for it.

@@ -6,14 +6,9 @@ package cli
 // and a real pseudo-terminal for the human's answers.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -39,16 +34,7 @@ const (
 // coderScript writes a mock:scripted script with the coder's replies in
 // turn order.
 func coderScript(t *testing.T, replies ...string) string {
-	t.Helper()
-	var b strings.Builder
-	for i, r := range replies {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"coder\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, r)
-	}
-	p := filepath.Join(t.TempDir(), "coder.toml")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteScript(t, testenv.ModelScript("coder", replies...))
 }
 
 // calcRepo is the user's checkout: the calculator committed, plus an
@@ -58,43 +44,6 @@ func calcRepo(t *testing.T) string {
 	dir := testenv.NewRepo(t, map[string]string{"calc.py": calcPy, "README.md": "# calc\n", "docs/design.md": calcDesign})
 	testenv.WriteFiles(t, dir, map[string]string{"README.md": "# calc\n\nwork in progress\n", "notes.txt": "my notes\n"})
 	return dir
-}
-
-// checkout fingerprints a checkout: every file but .git, the status, HEAD.
-func checkout(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			data, _ := os.ReadFile(p)
-			sum := sha256.Sum256(data)
-			rel, _ := filepath.Rel(dir, p)
-			lines = append(lines, rel+" "+hex.EncodeToString(sum[:8]))
-		}
-		return nil
-	})
-	sort.Strings(lines)
-	lines = append(lines, "status:"+testenv.Git(t, dir, "status", "--porcelain"), "head:"+testenv.Git(t, dir, "rev-parse", "HEAD"))
-	return strings.Join(lines, "\n")
-}
-
-// refs lists the repository's branches and worktrees: a run in progress
-// adds its own, and every ending must remove them.
-func refs(t *testing.T, dir string) string {
-	t.Helper()
-	var paths []string
-	for _, l := range strings.Split(testenv.Git(t, dir, "worktree", "list", "--porcelain"), "\n") {
-		if strings.HasPrefix(l, "worktree ") {
-			paths = append(paths, l)
-		}
-	}
-	return testenv.Git(t, dir, "branch", "--format=%(refname:short)") + strings.Join(paths, "\n")
 }
 
 func implementEnv(state, script string) []string {
@@ -117,90 +66,6 @@ func runOf(t *testing.T, state string) (store.Run, []store.Step) {
 	return runs[0], hist
 }
 
-func nodePath(hist []store.Step) string {
-	var nodes []string
-	for _, h := range hist {
-		if h.Outcome != "started" && h.Outcome != "resumed" {
-			nodes = append(nodes, h.Node+":"+h.Outcome)
-		}
-	}
-	return strings.Join(nodes, " ")
-}
-
-func TestImplementRoutesOnTheRunner(t *testing.T) {
-	t.Parallel()
-	testenv.RequireTool(t, "pytest")
-	brokenCalc := "```python\nimport decimal_not_installed_azero\n\n\ndef add(a, b):\n    return a + b\n```\n"
-	tests := []struct {
-		name    string
-		replies []string
-		code    int
-		path    string
-		shows   string // a line of the runner's own error output the terminal shows
-	}{
-		{"TS-02 premature pass is rejected and re-scaffolded", []string{passTests, goodTests, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
-		{"syntax error in tests is re-scaffolded", []string{syntaxBad, goodTests, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", "\n      ERROR test_calc.py"},
-		{"a broken green shows the runner's error and is implemented again", []string{goodTests, brokenCalc, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting",
-			"\n      E   ModuleNotFoundError: No module named 'decimal_not_installed_azero'"},
-		{"TS-04 three failed implementations stop with exit 5", []string{goodTests, badCalc, badCalc, badCalc}, 5,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed", ""},
-		{"a failure then the fix goes green", []string{goodTests, badCalc, goodCalc}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting", ""},
-		{"three scaffolds without a red escalate to the human", []string{passTests, passTests, passTests}, 3,
-			"worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			repo, state := calcRepo(t), t.TempDir()
-			before, beforeRefs := checkout(t, repo), refs(t, repo)
-			res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tt.replies...)), "implement", "--lld", "docs/design.md", "--json")
-			if res.code != tt.code {
-				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.stderr)
-			}
-			r, hist := runOf(t, state)
-			if got := nodePath(hist); got != tt.path {
-				t.Errorf("path:\n got %s\nwant %s", got, tt.path)
-			}
-			if !strings.Contains(res.stderr, tt.shows) {
-				t.Errorf("the terminal does not show the runner's error %q:\n%s", tt.shows, res.stderr)
-			}
-			if after := checkout(t, repo); after != before {
-				t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
-			}
-			var out struct {
-				RunID  string `json:"run_id"`
-				Status string `json:"status"`
-				Resume string `json:"resume"`
-			}
-			if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out.RunID != r.ID {
-				t.Fatalf("--json output %q: %v", res.stdout, err)
-			}
-			if tt.code == 3 && (out.Status != "waiting" || out.Resume != selfCommand(t)+" resume "+r.ID) {
-				t.Errorf("waiting run reported as %+v", out)
-			}
-			if tt.code == 5 {
-				if got := refs(t, repo); got != beforeRefs {
-					t.Errorf("branches or worktrees left behind:\n%s", got)
-				}
-				if r.Status != store.StatusFailed || !strings.Contains(res.stderr, "tests still fail after 3") {
-					t.Errorf("status %s, stderr:\n%s", r.Status, res.stderr)
-				}
-				if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
-					t.Error("worktree left behind")
-				}
-				patches, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-attempt.patch"))
-				if len(patches) != 1 {
-					t.Errorf("the last attempt was not saved: %v", patches)
-				}
-			}
-		})
-	}
-}
-
 func TestImplementOnATerminal(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "pytest")
@@ -217,7 +82,7 @@ func TestImplementOnATerminal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo, state := calcRepo(t), t.TempDir()
-			before, beforeRefs := checkout(t, repo), refs(t, repo)
+			before, beforeRefs := testenv.Checkout(t, repo), testenv.Refs(t, repo)
 			env := azeroEnv(state, implementEnv(state, coderScript(t, goodTests, goodCalc))...)
 			screen := startOnTerminal(t, repo, env, os.Args[0], "implement", "--lld", "docs/design.md")
 			screen.WaitFor(t, "Nothing is committed unless you type approve", 1)
@@ -228,7 +93,7 @@ func TestImplementOnATerminal(t *testing.T) {
 					t.Errorf("the diff review did not show %q", line)
 				}
 			}
-			if checkout(t, repo) != before {
+			if testenv.Checkout(t, repo) != before {
 				t.Error("the checkout changed before the human approved")
 			}
 			screen.Type(t, "approve")
@@ -243,7 +108,7 @@ func TestImplementOnATerminal(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID)); !os.IsNotExist(err) {
 				t.Error("worktree left behind")
 			}
-			if got := refs(t, repo); got != beforeRefs {
+			if got := testenv.Refs(t, repo); got != beforeRefs {
 				t.Errorf("branches or worktrees left behind:\n%s", got)
 			}
 			calc, _ := os.ReadFile(filepath.Join(repo, "calc.py"))
@@ -253,7 +118,7 @@ func TestImplementOnATerminal(t *testing.T) {
 				t.Errorf("uncommitted work lost: README %q notes %q", readme, notes)
 			}
 			if !tt.merged {
-				if after := checkout(t, repo); after != before {
+				if after := testenv.Checkout(t, repo); after != before {
 					t.Errorf("abort changed the checkout:\n%s\n---\n%s", before, after)
 				}
 				if r.Status != store.StatusAborted {
@@ -348,79 +213,5 @@ func TestImplementRefusesBadInputBeforeAnyModelCall(t *testing.T) {
 	}
 	if out := testenv.Git(t, repo, "branch", "--list", "azero/*"); out != "" {
 		t.Errorf("branches created: %s", out)
-	}
-}
-
-func TestImplementLargeFileWithEditBlocks(t *testing.T) {
-	t.Parallel()
-	testenv.RequireTool(t, "pytest")
-	var big strings.Builder
-	big.WriteString("\"\"\"Many helpers.\"\"\"\n")
-	for i := 1; i <= 300; i++ {
-		fmt.Fprintf(&big, "\n\ndef f%d():\n    return %d\n", i, i)
-	}
-	original := big.String()
-	design := "# 9 - Feature: multiply in a big module\n\n## Files Changed\n\n| File | Change Type | Description |\n|---|---|---|\n" +
-		"| `test_big.py` | Add | tests |\n| `big.py` | Modify | add multiply after f300 |\n"
-	repo := testenv.NewRepo(t, map[string]string{"big.py": original, "docs/design.md": design})
-	state := t.TempDir()
-	tests := "```python\nimport big\n\n\ndef test_multiply():\n    assert big.multiply(3, 4) == 12\n```\n"
-	blocks := "### CHANGE 1: add multiply\nFIND:\n```python\ndef f300():\n    return 300\n```\n\nREPLACE WITH:\n```python\ndef f300():\n    return 300\n\n\ndef multiply(a, b):\n    return a * b\n```\n"
-	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, blocks)), "implement", "--lld", "docs/design.md")
-	if res.code != 3 {
-		t.Fatalf("exit %d\n%s", res.code, res.stderr)
-	}
-	r, hist := runOf(t, state)
-	if got := nodePath(hist); !strings.Contains(got, "implement:ok green:ok lint:ok") {
-		t.Fatalf("path %s", got)
-	}
-	got, err := os.ReadFile(filepath.Join(state, "worktrees", r.ID, "big.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := original + "\n\ndef multiply(a, b):\n    return a * b\n"; string(got) != want {
-		t.Errorf("big.py was not edited exactly: %d bytes, want %d", len(got), len(want))
-	}
-	prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-implement.md"))
-	if len(prompts) != 1 {
-		t.Fatalf("implement prompts: %v", prompts)
-	}
-	if p, _ := os.ReadFile(prompts[0]); !strings.Contains(string(p), "FIND") || strings.Count(string(p), "def f150():") != 1 {
-		t.Errorf("the implement prompt does not ask for FIND/REPLACE blocks on the whole file")
-	}
-}
-
-func TestImplementGoStubsBeforeRed(t *testing.T) {
-	t.Parallel()
-	design := "# 11 - Feature: slugs\n\n## Files Changed\n\n| File | Change Type | Description |\n|---|---|---|\n" +
-		"| `text/slug_test.go` | Add | tests |\n| `text/slug.go` | Add | Slugify |\n"
-	repo := testenv.NewRepo(t, map[string]string{"go.mod": "module example.com/t\n\ngo 1.22\n", "text/text.go": "// Package text is text.\npackage text\n",
-		"docs/design.md": design})
-	state := t.TempDir()
-	tests := "```go\npackage text\n\nimport \"testing\"\n\nfunc TestSlugify(t *testing.T) {\n\tif got := Slugify(\"A B\"); got != \"a-b\" {\n\t\tt.Errorf(\"got %q\", got)\n\t}\n}\n```\n"
-	stub := "```go\npackage text\n\n// Slugify is not implemented yet.\nfunc Slugify(s string) string { return \"\" }\n```\n"
-	impl := "```go\npackage text\n\nimport \"strings\"\n\n// Slugify makes a slug.\nfunc Slugify(s string) string { return strings.ReplaceAll(strings.ToLower(s), \" \", \"-\") }\n```\n"
-	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, stub, impl)), "implement", "--lld", "docs/design.md")
-	if res.code != 3 {
-		t.Fatalf("exit %d\n%s", res.code, res.stderr)
-	}
-	r, hist := runOf(t, state)
-	want := "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting"
-	if got := nodePath(hist); got != want {
-		t.Errorf("path:\n got %s\nwant %s", got, want)
-	}
-	var s struct {
-		Red struct{ Outcome string } `json:"red"`
-	}
-	json.Unmarshal(r.State, &s)
-	if s.Red.Outcome != "fail" {
-		t.Errorf("the last red gate saw %q, want a real failure", s.Red.Outcome)
-	}
-	prompts, _ := filepath.Glob(filepath.Join(state, "runs", r.ID, "*-prompt-stub.md"))
-	if len(prompts) != 1 {
-		t.Fatalf("stub prompts: %v", prompts)
-	}
-	if p, _ := os.ReadFile(prompts[0]); !strings.Contains(string(p), "undefined: Slugify") {
-		t.Error("the stub prompt does not show the build error")
 	}
 }

@@ -115,7 +115,7 @@ if grep -q refs/heads/azero/ && [ ! -e "$MARK.lock" ]; then : > "$MARK.lock"; ex
 				t.Fatalf("resume: exit %d, want 3 at the review\n%s", res.code, res.stderr)
 			}
 			_, hist := runOf(t, state)
-			if got := nodePath(hist); !strings.HasSuffix(got, "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting") {
+			if got := testenv.NodePath(hist); !strings.HasSuffix(got, "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting") {
 				t.Errorf("path %s", got)
 			}
 			// The worktree is complete: every file, on the run's branch.

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/human"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
@@ -64,7 +63,7 @@ func waitingAtWriteReview(t *testing.T, state, repo string, env []string) store.
 		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
 	}
 	r, hist := runOf(t, state)
-	if got, want := nodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok implement:ok write_review:waiting"; got != want {
+	if got, want := testenv.NodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok implement:ok write_review:waiting"; got != want {
 		t.Fatalf("path:\n got %s\nwant %s", got, want)
 	}
 	if got, _ := os.ReadFile(filepath.Join(state, "worktrees", r.ID, "calc.py")); string(got) != bigCalc() {
@@ -114,22 +113,6 @@ func implementPrompts(t *testing.T, state, runID string) []string {
 	return out
 }
 
-// auditOf returns the records of event in the state's audit log.
-func auditOf(t *testing.T, state, event string) []audit.Record {
-	t.Helper()
-	recs, err := audit.Read(filepath.Join(state, audit.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []audit.Record
-	for _, r := range recs {
-		if r["event"] == event {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Without a terminal the run waits at the write review with its question;
 // resumed at a terminal, typing approve writes the file (no new model
 // call) and the run goes on to green, the diff review and the merge.
@@ -156,7 +139,7 @@ func TestImplementWriteReviewAnsweredAtATerminal(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, screen.Text())
 	}
 	_, hist := runOf(t, state)
-	if got := nodePath(hist); !strings.Contains(got, "write_review:waiting write_review:ok apply_writes:ok green:ok lint:ok diff_review:ok human_review:ok commit:ok merge:ok") {
+	if got := testenv.NodePath(hist); !strings.Contains(got, "write_review:waiting write_review:ok apply_writes:ok green:ok lint:ok diff_review:ok human_review:ok commit:ok merge:ok") {
 		t.Errorf("path %s", got)
 	}
 	if got := testenv.Git(t, repo, "show", "main:calc.py"); got != strings.TrimSuffix(strings.TrimPrefix(bigCalcWith(37), "```python\n"), "```\n") {
@@ -165,13 +148,13 @@ func TestImplementWriteReviewAnsweredAtATerminal(t *testing.T) {
 	if n := len(implementPrompts(t, state, r.ID)); n != 1 {
 		t.Errorf("%d implement prompts: the resume asked the coder again", n)
 	}
-	approvals := auditOf(t, state, "file_write_approval")
+	approvals := testenv.AuditEvents(t, state, "file_write_approval")
 	if len(approvals) != 1 || approvals[0]["path"] != "calc.py" || approvals[0]["approval"] != "approved" || approvals[0]["channel"] != human.ChannelTerminal ||
 		approvals[0]["run_id"] != r.ID {
 		t.Errorf("file_write_approval records: %v", approvals)
 	}
 	var decisions []string
-	for _, rec := range auditOf(t, state, "gate_decision") {
+	for _, rec := range testenv.AuditEvents(t, state, "gate_decision") {
 		decisions = append(decisions, fmt.Sprint(rec["gate"], ":", rec["decision"], ":", rec["channel"]))
 	}
 	if got := strings.Join(decisions, ","); got != "write_review:APPROVED:terminal,diff_review:APPROVED:terminal,human_review:APPROVED:terminal" {
@@ -227,15 +210,15 @@ func TestImplementWriteReviewAnsweredThroughServe(t *testing.T) {
 		t.Errorf("calc.py is not the approved reply:\n%s", got)
 	}
 	_, hist := runOf(t, state)
-	if p := nodePath(hist); !strings.Contains(p, "write_review:ok implement:ok write_review:waiting write_review:ok apply_writes:ok green:ok") {
+	if p := testenv.NodePath(hist); !strings.Contains(p, "write_review:ok implement:ok write_review:waiting write_review:ok apply_writes:ok green:ok") {
 		t.Errorf("path %s", p)
 	}
-	approvals := auditOf(t, state, "file_write_approval")
+	approvals := testenv.AuditEvents(t, state, "file_write_approval")
 	if len(approvals) != 1 || approvals[0]["approval"] != "approved" || approvals[0]["channel"] != human.ChannelAPI {
 		t.Errorf("file_write_approval records: %v", approvals)
 	}
 	var decisions []string
-	for _, rec := range auditOf(t, state, "gate_decision") {
+	for _, rec := range testenv.AuditEvents(t, state, "gate_decision") {
 		if rec["gate"] == "write_review" {
 			decisions = append(decisions, fmt.Sprint(rec["decision"], ":", rec["channel"], ":", rec["text"]))
 		}
@@ -262,13 +245,13 @@ func TestImplementAutoDecidesLargeReplacements(t *testing.T) {
 			t.Fatalf("exit %d, want 1 saying how to allow it\n%s", res.code, res.stderr)
 		}
 		r, hist := runOf(t, state)
-		if got := nodePath(hist); r.Status != store.StatusFailed || got != "worktree:ok baseline:ok scaffold:ok red:ok implement:failed" {
+		if got := testenv.NodePath(hist); r.Status != store.StatusFailed || got != "worktree:ok baseline:ok scaffold:ok red:ok implement:failed" {
 			t.Errorf("run %s, path %s", r.Status, got)
 		}
 		if got, _ := os.ReadFile(filepath.Join(state, "worktrees", r.ID, "calc.py")); string(got) != bigCalc() {
 			t.Error("--auto replaced calc.py")
 		}
-		refused := auditOf(t, state, "file_write_refused")
+		refused := testenv.AuditEvents(t, state, "file_write_refused")
 		if len(refused) != 1 || refused[0]["refusal"] != "needs_approval" || refused[0]["path"] != "calc.py" {
 			t.Errorf("refusals %v", refused)
 		}
@@ -281,10 +264,10 @@ func TestImplementAutoDecidesLargeReplacements(t *testing.T) {
 			t.Fatalf("exit %d, want 3 at the human review\n%s", res.code, res.stderr)
 		}
 		_, hist := runOf(t, state)
-		if got := nodePath(hist); !strings.HasSuffix(got, "red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting") {
+		if got := testenv.NodePath(hist); !strings.HasSuffix(got, "red:ok implement:ok green:ok lint:ok diff_review:ok human_review:waiting") {
 			t.Errorf("path %s", got)
 		}
-		approvals := auditOf(t, state, "file_write_approval")
+		approvals := testenv.AuditEvents(t, state, "file_write_approval")
 		if len(approvals) != 1 || approvals[0]["approval"] != "forced" || approvals[0]["path"] != "calc.py" {
 			t.Errorf("approvals %v", approvals)
 		}

@@ -47,7 +47,7 @@ func TestIntegrityACommitOnTheRunsBranchStopsTheReview(t *testing.T) {
 	testenv.RequireTool(t, "pytest")
 	repo, state := calcRepo(t), t.TempDir()
 	env := implementEnv(state, coderScript(t, hostileTests(""), goodCalc))
-	before := checkout(t, repo)
+	before := testenv.Checkout(t, repo)
 	res := runAzeroIn(t, state, repo, env, "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitNeedsHuman {
 		t.Fatalf("implement: exit %d, want 3 at the human review\n%s", res.code, res.stderr)
@@ -65,10 +65,10 @@ func TestIntegrityACommitOnTheRunsBranchStopsTheReview(t *testing.T) {
 		!strings.Contains(res.stderr, "something other than azero committed or moved them") {
 		t.Fatalf("resume: exit %d, want 1 with the branch named\n%s", res.code, res.stderr)
 	}
-	if recs := auditOf(t, state, "branch_moved"); len(recs) != 1 || recs[0]["at"] != "at the human review" || recs[0]["tip"] != runBranchTip(t, repo) {
+	if recs := testenv.AuditEvents(t, state, "branch_moved"); len(recs) != 1 || recs[0]["at"] != "at the human review" || recs[0]["tip"] != runBranchTip(t, repo) {
 		t.Errorf("branch_moved records: %v", recs)
 	}
-	if after := checkout(t, repo); after != before {
+	if after := testenv.Checkout(t, repo); after != before {
 		t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
 	}
 	if got := testenv.Git(t, repo, "ls-tree", "--name-only", "main", "evil.py"); got != "" {
@@ -85,17 +85,17 @@ func TestIntegrityATestRewritingItselfDuringGreenNeverCounts(t *testing.T) {
 	repo, state := calcRepo(t), t.TempDir()
 	weak := "import calc\\n\\n\\ndef test_add():\\n    assert calc.add(2, 3) == 5\\n\\n\\ndef test_multiply():\\n    assert True\\n"
 	tests := hostileTests("if hasattr(calc, 'multiply'):\n    with open(__file__, 'w') as f:\n        f.write('" + weak + "')")
-	before := checkout(t, repo)
+	before := testenv.Checkout(t, repo)
 	res := runAzeroIn(t, state, repo, implementEnv(state, coderScript(t, tests, badCalc, badCalc, badCalc)), "implement", "--lld", "docs/design.md", "--json", "--sandbox", "off")
 	if res.code != ExitTestsFailed {
 		t.Fatalf("exit %d, want 5\n%s", res.code, res.stderr)
 	}
 	r, hist := runOf(t, state)
 	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
-	recs := auditOf(t, state, "test_run_changed_worktree")
+	recs := testenv.AuditEvents(t, state, "test_run_changed_worktree")
 	if len(recs) != 3 {
 		t.Fatalf("test_run_changed_worktree records: %v", recs)
 	}
@@ -107,7 +107,7 @@ func TestIntegrityATestRewritingItselfDuringGreenNeverCounts(t *testing.T) {
 	if !strings.Contains(res.stderr, "the test run changed the worktree (test_calc.py modified): put back as it was") {
 		t.Errorf("the terminal does not say it:\n%s", res.stderr)
 	}
-	if after := checkout(t, repo); after != before {
+	if after := testenv.Checkout(t, repo); after != before {
 		t.Errorf("the user's checkout changed:\n%s\n---\n%s", before, after)
 	}
 }
@@ -138,11 +138,11 @@ func TestIntegrityTestFilesChangedAfterTheRedStopTheRun(t *testing.T) {
 	if !strings.Contains(screen.Text(), "test_calc.py no longer hash as recorded") {
 		t.Errorf("the terminal does not name the file:\n%s", screen.Text())
 	}
-	if recs := auditOf(t, state, "test_files_changed"); len(recs) != 1 || fmt.Sprint(recs[0]["paths"]) != "[test_calc.py]" {
+	if recs := testenv.AuditEvents(t, state, "test_files_changed"); len(recs) != 1 || fmt.Sprint(recs[0]["paths"]) != "[test_calc.py]" {
 		t.Errorf("test_files_changed records: %v", recs)
 	}
 	_, hist := runOf(t, state)
-	if got := nodePath(hist); strings.Contains(got, "green:ok") || !strings.HasSuffix(got, "apply_writes:ok green:failed") {
+	if got := testenv.NodePath(hist); strings.Contains(got, "green:ok") || !strings.HasSuffix(got, "apply_writes:ok green:failed") {
 		t.Errorf("path %s", got)
 	}
 }
@@ -170,13 +170,13 @@ func TestIntegrityAPlantedFsmonitorStopsTheRun(t *testing.T) {
 		t.Fatal("the planted fsmonitor ran")
 	}
 	r, hist := runOf(t, state)
-	if got, want := nodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok END:failed"; got != want {
+	if got, want := testenv.NodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok END:failed"; got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	if r.Status != store.StatusFailed || r.Node != "END" {
 		t.Errorf("status %s at %s: the run must end", r.Status, r.Node)
 	}
-	if recs := auditOf(t, state, "git_dir_changed"); len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]["paths"]), ".git/config") || recs[0]["phase"] != "red" {
+	if recs := testenv.AuditEvents(t, state, "git_dir_changed"); len(recs) != 1 || !strings.Contains(fmt.Sprint(recs[0]["paths"]), ".git/config") || recs[0]["phase"] != "red" {
 		t.Errorf("git_dir_changed records: %v", recs)
 	}
 	if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID, "test_calc.py")); err != nil || runBranchTip(t, repo) == "" {
@@ -206,13 +206,13 @@ func TestIntegrityAConftestWrittenByATestRunIsRemoved(t *testing.T) {
 		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
 	}
 	r, hist := runOf(t, state)
-	if got, want := nodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"; got != want {
+	if got, want := testenv.NodePath(hist), "worktree:ok baseline:ok scaffold:ok red:ok scaffold:ok red:ok scaffold:ok red:ok escalate:waiting"; got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(state, "worktrees", r.ID, "conftest.py")); err == nil {
 		t.Error("the conftest.py the test run wrote is in the worktree")
 	}
-	recs := auditOf(t, state, "test_run_changed_worktree")
+	recs := testenv.AuditEvents(t, state, "test_run_changed_worktree")
 	if len(recs) != 3 || fmt.Sprint(recs[0]["added"]) != "[conftest.py]" || recs[0]["phase"] != "red" {
 		t.Errorf("test_run_changed_worktree records: %v", recs)
 	}
@@ -238,10 +238,10 @@ func TestIntegrityAReportRewrittenAtExitIsNoGreen(t *testing.T) {
 	}
 	r, hist := runOf(t, state)
 	want := "worktree:ok baseline:ok scaffold:ok red:ok implement:ok green:ok implement:ok green:ok implement:ok green:ok cleanup:ok END:failed"
-	if got := nodePath(hist); got != want {
+	if got := testenv.NodePath(hist); got != want {
 		t.Errorf("path:\n got %s\nwant %s", got, want)
 	}
-	recs := auditOf(t, state, "test_results_disagree")
+	recs := testenv.AuditEvents(t, state, "test_results_disagree")
 	if len(recs) != 3 || !strings.Contains(fmt.Sprint(recs[0]["disagreement"]), "pytest's JUnit report says 2 passed, its console says 1 failed, 1 passed, and it exited 0") ||
 		recs[0]["run_id"] != r.ID {
 		t.Errorf("test_results_disagree records: %v", recs)

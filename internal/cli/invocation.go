@@ -130,31 +130,20 @@ func modulePath(gomod string) string {
 	return ""
 }
 
-// command is the command that runs this azero from the user's working
-// directory (Invocation.Command), for the hints azero prints.
-func (f *Factory) command() string {
-	exe := ""
-	if f.Executable != nil {
-		exe, _ = f.Executable()
-	} else {
-		exe, _ = os.Executable()
+// thisCommand is the command that runs this azero from workDir
+// (Invocation.Command), for the hints azero prints; executable nil:
+// os.Executable.
+func thisCommand(executable func() (string, error), workDir string, lookPath func(string) (string, error)) string {
+	if executable == nil {
+		executable = os.Executable
 	}
+	exe, _ := executable()
 	if exe == "" {
 		return "azero"
 	}
-	inv := Invocation{Exe: exe, WorkDir: f.WorkDir, LookPath: f.LookPath}
+	inv := Invocation{Exe: exe, WorkDir: workDir, LookPath: lookPath}
 	if info, ok := debug.ReadBuildInfo(); ok && info.Path == azeroMainPkg {
 		inv.Version = info.Main.Version
 	}
 	return inv.Command()
-}
-
-// resumeCommand is the command that continues run id from a terminal,
-// as the person can type it where they stand. onTemporal names the
-// Temporal engine (the run is not in this machine's store).
-func (f *Factory) resumeCommand(id string, onTemporal bool) string {
-	if onTemporal {
-		return f.command() + " resume --engine temporal " + id
-	}
-	return f.command() + " resume " + id
 }

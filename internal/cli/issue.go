@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
 	"github.com/azero-dev/azero/internal/runs"
@@ -17,6 +18,8 @@ import (
 
 // IssueOptions are the inputs of `azero issue`.
 type IssueOptions struct {
+	RunDeps
+
 	Brief    string
 	Repo     string
 	Tracker  string
@@ -26,14 +29,9 @@ type IssueOptions struct {
 	JSON     bool
 }
 
-func newIssueCommand(f *Factory) *cobra.Command {
-	return newIssueCommandWith(f, nil)
-}
-
-// newIssueCommandWith binds the flags; runF, when set, replaces the work
-// (tests of the flags).
-func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Command {
-	opts := &IssueOptions{}
+// NewCmdIssue is `azero issue`; runF nil runs issueRun.
+func NewCmdIssue(f *Factory, runF func(*IssueOptions) error) *cobra.Command {
+	opts := &IssueOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "issue --brief FILE",
 		Short: "Turn a brief into a drafted, human-edited, reviewed issue and file it",
@@ -126,10 +124,7 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 			if opts.Resume != "" && !runs.IsSlug(opts.Resume) {
 				return usagef("%q is not a slug: slugs are lower-case letters, digits and hyphens (see 'azero runs --workflow issue')", opts.Resume)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return issueRun(cmd.Context(), f, opts)
+			return run(cmd, runF, issueRun, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -140,24 +135,24 @@ func newIssueCommandWith(f *Factory, runF func(*IssueOptions) error) *cobra.Comm
 	fl.StringVar(&opts.Reviewer, "reviewer", "", "the reviewer model as provider:model (default: config, else "+runs.DefaultModel(llm.RoleReviewer)+")")
 	fl.StringVar(&opts.Resume, "resume", "", "continue the unfinished run of this slug")
 	fl.BoolVar(&opts.JSON, "json", false, "print the outcome as JSON on stdout")
-	addEngineFlags(cmd, f)
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
 }
 
 // maxBriefBytes bounds a brief: notes, not a book.
 const maxBriefBytes = 1 << 20
 
-func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
-	top, err := gitx.TopLevel(ctx, f.WorkDir)
+func issueRun(ctx context.Context, opts *IssueOptions) error {
+	top, err := gitx.TopLevel(ctx, opts.WorkDir)
 	if err != nil {
 		return fmt.Errorf("azero issue keeps its audit trail in a git repository; run it inside one: %w", err)
 	}
-	cfg, err := f.runConfig(top)
+	cfg, err := opts.config(top)
 	if err != nil {
 		return err
 	}
 	if opts.Resume != "" {
-		eng, err := f.openEngine(ctx, cfg)
+		eng, err := opts.open(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -172,40 +167,40 @@ func issueRun(ctx context.Context, f *Factory, opts *IssueOptions) error {
 			}
 			return fmt.Errorf("no unfinished issue run has the slug %q; see 'azero runs --workflow issue'", opts.Resume)
 		}
-		out, err := eng.Drive(ctx, id, f.terminal())
-		return f.report(out, err, opts.JSON)
+		out, err := eng.Drive(ctx, id, opts.Terminal())
+		return opts.report(out, err, opts.JSON)
 	}
 	// A new run's checks report to this machine's store, whatever the
 	// engine: a state directory that cannot hold it fails first.
-	if _, err := f.Env().Store(ctx); err != nil {
+	if _, err := opts.Env.Store(ctx); err != nil {
 		return err
 	}
-	raw, err := f.IO.ReadInput(ctx, f.WorkDir, opts.Brief, maxBriefBytes)
+	raw, err := opts.IO.ReadInput(ctx, opts.WorkDir, opts.Brief, maxBriefBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("brief file %s not found: pass the path of your notes with --brief", opts.Brief)
 	case err != nil:
 		return err
 	}
-	p, plan, err := runs.PrepareIssue(ctx, f.Env(), cfg, runs.IssueRequest{Repo: top, BriefPath: f.abs(opts.Brief), Brief: raw,
-		Tracker: opts.Tracker, GitHub: opts.Repo, Drafter: opts.Drafter, Reviewer: opts.Reviewer}, f.terminal())
+	p, plan, err := runs.PrepareIssue(ctx, opts.Env, cfg, runs.IssueRequest{Repo: top, BriefPath: opts.Env.Abs(opts.Brief), Brief: raw,
+		Tracker: opts.Tracker, GitHub: opts.Repo, Drafter: opts.Drafter, Reviewer: opts.Reviewer}, opts.Terminal())
 	if err != nil {
 		return err
 	}
-	printIssuePlan(f, plan)
-	eng, err := f.openEngine(ctx, cfg)
+	printIssuePlan(opts.IO, plan)
+	eng, err := opts.open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	out, err := eng.Start(ctx, p)
-	return f.report(out, err, opts.JSON)
+	return opts.report(out, err, opts.JSON)
 }
 
 // printIssuePlan says, before anything is sent, what goes where.
-func printIssuePlan(f *Factory, p runs.IssuePlan) {
-	cs := f.IO.ColorScheme()
-	w := f.IO.ErrOut
+func printIssuePlan(io *iostreams.IOStreams, p runs.IssuePlan) {
+	cs := io.ColorScheme()
+	w := io.ErrOut
 	where := func(st provider.Status) string {
 		if st.Mocked || st.Spec.Provider == llm.ProviderMock {
 			return llm.MockSpec + " (offline: nothing leaves this machine)"

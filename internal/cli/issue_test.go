@@ -1,11 +1,13 @@
 package cli
 
-// Tests of `azero issue`, named by the spec's scenarios (#62, 10.1). Each
-// runs the real azero process (this test binary, see main_test.go): the
-// editor is a shell script that edits the files it is given, the human's
-// answers are typed into a real pseudo-terminal, GitHub is a local server
-// speaking its REST API to the real go-github client, and the models are
-// the scripted offline model with scripts written here.
+// Tests of `azero issue`, named by the spec's scenarios (#62, 10.1); the
+// scenarios of the workflow itself, driven through the run service with an
+// answerer, are in internal/workflow/issue. Each runs the real azero
+// process (this test binary, see main_test.go): the editor is a shell
+// script that edits the files it is given, the human's answers are typed
+// into a real pseudo-terminal, GitHub is a local server speaking its REST
+// API to the real go-github client, and the models are the scripted
+// offline model with scripts written here.
 
 import (
 	"encoding/json"
@@ -18,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -30,7 +33,6 @@ import (
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/testenv"
-	"github.com/azero-dev/azero/internal/tracker"
 	"github.com/azero-dev/azero/internal/tracker/trackertest"
 	"github.com/azero-dev/azero/internal/workflow/issue"
 	"github.com/azero-dev/azero/internal/workflow/roles"
@@ -59,14 +61,7 @@ exit 0
 
 // issScript is a drafter and reviewer script: one reply per turn.
 func issScript(drafts []string, verdicts []string) string {
-	var b strings.Builder
-	for i, d := range drafts {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"drafter\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, d)
-	}
-	for i, v := range verdicts {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"reviewer\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, v)
-	}
-	return b.String()
+	return testenv.ModelScript("drafter", drafts...) + testenv.ModelScript("reviewer", verdicts...)
 }
 
 const (
@@ -336,40 +331,12 @@ func (w *issWorld) calls(runID string) map[string]int {
 // n-th such (from 1).
 func (w *issWorld) lineage(runID, suffix string, n int) string {
 	w.t.Helper()
-	dir := roles.LineageDir(w.state, runID)
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	seen := 0
-	for _, de := range des {
-		if strings.HasSuffix(de.Name(), suffix) {
-			if seen++; seen == n {
-				b, err := os.ReadFile(filepath.Join(dir, de.Name()))
-				if err != nil {
-					w.t.Fatal(err)
-				}
-				return string(b)
-			}
-		}
-	}
-	w.t.Fatalf("no lineage file #%d ending in %s in %s", n, suffix, dir)
-	return ""
+	return testenv.NthFile(w.t, roles.LineageDir(w.state, runID), suffix, n)
 }
 
 func (w *issWorld) auditEvents(event string) []audit.Record {
 	w.t.Helper()
-	recs, err := audit.Read(filepath.Join(w.state, audit.FileName))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	var out []audit.Record
-	for _, r := range recs {
-		if r["event"] == event {
-			out = append(out, r)
-		}
-	}
-	return out
+	return testenv.AuditEvents(w.t, w.state, event)
 }
 
 func (w *issWorld) postIssues() int {
@@ -405,13 +372,21 @@ func TestIssueCommandFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := parseFlags(newIssueCommandWith, tt.args)
+			got, f, err := parseFlags(NewCmdIssue, tt.args)
 			if tt.usage {
 				wantUsageError(t, err, got != nil)
 				return
 			}
-			if err != nil || got == nil || *got != tt.want {
+			if err != nil || got == nil {
 				t.Fatalf("options = %+v, %v; want %+v", got, err, tt.want)
+			}
+			if got.IO != f.IO || got.Env != f.Env() || got.WorkDir != "/work" || got.Terminal == nil {
+				t.Errorf("dependencies not bound: %+v", got.RunDeps)
+			}
+			flags := *got
+			flags.RunDeps = RunDeps{}
+			if !reflect.DeepEqual(flags, tt.want) {
+				t.Fatalf("options = %+v; want %+v", flags, tt.want)
 			}
 		})
 	}
@@ -424,59 +399,6 @@ func TestIssueHelpDocumentsExitCodes(t *testing.T) {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, res.stdout)
 		}
-	}
-}
-
-// TestIssue010HappyPath: a brief becomes an issue on GitHub, approved on
-// the first try.
-func TestIssue010HappyPath(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	fake := w.withGitHub("enhancement")
-	brief := w.brief("governance-notes.md", "# Governance notes\n\nStop runaway spending.\n")
-	p := w.start(nil, "issue", "--brief", brief, "--tracker", "github", "--repo", "acme/widgets", "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	is := o.Result.Issue
-	if o.Status != "done" || is == nil || is.Number != 1 || is.URL != "https://github.example/acme/widgets/issues/1" {
-		t.Fatalf("outcome = %+v", o)
-	}
-	if o.Result.Slug != "governance-notes" || o.Result.AuditDir != "docs/audit/done/1-governance-notes" || o.Result.Iteration != 1 ||
-		o.Result.Drafts != 1 || o.Result.Verdicts != 1 || len(o.Result.Trail) != 4 {
-		t.Errorf("result = %+v", o.Result)
-	}
-	screen := p.text()
-	for _, want := range []string{"Iteration 1 | Draft #1", "Iteration 1 | Draft #1 | Verdict #1", "Reviewer's verdict: APPROVED", "Filed issue #1: https://github.example/acme/widgets/issues/1"} {
-		if !strings.Contains(screen, want) {
-			t.Errorf("the terminal did not show %q:\n%s", want, screen)
-		}
-	}
-	issues := fake.Issues()
-	if len(issues) != 1 || issues[0]["title"] != "Add a budget flag" ||
-		!strings.Contains(issues[0]["body"].(string), tracker.Marker(o.RunID)) || !strings.Contains(issues[0]["body"].(string), "Stop runs that cost too much.") {
-		t.Errorf("issues = %v", issues)
-	}
-	// Every gate decision is in the audit log, with the counts.
-	var seen []string
-	for _, r := range w.auditEvents("gate_decision") {
-		seen = append(seen, fmt.Sprintf("%v:%v:%v/%v/%v", r["gate"], r["decision"], r["iteration"], r["drafts"], r["verdicts"]))
-		if r["run_id"] != o.RunID {
-			t.Errorf("decision without the run id: %v", r)
-		}
-	}
-	if !slices.Equal(seen, []string{"edit_draft:send:1/1/0", "edit_verdict:approve:1/1/1"}) {
-		t.Errorf("gate decisions = %v", seen)
-	}
-	if rev := w.auditEvents("issue_review"); len(rev) != 1 || rev[0]["review_prompt_sha256"] != issue.ReviewPromptSHA256() {
-		t.Errorf("review events = %v", rev)
-	}
-	// The reviewer got the built-in prompt, whatever the repository holds.
-	if p := w.lineage(o.RunID, "prompt-review.md", 1); !strings.Contains(p, strings.TrimSpace(issue.ReviewPrompt())) {
-		t.Errorf("the reviewer's prompt is not the built-in one:\n%s", p)
 	}
 }
 
@@ -675,100 +597,6 @@ func TestIssue040BadToken(t *testing.T) {
 	}
 }
 
-// TestIssue050And060ReviseAtDraftGate: R at N3 loops to the drafter, and
-// the reviewer is never called.
-func TestIssue050And060ReviseAtDraftGate(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, issScript([]string{issDraft1, issDraft2}, []string{issOK}))
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	p.answer(issDraftMenu, 1, "R")
-	p.feedback(1, "Name every workflow.")
-	p.waitFor("Iteration 2 | Draft #2", 1)
-	p.answer(issDraftMenu, 2, "M")
-	if code := p.exit(); code != ExitRejected {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	if c := w.calls(o.RunID); c["drafter"] != 2 || c["reviewer"] != 0 {
-		t.Errorf("calls = %v; want the drafter twice and the reviewer never", c)
-	}
-	if o.Result.Verdicts != 0 || o.Result.Drafts != 2 || o.Result.Iteration != 2 {
-		t.Errorf("counts = %+v", o.Result)
-	}
-	want := []string{"001-brief.md", "002-draft.md", "003-feedback.txt", "004-draft.md"}
-	if got := w.names("docs/audit/active/budget"); !slices.Equal(got, want) {
-		t.Errorf("trail = %v, want %v", got, want)
-	}
-	if fb := w.read("docs/audit/active/budget/003-feedback.txt"); fb != "Name every workflow.\n" {
-		t.Errorf("feedback = %q", fb)
-	}
-	if rev := w.lineage(o.RunID, "prompt-draft.md", 2); !strings.Contains(rev, "Name every workflow.") || !strings.Contains(rev, "Stop runs that cost too much.") {
-		t.Errorf("the revision prompt lacks the feedback or the draft:\n%s", rev)
-	}
-	if !strings.Contains(p.text(), "stopped for manual handling at edit_draft") || !strings.Contains(p.text(), "docs/audit/active/budget/") {
-		t.Errorf("manual message missing:\n%s", p.text())
-	}
-}
-
-// TestIssue070And080ReviseAtVerdictGateWithSanitisedVerdict: R at N5
-// loops to the drafter with the verdict as the human left it.
-func TestIssue070And080ReviseAtVerdictGateWithSanitisedVerdict(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, issScript([]string{issDraft1, issDraft2}, []string{issBlock, issOK}))
-	// Opening 2 is N5 (draft, verdict): the human rewrites the verdict.
-	w.onEdit(w.edits, 2, `printf '**Verdict:** BLOCK\n\nSanitised: add acceptance criteria.\n' > "$2"`)
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "R")
-	p.feedback(1, "Follow the reviewer.")
-	p.answer(issDraftMenu, 2, "M")
-	if code := p.exit(); code != ExitRejected {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-verdict-edited.md", "005-feedback.txt", "006-draft.md"}
-	if got := w.names("docs/audit/active/budget"); !slices.Equal(got, want) {
-		t.Fatalf("trail = %v, want %v", got, want)
-	}
-	if c := w.calls(o.RunID); c["drafter"] != 2 || c["reviewer"] != 1 {
-		t.Errorf("calls = %v", c)
-	}
-	rev := w.lineage(o.RunID, "prompt-draft.md", 2)
-	if !strings.Contains(rev, "Sanitised: add acceptance criteria.") || !strings.Contains(rev, "Follow the reviewer.") {
-		t.Errorf("the drafter did not get the sanitised verdict and the feedback:\n%s", rev)
-	}
-	if strings.Contains(rev, "INTERNAL-ONLY") {
-		t.Error("text the human removed from the verdict reached the drafter")
-	}
-	if log := w.editorLog(w.edits); len(log) != 3 || !strings.HasSuffix(log[1], "/verdict.md") || len(strings.Fields(log[1])) != 3 {
-		t.Errorf("editor openings = %q; want draft, draft+verdict, draft", log)
-	}
-}
-
-// TestIssue090BlockVerdict: a BLOCK verdict is saved as the model wrote it
-// and shown at the gate.
-func TestIssue090BlockVerdict(t *testing.T) {
-	t.Parallel()
-	noCriteria := "# Add a budget flag\n\n**Labels:** enhancement\n\n## Summary\n\nNo criteria here.\n"
-	w := newIssWorld(t, issScript([]string{noCriteria}, []string{issBlock}))
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief)
-	p.answer(issDraftMenu, 1, "S")
-	p.waitFor("Reviewer's verdict: BLOCK", 1)
-	p.answer(issVerdictMenu, 1, "M")
-	if code := p.exit(); code != ExitRejected {
-		t.Fatalf("exit %d", code)
-	}
-	if v := w.read("docs/audit/active/budget/003-verdict.md"); !strings.Contains(v, "**Verdict:** BLOCK") {
-		t.Errorf("verdict = %q", v)
-	}
-	if d := w.auditEvents("gate_decision"); len(d) != 2 || d[1]["verdict"] != "BLOCK" || d[1]["decision"] != "manual" {
-		t.Errorf("decisions = %v", d)
-	}
-}
-
 // TestIssueFilingOverABlockNeedsOverride: approving a draft over the
 // reviewer's BLOCK asks for the word override typed in full (anything else
 // goes back to the menu), and the filing is audited as an override.
@@ -792,132 +620,6 @@ func TestIssueFilingOverABlockNeedsOverride(t *testing.T) {
 	d := w.auditEvents("gate_decision")
 	if len(d) != 2 || d[1]["decision"] != "approve" || d[1]["verdict"] != "BLOCK" || d[1]["override"] != true || d[1]["override_of"] == nil {
 		t.Errorf("decisions = %v", d)
-	}
-}
-
-// TestIssue100LabelCreation: labels missing on GitHub are created before
-// the issue is filed with them.
-func TestIssue100LabelCreation(t *testing.T) {
-	t.Parallel()
-	draft := "# Audit the gates\n\n**Labels:** `enhancement`, governance-workflow, Enhancement\n\n## Summary\n\nx\n"
-	w := newIssWorld(t, issScript([]string{draft}, []string{issOK}))
-	fake := w.withGitHub("enhancement", "bug")
-	brief := w.brief("gates.md", "audit the gates\n")
-	p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	if got := fake.Labels(); !slices.Equal(got, []string{"enhancement", "bug", "governance-workflow"}) {
-		t.Errorf("labels = %v", got)
-	}
-	posts := 0
-	for _, r := range fake.Requests() {
-		if r == "POST /repos/acme/widgets/labels" {
-			posts++
-		}
-	}
-	if posts != 1 {
-		t.Errorf("%d label creations, want 1", posts)
-	}
-	is := fake.Issues()
-	if len(is) != 1 || fmt.Sprint(is[0]["labels"]) != "[map[name:enhancement] map[name:governance-workflow]]" {
-		t.Errorf("issue = %v", is)
-	}
-	if !strings.Contains(p.text(), "Created labels on github acme/widgets: governance-workflow") {
-		t.Errorf("screen:\n%s", p.text())
-	}
-}
-
-// rejected starts a run whose first issue creation GitHub rejects, and
-// waits for the Retry / Edit / Abort prompt.
-func rejected(t *testing.T) (*issWorld, *issProc) {
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	w.withGitHub("enhancement").FailNextCreates(http.StatusUnprocessableEntity)
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets", "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	p.waitFor(issErrorMenu, 1)
-	return w, p
-}
-
-// TestIssue110GitHubRejection: the error is shown with the choices, and
-// the files stay in active/.
-func TestIssue110GitHubRejection(t *testing.T) {
-	t.Parallel()
-	w, p := rejected(t)
-	if !strings.Contains(p.text(), "Filing failed: github: create the issue: 422 simulated failure 422") {
-		t.Errorf("screen:\n%s", p.text())
-	}
-	if got := w.names("docs/audit/active/budget"); len(got) != 3 || w.exists("docs/audit/done") {
-		t.Errorf("active = %v", got)
-	}
-	p.answer(issErrorMenu, 1, "A")
-	p.exit()
-}
-
-// TestIssue120RetryAfterError: Retry files on the second attempt.
-func TestIssue120RetryAfterError(t *testing.T) {
-	t.Parallel()
-	w, p := rejected(t)
-	p.answer(issErrorMenu, 1, "R")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	if n := w.postIssues(); n != 2 || len(w.fake.Issues()) != 1 {
-		t.Errorf("%d creates, %d issues; want 2 and 1", n, len(w.fake.Issues()))
-	}
-	if o := w.outcome(p.stdout.String()); o.Status != "done" || o.Result.Issue.Number != 1 {
-		t.Errorf("outcome = %+v", o)
-	}
-}
-
-// TestIssue130EditAfterError: Edit reopens the editor at the verdict gate;
-// the edited draft is what gets filed.
-func TestIssue130EditAfterError(t *testing.T) {
-	t.Parallel()
-	w, p := rejected(t)
-	w.onEdit(w.edits, 3, `printf '\nA line added after the rejection.\n' >> "$1"`)
-	p.answer(issErrorMenu, 1, "E")
-	p.answer(issVerdictMenu, 2, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	if log := w.editorLog(w.edits); len(log) != 3 || len(strings.Fields(log[2])) != 3 {
-		t.Errorf("editor openings = %q; want the verdict gate reopened", log)
-	}
-	is := w.fake.Issues()
-	if len(is) != 1 || !strings.Contains(is[0]["body"].(string), "A line added after the rejection.") {
-		t.Errorf("issues = %v", is)
-	}
-	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-draft-edited.md", "005-filed.json"}
-	if got := w.names("docs/audit/done/1-budget"); !slices.Equal(got, want) {
-		t.Errorf("trail = %v, want %v", got, want)
-	}
-}
-
-// TestIssue140AbortAfterError: Abort exits 1 with the error; the files
-// stay in active/ and nothing is committed.
-func TestIssue140AbortAfterError(t *testing.T) {
-	t.Parallel()
-	w, p := rejected(t)
-	p.answer(issErrorMenu, 1, "A")
-	if code := p.exit(); code != ExitError {
-		t.Fatalf("exit %d", code)
-	}
-	if !strings.Contains(p.text(), "filing aborted; nothing was filed and the audit trail stays in docs/audit/active/budget/") {
-		t.Errorf("screen:\n%s", p.text())
-	}
-	if got := w.names("docs/audit/active/budget"); len(got) != 3 || w.exists("docs/audit/done") {
-		t.Errorf("active = %v", got)
-	}
-	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "1" {
-		t.Errorf("commits = %s", got)
-	}
-	if o := w.outcome(p.stdout.String()); o.Status != "failed" || o.Result.Resume == "" {
-		t.Errorf("outcome = %+v; want failed and resumable", o)
 	}
 }
 
@@ -1105,130 +807,6 @@ func TestIssue160ParallelBriefs(t *testing.T) {
 	}
 }
 
-// TestIssue170SequentialNumbering: ten revision loops through both gates
-// number every file in event order, without gaps.
-func TestIssue170SequentialNumbering(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, "") // built-in replies for any number of turns
-	brief := w.brief("loops.md", "# Loops\n\nMany revisions.\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	want := []string{"brief", "draft"}
-	for i := 1; i <= 10; i++ {
-		if i%2 == 1 { // revise at the draft gate
-			p.answer(issDraftMenu, i, "R")
-			want = append(want, "feedback", "draft")
-		} else { // send, then revise at the verdict gate
-			p.answer(issDraftMenu, i, "S")
-			p.answer(issVerdictMenu, i/2, "R")
-			want = append(want, "verdict", "feedback", "draft")
-		}
-		p.feedback(i, fmt.Sprintf("loop %d", i))
-	}
-	p.answer(issDraftMenu, 11, "S")
-	p.answer(issVerdictMenu, 6, "A")
-	want = append(want, "verdict", "filed")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	if o.Result.Iteration != 11 || o.Result.Drafts != 11 || o.Result.Verdicts != 6 {
-		t.Errorf("counts = %+v", o.Result)
-	}
-	if !strings.Contains(p.text(), "Iteration 11 | Draft #11 | Verdict #6") {
-		t.Error("the last gate did not show the counts")
-	}
-	names := w.names(o.Result.AuditDir)
-	if len(names) != len(want) {
-		t.Fatalf("trail = %v\nwant kinds %v", names, want)
-	}
-	for i, name := range names {
-		e, _ := issue.ParseEntry(name)
-		if e.N != i+1 || e.Kind != want[i] {
-			t.Errorf("file %d is %s, want %03d-%s", i+1, name, i+1, want[i])
-		}
-	}
-	for i := 1; i <= 10; i++ {
-		found := false
-		for _, name := range names {
-			if strings.HasSuffix(name, "feedback.txt") && w.read(o.Result.AuditDir+"/"+name) == fmt.Sprintf("loop %d\n", i) {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("feedback of loop %d is missing", i)
-		}
-	}
-}
-
-// localRun files with the local tracker, approving at once.
-func localRun(t *testing.T) (*issWorld, issOutcome) {
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	// The user's own work: a staged file and an unstaged edit.
-	testenv.WriteFiles(t, w.repo, map[string]string{"wip.txt": "mine\n", "README.md": "project, edited\n"})
-	w.git("add", "wip.txt")
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	return w, w.outcome(p.stdout.String())
-}
-
-// TestIssue180MoveToDone: once filed, the trail moves from active/ to
-// done/<issue#>-<slug>/ with the filing record.
-func TestIssue180MoveToDone(t *testing.T) {
-	t.Parallel()
-	w, o := localRun(t)
-	if o.Result.AuditDir != "docs/audit/done/1-budget" || w.exists("docs/audit/active/budget") {
-		t.Fatalf("audit dir %s, active still there: %v", o.Result.AuditDir, w.exists("docs/audit/active/budget"))
-	}
-	want := []string{"001-brief.md", "002-draft.md", "003-verdict.md", "004-filed.json"}
-	if got := w.names("docs/audit/done/1-budget"); !slices.Equal(got, want) {
-		t.Errorf("trail = %v", got)
-	}
-	var rec issue.Filed
-	if err := json.Unmarshal([]byte(w.read("docs/audit/done/1-budget/004-filed.json")), &rec); err != nil {
-		t.Fatal(err)
-	}
-	if rec.Number != 1 || rec.URL != "docs/issues/0001-add-a-budget-flag.md" || rec.Title != "Add a budget flag" ||
-		!slices.Equal(rec.Labels, []string{"enhancement"}) || rec.At.IsZero() || rec.Tracker != "local docs/issues" {
-		t.Errorf("filed.json = %+v", rec)
-	}
-	if body := w.read(rec.URL); !strings.Contains(body, tracker.Marker(o.RunID)) {
-		t.Errorf("local issue = %q", body)
-	}
-}
-
-// TestIssue190OneCommit: one commit holds every audit file (and the local
-// issue), and nothing else of the user's.
-func TestIssue190OneCommit(t *testing.T) {
-	t.Parallel()
-	w, o := localRun(t)
-	if got := strings.TrimSpace(w.git("rev-list", "--count", "HEAD")); got != "2" {
-		t.Fatalf("commits = %s, want 2", got)
-	}
-	head := strings.TrimSpace(w.git("rev-parse", "HEAD"))
-	if o.Result.Issue.Commit != head {
-		t.Errorf("reported commit %s, HEAD %s", o.Result.Issue.Commit, head)
-	}
-	files := strings.Fields(w.git("show", "--name-only", "--format=", "HEAD"))
-	want := []string{"docs/audit/done/1-budget/001-brief.md", "docs/audit/done/1-budget/002-draft.md",
-		"docs/audit/done/1-budget/003-verdict.md", "docs/audit/done/1-budget/004-filed.json", "docs/issues/0001-add-a-budget-flag.md"}
-	slices.Sort(files)
-	if !slices.Equal(files, want) {
-		t.Errorf("commit holds %v, want %v", files, want)
-	}
-	if msg := w.git("log", "-1", "--format=%B"); !strings.Contains(msg, "issue #1") || !strings.Contains(msg, o.RunID) {
-		t.Errorf("message = %q", msg)
-	}
-	status := w.git("status", "--porcelain")
-	if !strings.Contains(status, "A  wip.txt") || !strings.Contains(status, " M README.md") || strings.Contains(status, "docs/") {
-		t.Errorf("status after the commit = %q; the user's changes must stay as they were", status)
-	}
-}
-
 // TestIssueNoTerminalStopsAtTheFirstGate: without a terminal the draft is
 // made and the run waits at edit_draft (exit 3); `azero resume` continues
 // it on a terminal.
@@ -1262,72 +840,6 @@ func TestIssueNoTerminalStopsAtTheFirstGate(t *testing.T) {
 	}
 }
 
-// TestIssueEditedDraftIsWhatIsSentAndFiled: the human's edit at N3 is
-// recorded as its own file, reviewed and filed.
-func TestIssueEditedDraftIsWhatIsSentAndFiled(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	w.onEdit(w.edits, 1, `sed -i 's/^# Add a budget flag$/# Add a spending budget/' "$1"`)
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	want := []string{"001-brief.md", "002-draft.md", "003-draft-edited.md", "004-verdict.md", "005-filed.json"}
-	if got := w.names(o.Result.AuditDir); !slices.Equal(got, want) {
-		t.Errorf("trail = %v", got)
-	}
-	if o.Result.Issue.Title != "Add a spending budget" {
-		t.Errorf("filed title %q", o.Result.Issue.Title)
-	}
-	if rev := w.lineage(o.RunID, "prompt-review.md", 1); !strings.Contains(rev, "# Add a spending budget") {
-		t.Errorf("the reviewer did not get the edited draft:\n%s", rev)
-	}
-}
-
-// TestIssueReviewerSeesTheHumansFact: a fact the human adds to the draft
-// in the editor reaches the reviewer as the human's, the (scripted)
-// reviewer approves, and the issue is filed without an override; the
-// drafter was told the repository's labels, and the body GitHub receives
-// does not repeat the title and labels lines.
-func TestIssueReviewerSeesTheHumansFact(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	fake := w.withGitHub("bug", "enhancement")
-	w.onEdit(w.edits, 1, `printf '\nThe default budget is 5 USD per run (HUMAN-FACT).\n' >> "$1"`)
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--repo", "acme/widgets", "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	if strings.Contains(p.text(), "override") {
-		t.Errorf("filing asked for an override:\n%s", p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	rev := w.lineage(o.RunID, "prompt-review.md", 1)
-	if !strings.Contains(rev, "<human>\nLines the human wrote into draft #1, at the draft gate (each marked +):\n+The default budget is 5 USD per run (HUMAN-FACT).\n</human>") ||
-		!strings.Contains(rev, "facts and decisions from the\nperson responsible") {
-		t.Errorf("the reviewer was not given the human's fact as theirs:\n%s", rev)
-	}
-	if d := w.lineage(o.RunID, "prompt-draft.md", 1); !strings.Contains(d, "<labels>\nbug\nenhancement\n</labels>") {
-		t.Errorf("the drafter was not told the labels:\n%s", d)
-	}
-	issues := fake.Issues()
-	if len(issues) != 1 {
-		t.Fatalf("issues = %v", issues)
-	}
-	body := issues[0]["body"].(string)
-	if issues[0]["title"] != "Add a budget flag" || strings.Contains(body, "# Add a budget flag") || strings.Contains(body, "**Labels:**") ||
-		!strings.HasPrefix(body, "## Summary") || !strings.Contains(body, "HUMAN-FACT") {
-		t.Errorf("issue %q with body %q; want the body without the title and labels lines", issues[0]["title"], body)
-	}
-}
-
 // TestIssueMissingModelKey: a real provider without its key fails before
 // anything is written, naming the variable.
 func TestIssueMissingModelKey(t *testing.T) {
@@ -1340,34 +852,6 @@ func TestIssueMissingModelKey(t *testing.T) {
 	}
 	if w.exists("docs") || len(w.runs()) != 0 {
 		t.Error("something was created without a key")
-	}
-}
-
-// TestIssueConfiguredDirectories: issue.audit_dir and issue.issues_dir in
-// the repository's config move the trail and the local issues.
-func TestIssueConfiguredDirectories(t *testing.T) {
-	t.Parallel()
-	w := newIssWorld(t, issScript([]string{issDraft1}, []string{issOK}))
-	testenv.WriteFiles(t, w.repo, map[string]string{".azero/config.toml": "[issue]\naudit_dir = \"governance/trail\"\nissues_dir = \"governance/issues\"\nlabels = [\"triage\", \"enhancement\"]\n"})
-	w.git("add", ".azero/config.toml")
-	w.git("commit", "-q", "-m", "config")
-	brief := w.brief("budget.md", "add a budget\n")
-	p := w.start(nil, "issue", "--brief", brief, "--json")
-	p.answer(issDraftMenu, 1, "S")
-	p.answer(issVerdictMenu, 1, "A")
-	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d; screen:\n%s", code, p.text())
-	}
-	o := w.outcome(p.stdout.String())
-	if o.Result.AuditDir != "governance/trail/done/1-budget" || o.Result.Issue.URL != "governance/issues/0001-add-a-budget-flag.md" {
-		t.Errorf("outcome = %+v", o.Result)
-	}
-	if len(w.names("governance/trail/done/1-budget")) != 4 || w.exists("docs") {
-		t.Error("the configured directories were not used")
-	}
-	// issue.labels are the local tracker's labels, offered to the drafter.
-	if d := w.lineage(o.RunID, "prompt-draft.md", 1); !strings.Contains(d, "<labels>\nenhancement\ntriage\n</labels>") {
-		t.Errorf("the drafter was not told the configured labels:\n%s", d)
 	}
 }
 

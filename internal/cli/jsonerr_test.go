@@ -145,7 +145,7 @@ func TestRunsGCJSONReportsWhatItCouldNotRemove(t *testing.T) {
 	}
 	for _, asJSON := range []bool{false, true} {
 		io, _, out, errOut := iostreams.Test()
-		err := gcReport(&Factory{IO: io}, &GCOptions{JSON: asJSON}, runs.GCReport{Removed: actions})
+		err := gcReport(&GCOptions{RunDeps: RunDeps{IO: io}, JSON: asJSON}, runs.GCReport{Removed: actions})
 		if err == nil || !strings.Contains(err.Error(), "261101-bbbbbb") || ExitCode(err) != ExitError {
 			t.Fatalf("json %v: err = %v, want the run that could not be cleaned up (exit 1)", asJSON, err)
 		}
@@ -162,7 +162,7 @@ func TestRunsGCJSONReportsWhatItCouldNotRemove(t *testing.T) {
 	}
 	// Nothing failed: no error.
 	io, _, out, _ := iostreams.Test()
-	if err := gcReport(&Factory{IO: io}, &GCOptions{JSON: true}, runs.GCReport{Removed: actions[:1]}); err != nil || strings.Contains(out.String(), `"error"`) {
+	if err := gcReport(&GCOptions{RunDeps: RunDeps{IO: io}, JSON: true}, runs.GCReport{Removed: actions[:1]}); err != nil || strings.Contains(out.String(), `"error"`) {
 		t.Errorf("a clean-up that worked: %v\n%s", err, out)
 	}
 }

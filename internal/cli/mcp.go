@@ -7,22 +7,31 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/mcpserver"
 	"github.com/azero-dev/azero/internal/runs"
 )
 
 // MCPOptions are the inputs of `azero mcp`.
 type MCPOptions struct {
+	IO      *iostreams.IOStreams
+	Env     *runs.Env
+	WorkDir string
+	Version string
+	Now     func() time.Time
+
 	Root string
 }
 
-func newMCPCommand(f *Factory) *cobra.Command {
-	opts := &MCPOptions{}
+// NewCmdMCP is `azero mcp`; runF nil runs mcpRun.
+func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{IO: f.IO, Env: f.Env(), WorkDir: f.WorkDir, Version: f.Version, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve azero's capabilities to any agent over the Model Context Protocol (stdio)",
@@ -62,36 +71,36 @@ func newMCPCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return mcpRun(cmd.Context(), f, opts)
+			return run(cmd, runF, mcpRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Root, "root", "", "the project root to serve (default: the git work tree of the working directory)")
 	return cmd
 }
 
-func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
-	root, err := mcpRoot(ctx, f, opts.Root)
+func mcpRun(ctx context.Context, opts *MCPOptions) error {
+	root, err := mcpRoot(ctx, opts)
 	if err != nil {
 		return err
 	}
-	logger, err := f.Env().Audit()
+	logger, err := opts.Env.Audit()
 	if err != nil {
 		return fmt.Errorf("open the audit log: %w", err)
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Root:    root,
-		Version: f.Version,
+		Version: opts.Version,
 		Audit:   logger,
 		// azero_runs lists this machine's runs, as azero runs does.
 		Runs: func(ctx context.Context) (mcpserver.Lister, error) {
-			return runs.OpenLocal(ctx, f.Env(), runs.Catalog())
+			return runs.OpenLocal(ctx, opts.Env, runs.Catalog())
 		},
-		Now: f.Now,
+		Now: opts.Now,
 	})
 	if err != nil {
 		return err
 	}
-	err = srv.Run(ctx, &mcpserver.Transport{In: f.IO.In, Out: f.IO.Out})
+	err = srv.Run(ctx, &mcpserver.Transport{In: opts.IO.In, Out: opts.IO.Out})
 	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -99,9 +108,9 @@ func mcpRun(ctx context.Context, f *Factory, opts *MCPOptions) error {
 }
 
 // mcpRoot is --root, else the git work tree of the working directory.
-func mcpRoot(ctx context.Context, f *Factory, root string) (string, error) {
-	if root != "" {
-		root = f.abs(root)
+func mcpRoot(ctx context.Context, opts *MCPOptions) (string, error) {
+	if root := opts.Root; root != "" {
+		root = opts.Env.Abs(root)
 		fi, err := os.Stat(root)
 		if err != nil {
 			return "", fmt.Errorf("--root: %w", err)
@@ -111,7 +120,7 @@ func mcpRoot(ctx context.Context, f *Factory, root string) (string, error) {
 		}
 		return filepath.Clean(root), nil
 	}
-	top, err := gitx.TopLevel(ctx, f.WorkDir)
+	top, err := gitx.TopLevel(ctx, opts.WorkDir)
 	if err != nil {
 		return "", fmt.Errorf("azero mcp serves one repository: %w; or pass --root DIR", err)
 	}

@@ -9,24 +9,30 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
 	"github.com/azero-dev/azero/internal/runs"
 )
 
-// repoRoot returns the git work tree containing the working directory, or
-// "" outside one.
-func (f *Factory) repoRoot(ctx context.Context) string {
-	root, err := gitx.TopLevel(ctx, f.WorkDir)
-	if err != nil {
-		return ""
-	}
-	return root
+// ModelsOptions are the inputs of `azero models`.
+type ModelsOptions struct {
+	IO      *iostreams.IOStreams
+	Env     *runs.Env
+	WorkDir string
+
+	JSON bool
 }
 
-func newModelsCommand(f *Factory) *cobra.Command {
-	var asJSON bool
+// config is the configuration of the repository azero stands in.
+func (o *ModelsOptions) config(ctx context.Context) (config.Config, error) {
+	return o.Env.Config(repoRoot(ctx, o.WorkDir))
+}
+
+// NewCmdModels is `azero models` and its ping; runF nil runs modelsRun.
+func NewCmdModels(f *Factory, runF func(*ModelsOptions) error) *cobra.Command {
+	opts := &ModelsOptions{IO: f.IO, Env: f.Env(), WorkDir: f.WorkDir}
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the model used for each role, whether its key is present, and its price",
@@ -43,11 +49,11 @@ func newModelsCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return modelsRun(cmd.Context(), f, asJSON)
+			return run(cmd, runF, modelsRun, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.AddCommand(newModelsPingCommand(f))
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	cmd.AddCommand(NewCmdModelsPing(f, nil))
 	return cmd
 }
 
@@ -63,12 +69,12 @@ type modelView struct {
 	Problem    string   `json:"problem,omitempty"`
 }
 
-func modelsRun(ctx context.Context, f *Factory, asJSON bool) error {
-	cfg, err := f.Env().Config(f.repoRoot(ctx))
+func modelsRun(ctx context.Context, opts *ModelsOptions) error {
+	cfg, err := opts.config(ctx)
 	if err != nil {
 		return err
 	}
-	env := f.Env().ProviderEnv(cfg)
+	env := opts.Env.ProviderEnv(cfg)
 	var views []modelView
 	for _, role := range runs.Roles {
 		env.Role = role
@@ -80,10 +86,10 @@ func modelsRun(ctx context.Context, f *Factory, asJSON bool) error {
 		}
 		views = append(views, v)
 	}
-	if asJSON {
-		return writeJSON(f.IO.Out, map[string]any{"models": views})
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, map[string]any{"models": views})
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ROLE\tMODEL\tKEY\tPRICE IN/OUT (USD/Mtok)\tENDPOINT")
 	for _, v := range views {
 		key := "missing"
@@ -104,14 +110,21 @@ func modelsRun(ctx context.Context, f *Factory, asJSON bool) error {
 	}
 	for _, v := range views {
 		if v.Problem != "" {
-			fmt.Fprintf(f.IO.ErrOut, "%s: %s\n", v.Role, v.Problem)
+			fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", v.Role, v.Problem)
 		}
 	}
 	return nil
 }
 
-func newModelsPingCommand(f *Factory) *cobra.Command {
-	var asJSON bool
+// ModelsPingOptions are the inputs of `azero models ping`.
+type ModelsPingOptions struct {
+	ModelsOptions
+	Role llm.Role
+}
+
+// NewCmdModelsPing is `azero models ping`; runF nil runs modelsPingRun.
+func NewCmdModelsPing(f *Factory, runF func(*ModelsPingOptions) error) *cobra.Command {
+	opts := &ModelsPingOptions{ModelsOptions: ModelsOptions{IO: f.IO, Env: f.Env(), WorkDir: f.WorkDir}}
 	cmd := &cobra.Command{
 		Use:         "ping ROLE",
 		Short:       "Make one tiny real call to a role's model",
@@ -119,10 +132,16 @@ func newModelsPingCommand(f *Factory) *cobra.Command {
 		Args:        exactArgs(1, "a role: drafter, reviewer or coder"),
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return modelsPingRun(cmd.Context(), f, llm.Role(args[0]), asJSON)
+			opts.Role = llm.Role(args[0])
+			switch opts.Role {
+			case llm.RoleDrafter, llm.RoleReviewer, llm.RoleCoder:
+			default:
+				return usagef("unknown role %q: use drafter, reviewer or coder", opts.Role)
+			}
+			return run(cmd, runF, modelsPingRun, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return cmd
 }
 
@@ -137,17 +156,13 @@ type pingView struct {
 	LatencyMS    int64          `json:"latency_ms"`
 }
 
-func modelsPingRun(ctx context.Context, f *Factory, role llm.Role, asJSON bool) error {
-	switch role {
-	case llm.RoleDrafter, llm.RoleReviewer, llm.RoleCoder:
-	default:
-		return usagef("unknown role %q: use drafter, reviewer or coder", role)
-	}
-	cfg, err := f.Env().Config(f.repoRoot(ctx))
+func modelsPingRun(ctx context.Context, opts *ModelsPingOptions) error {
+	role := opts.Role
+	cfg, err := opts.config(ctx)
 	if err != nil {
 		return err
 	}
-	env := f.Env().ProviderEnv(cfg)
+	env := opts.Env.ProviderEnv(cfg)
 	env.Role = role
 	spec := runs.RoleModel(cfg, role, "")
 	m, err := provider.Open(spec, env)
@@ -171,10 +186,10 @@ func modelsPingRun(ctx context.Context, f *Factory, role llm.Role, asJSON bool) 
 	}
 	v := pingView{Role: role, Model: m.Name(), Text: resp.Text, Stop: resp.Stop, InputTokens: resp.InputTokens,
 		OutputTokens: resp.OutputTokens, CostUSD: resp.CostUSD, LatencyMS: resp.Latency.Milliseconds()}
-	if asJSON {
-		return writeJSON(f.IO.Out, v)
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, v)
 	}
-	fmt.Fprintf(f.IO.Out, "%s (%s): %q\nstop %s, %d tokens in, %d out, $%.6f, %d ms\n",
+	fmt.Fprintf(opts.IO.Out, "%s (%s): %q\nstop %s, %d tokens in, %d out, $%.6f, %d ms\n",
 		v.Role, v.Model, v.Text, v.Stop, v.InputTokens, v.OutputTokens, v.CostUSD, v.LatencyMS)
 	return nil
 }

@@ -1,14 +1,26 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 )
 
-func newResumeCommand(f *Factory) *cobra.Command {
-	var (
-		asJSON bool
-		budget float64
-	)
+// ResumeOptions are the inputs of `azero resume`.
+type ResumeOptions struct {
+	RunDeps
+
+	RunID string
+	JSON  bool
+	// Budget is the run's new budget in USD when SetBudget (--budget was
+	// given; 0 removes it).
+	Budget    float64
+	SetBudget bool
+}
+
+// NewCmdResume is `azero resume`; runF nil runs resumeRun.
+func NewCmdResume(f *Factory, runF func(*ResumeOptions) error) *cobra.Command {
+	opts := &ResumeOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "resume RUN",
 		Short: "Continue a run that stopped at a gate, was interrupted or failed",
@@ -23,26 +35,31 @@ func newResumeCommand(f *Factory) *cobra.Command {
 		Args:        exactArgs(1, "a run id (see `azero runs`)"),
 		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitTestsFailed, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if err := budgetFlag(budget); err != nil {
+			opts.RunID = args[0]
+			if err := budgetFlag(opts.Budget); err != nil {
 				return err
 			}
-			eng, err := f.openRuns(ctx, f.repoRoot(ctx))
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			if cmd.Flags().Changed("budget") {
-				if err := eng.SetBudget(ctx, args[0], budget); err != nil {
-					return err
-				}
-			}
-			out, err := eng.Drive(ctx, args[0], f.terminal())
-			return f.report(out, err, asJSON)
+			opts.SetBudget = cmd.Flags().Changed("budget")
+			return run(cmd, runF, resumeRun, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON")
-	cmd.Flags().Float64Var(&budget, "budget", 0, "set the run's budget in USD anew (for a run stopped by its budget); 0 removes it")
-	addEngineFlags(cmd, f)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the outcome as JSON")
+	cmd.Flags().Float64Var(&opts.Budget, "budget", 0, "set the run's budget in USD anew (for a run stopped by its budget); 0 removes it")
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
+}
+
+func resumeRun(ctx context.Context, opts *ResumeOptions) error {
+	eng, err := opts.openHere(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if opts.SetBudget {
+		if err := eng.SetBudget(ctx, opts.RunID, opts.Budget); err != nil {
+			return err
+		}
+	}
+	out, err := eng.Drive(ctx, opts.RunID, opts.Terminal())
+	return opts.report(out, err, opts.JSON)
 }

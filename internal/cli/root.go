@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/iostreams"
 )
 
 // Main runs azero with the process's arguments and environment and returns
@@ -142,24 +144,29 @@ var commandBuilders = []struct {
 	group string
 	build func(*Factory) *cobra.Command
 }{
-	{"implement", groupWorkflows, newImplementCommand},
-	{"issue", groupWorkflows, newIssueCommand},
-	{"design", groupWorkflows, newDesignCommand},
-	{"demo", groupWorkflows, newDemoCommand},
-	{"gate", groupCapabilities, func(f *Factory) *cobra.Command { return newGateCommand(f, nil) }},
-	{"write", groupCapabilities, func(f *Factory) *cobra.Command { return newWriteCommand(f, nil) }},
-	{"apply", groupCapabilities, newApplyCommand},
-	{"hook", groupIntegrations, newHookCommand},
-	{"mcp", groupIntegrations, newMCPCommand},
-	{"serve", groupIntegrations, func(f *Factory) *cobra.Command { return newServeCommand(f, nil) }},
-	{"worker", groupIntegrations, newWorkerCommand},
-	{"runs", groupHousekeeping, newRunsCommand},
-	{"resume", groupHousekeeping, newResumeCommand},
-	{"models", groupHousekeeping, newModelsCommand},
-	{"selftest", groupHousekeeping, newSelftestCommand},
-	{"docs", groupHousekeeping, newDocsCommand},
-	{"version", groupHousekeeping, newVersionCommand},
-	{"sandbox", groupCapabilities, func(f *Factory) *cobra.Command { return newSandboxCommand(f, nil) }},
+	{"implement", groupWorkflows, leaf(NewCmdImplement)},
+	{"issue", groupWorkflows, leaf(NewCmdIssue)},
+	{"design", groupWorkflows, leaf(NewCmdDesign)},
+	{"demo", groupWorkflows, leaf(NewCmdDemo)},
+	{"gate", groupCapabilities, leaf(NewCmdGate)},
+	{"write", groupCapabilities, leaf(NewCmdWrite)},
+	{"apply", groupCapabilities, leaf(NewCmdApply)},
+	{"hook", groupIntegrations, NewCmdHook},
+	{"mcp", groupIntegrations, leaf(NewCmdMCP)},
+	{"serve", groupIntegrations, leaf(NewCmdServe)},
+	{"worker", groupIntegrations, leaf(NewCmdWorker)},
+	{"runs", groupHousekeeping, leaf(NewCmdRuns)},
+	{"resume", groupHousekeeping, leaf(NewCmdResume)},
+	{"models", groupHousekeeping, leaf(NewCmdModels)},
+	{"selftest", groupHousekeeping, leaf(NewCmdSelftest)},
+	{"docs", groupHousekeeping, leaf(NewCmdDocs)},
+	{"version", groupHousekeeping, leaf(NewCmdVersion)},
+	{"sandbox", groupCapabilities, leaf(NewCmdSandbox)},
+}
+
+// leaf builds a command that runs its own work (runF nil).
+func leaf[O any](newCmd func(*Factory, func(*O) error) *cobra.Command) func(*Factory) *cobra.Command {
+	return func(f *Factory) *cobra.Command { return newCmd(f, nil) }
 }
 
 // commandGroup is the group of the command named name: the builders',
@@ -177,22 +184,21 @@ func commandGroup(name string) string {
 	return groupHousekeeping
 }
 
-// build makes the command c and puts it in its group.
-func buildCommand(f *Factory, c func(*Factory) *cobra.Command) *cobra.Command {
-	cmd := c(f)
+// grouped puts cmd in its group of azero --help.
+func grouped(cmd *cobra.Command) *cobra.Command {
 	cmd.GroupID = commandGroup(cmd.Name())
 	return cmd
 }
 
 // NewRootCommand builds the command tree.
 func NewRootCommand(f *Factory) *cobra.Command {
-	root := newRoot(f)
+	root := newRoot(f.IO)
 	root.Version = buildVersion(f.Version).Version
 	for _, c := range commandBuilders {
-		root.AddCommand(buildCommand(f, c.build))
+		root.AddCommand(grouped(c.build(f)))
 	}
 	strictCompletion(root)
-	completeValues(f, root)
+	completeValues(root, f.Env())
 	return root
 }
 
@@ -206,9 +212,9 @@ func rootFor(f *Factory, args []string) *cobra.Command {
 	if len(args) > 0 && args[0] != "docs" {
 		for _, c := range commandBuilders {
 			if c.name == args[0] {
-				root := newRoot(f)
+				root := newRoot(f.IO)
 				root.CompletionOptions.DisableDefaultCmd = true
-				root.AddCommand(buildCommand(f, c.build))
+				root.AddCommand(grouped(c.build(f)))
 				return root
 			}
 		}
@@ -217,7 +223,7 @@ func rootFor(f *Factory, args []string) *cobra.Command {
 }
 
 // newRoot is the root command without its subcommands.
-func newRoot(f *Factory) *cobra.Command {
+func newRoot(io *iostreams.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "azero",
 		Short: "Let AI models write software under human governance",
@@ -243,9 +249,9 @@ func newRoot(f *Factory) *cobra.Command {
 		root.AddGroup(&commandGroups[i])
 	}
 	root.SetCompletionCommandGroupID(groupHousekeeping)
-	root.SetOut(f.IO.Out)
-	root.SetErr(f.IO.ErrOut)
-	root.SetIn(f.IO.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.SetIn(io.In)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.SetHelpCommand(newHelpCommand(root))
@@ -391,4 +397,13 @@ func strictCompletion(root *cobra.Command) {
 			return usagef("name the shell: azero completion %s", strings.Join(shells, "|"))
 		}
 	}
+}
+
+// run does a command's work, xRun with its options, or, when a test gave
+// one, runF instead.
+func run[O any](cmd *cobra.Command, runF func(*O) error, xRun func(context.Context, *O) error, opts *O) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return xRun(cmd.Context(), opts)
 }

@@ -19,14 +19,18 @@ import (
 
 // RunsOptions are the inputs of `azero runs`.
 type RunsOptions struct {
+	RunDeps
+	Now func() time.Time
+
 	Workflow string
 	Status   string
 	Limit    int
 	JSON     bool
 }
 
-func newRunsCommand(f *Factory) *cobra.Command {
-	opts := &RunsOptions{}
+// NewCmdRuns is `azero runs` and its subcommands; runF nil runs runsRun.
+func NewCmdRuns(f *Factory, runF func(*RunsOptions) error) *cobra.Command {
+	opts := &RunsOptions{RunDeps: f.runDeps(), Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List workflow runs",
@@ -41,15 +45,18 @@ func newRunsCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runsRun(cmd.Context(), f, opts)
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			return run(cmd, runF, runsRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Workflow, "workflow", "", "only runs of this workflow")
 	cmd.Flags().StringVar(&opts.Status, "status", "", "only runs with this status")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 50, "at most this many runs (0: all)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
-	addEngineFlags(cmd, f)
-	cmd.AddCommand(newRunsShowCommand(f), newRunsGCCommand(f))
+	addEngineFlags(cmd, &opts.Engine)
+	cmd.AddCommand(NewCmdRunsShow(f, nil), NewCmdRunsGC(f, nil))
 	return cmd
 }
 
@@ -57,40 +64,44 @@ func newRunsCommand(f *Factory) *cobra.Command {
 // built by the run service (internal/runs, over rundoc), so that the JSON
 // API of `azero serve` prints the same.
 
-func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
+func (opts *RunsOptions) validate() error {
 	if opts.Limit < 0 {
 		return usagef("--limit must be 0 (all runs) or more, got %d", opts.Limit)
 	}
 	if _, ok := runs.Catalog().Lookup(opts.Workflow); opts.Workflow != "" && !ok {
 		return usagef("unknown workflow %q: use %s", opts.Workflow, strings.Join(runs.Catalog().Names(), ", "))
 	}
-	eng, err := f.openRuns(ctx, f.repoRoot(ctx))
+	return nil
+}
+
+func runsRun(ctx context.Context, opts *RunsOptions) error {
+	eng, err := opts.openHere(ctx)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	now := f.Now()
+	now := opts.Now()
 	l, err := eng.List(ctx, runs.Query{Workflow: opts.Workflow, Status: opts.Status, Limit: opts.Limit})
 	if err != nil {
 		return err
 	}
 	if l.Engine == runs.Temporal {
-		return printTemporalRuns(f, l, opts, now)
+		return printTemporalRuns(opts, l, now)
 	}
 	if opts.JSON {
 		views := make([]rundoc.View, len(l.Runs))
 		for i, v := range l.Runs {
 			views[i] = v.View
 		}
-		return writeJSON(f.IO.Out, map[string]any{"runs": views})
+		return writeJSON(opts.IO.Out, map[string]any{"runs": views})
 	}
 	if len(l.Runs) == 0 {
-		fmt.Fprintln(f.IO.ErrOut, "No runs yet. Try: azero demo")
+		fmt.Fprintln(opts.IO.ErrOut, "No runs yet. Try: azero demo")
 		return nil
 	}
-	defer f.IO.StartPager()()
-	cs := f.IO.ColorSchemeOut()
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	defer opts.IO.StartPager()()
+	cs := opts.IO.ColorSchemeOut()
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tKEY")
 	unverified := false
 	for _, v := range l.Runs {
@@ -104,24 +115,24 @@ func runsRun(ctx context.Context, f *Factory, opts *RunsOptions) error {
 		return err
 	}
 	if unverified {
-		fmt.Fprintln(f.IO.ErrOut, "Runs marked (not verified) have a stored row azero did not write, or cannot check: azero acts on none of them (see azero runs show RUN).")
+		fmt.Fprintln(opts.IO.ErrOut, "Runs marked (not verified) have a stored row azero did not write, or cannot check: azero acts on none of them (see azero runs show RUN).")
 	}
 	return nil
 }
 
 // printTemporalRuns lists the runs on Temporal with where each stands, the
 // worker holding it and the question it waits for.
-func printTemporalRuns(f *Factory, l runs.Listing, opts *RunsOptions, now time.Time) error {
+func printTemporalRuns(opts *RunsOptions, l runs.Listing, now time.Time) error {
 	if opts.JSON {
-		return writeJSON(f.IO.Out, map[string]any{"engine": runs.Temporal, "runs": l.Runs})
+		return writeJSON(opts.IO.Out, map[string]any{"engine": runs.Temporal, "runs": l.Runs})
 	}
 	if len(l.Runs) == 0 {
-		fmt.Fprintln(f.IO.ErrOut, "No runs on Temporal yet. Try: azero demo --engine temporal")
+		fmt.Fprintln(opts.IO.ErrOut, "No runs on Temporal yet. Try: azero demo --engine temporal")
 		return nil
 	}
-	defer f.IO.StartPager()()
-	cs := f.IO.ColorSchemeOut()
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	defer opts.IO.StartPager()()
+	cs := opts.IO.ColorSchemeOut()
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tSTATUS\tNODE\tAGE\tWORKER\tQUESTION")
 	for _, v := range l.Runs {
 		q := ""
@@ -145,8 +156,9 @@ func colorStatus(cs iostreams.ColorScheme, s store.Status) string {
 	return cs.Cyan(string(s))
 }
 
-func newRunsShowCommand(f *Factory) *cobra.Command {
-	var asJSON, events bool
+// NewCmdRunsShow is `azero runs show`; runF nil runs runsShowRun.
+func NewCmdRunsShow(f *Factory, runF func(*RunsShowOptions) error) *cobra.Command {
+	opts := &RunsShowOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run's history, model calls and cost",
@@ -159,27 +171,37 @@ func newRunsShowCommand(f *Factory) *cobra.Command {
 		Args:        exactArgs(1, "a run id (see `azero runs`)"),
 		Annotations: exitCodesAnnotation(ExitOK, ExitError, ExitUsage, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runsShowRun(cmd.Context(), f, args[0], asJSON, events)
+			opts.Ref = args[0]
+			return run(cmd, runF, runsShowRun, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().BoolVar(&events, "events", false, "also show every event the run reported")
-	addEngineFlags(cmd, f)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&opts.Events, "events", false, "also show every event the run reported")
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
 }
 
-func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents bool) error {
-	eng, err := f.openRuns(ctx, f.repoRoot(ctx))
+// RunsShowOptions are the inputs of `azero runs show`.
+type RunsShowOptions struct {
+	RunDeps
+
+	Ref    string // the run, or a unique prefix of its id
+	JSON   bool
+	Events bool
+}
+
+func runsShowRun(ctx context.Context, opts *RunsShowOptions) error {
+	eng, err := opts.openHere(ctx)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	shown, err := eng.Show(ctx, ref, withEvents)
+	shown, err := eng.Show(ctx, opts.Ref, opts.Events)
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return writeJSON(f.IO.Out, shown.Document())
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, shown.Document())
 	}
 	d := shown.Detail
 	if shown.Engine == runs.Temporal {
@@ -192,14 +214,14 @@ func runsShowRun(ctx context.Context, f *Factory, ref string, asJSON, withEvents
 		for _, h := range shown.Steps {
 			t.rows = append(t.rows, []string{h.Node, h.Outcome, (time.Duration(h.DurationMS) * time.Millisecond).String(), h.Next, h.Worker, firstLine(h.Error)})
 		}
-		printRunDetail(f, d, t, withEvents)
+		printRunDetail(opts.IO, d, t, opts.Events)
 		return nil
 	}
 	rows := make([][]string, len(d.History))
 	for i, h := range d.History {
 		rows[i] = []string{h.Node, h.Outcome, h.Duration.Round(time.Millisecond).String(), h.Next, firstLine(h.Error)}
 	}
-	printRunDetail(f, d, runText{resume: shown.Resume, columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "ERROR"}, rows: rows}, withEvents)
+	printRunDetail(opts.IO, d, runText{resume: shown.Resume, columns: []string{"NODE", "OUTCOME", "DURATION", "NEXT", "ERROR"}, rows: rows}, opts.Events)
 	return nil
 }
 
@@ -218,16 +240,16 @@ type runText struct {
 // printRunDetail prints one run for a human, through the pager: where it
 // stands, its question in full, its steps, its model calls by node, its
 // lineage, and with withEvents every event it reported.
-func printRunDetail(f *Factory, d rundoc.Detail, t runText, withEvents bool) {
-	defer f.IO.StartPager()()
-	out := f.IO.Out
+func printRunDetail(io *iostreams.IOStreams, d rundoc.Detail, t runText, withEvents bool) {
+	defer io.StartPager()()
+	out := io.Out
 	workflow := d.Run.Workflow
 	if t.engine != "" {
 		workflow += ", " + t.engine
 	}
 	fmt.Fprintf(out, "Run %s (%s): %s at %s\n", d.Run.ID, workflow, d.Run.Status, d.Run.Node)
 	if d.Run.Unverified != "" {
-		cs := f.IO.ColorSchemeOut()
+		cs := io.ColorSchemeOut()
 		fmt.Fprintf(out, "%s %s\nWhat follows is only what the row claims.\n", cs.Red("NOT VERIFIED:"), d.Run.Unverified)
 	}
 	if d.Run.Key != "" {
@@ -250,7 +272,7 @@ func printRunDetail(f *Factory, d rundoc.Detail, t runText, withEvents bool) {
 	}
 	if q := d.Question; q != nil {
 		fmt.Fprintf(out, "\nWaiting at %s for an answer:\n", q.Gate)
-		fmt.Fprint(out, renderQuestion(*q, f.IO.ColorSchemeOut()))
+		fmt.Fprint(out, renderQuestion(*q, io.ColorSchemeOut()))
 		fmt.Fprintf(out, "%s\n  answers: %s\n", q.Prompt, answerList(*q))
 		if t.resume != "" {
 			fmt.Fprintf(out, "  answer it from a terminal with: %s\n", t.resume)
@@ -282,7 +304,7 @@ func printRunDetail(f *Factory, d rundoc.Detail, t runText, withEvents bool) {
 	}
 	if withEvents {
 		fmt.Fprintln(out, "\nEvents:")
-		cs := f.IO.ColorSchemeOut()
+		cs := io.ColorSchemeOut()
 		for _, ev := range d.Events {
 			fmt.Fprintf(out, "%s %s", cs.Faint(ev.At.Format("15:04:05")), renderEvent(ev, cs))
 		}

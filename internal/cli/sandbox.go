@@ -41,9 +41,9 @@ type SandboxOptions struct {
 	Argv    []string
 }
 
-// newSandboxCommand builds `azero sandbox`; runF replaces sandboxRun in
+// NewCmdSandbox builds `azero sandbox`; runF replaces sandboxRun in
 // tests.
-func newSandboxCommand(f *Factory, runF func(*SandboxOptions) error) *cobra.Command {
+func NewCmdSandbox(f *Factory, runF func(*SandboxOptions) error) *cobra.Command {
 	opts := &SandboxOptions{IO: f.IO, Environ: f.Environ, WorkDir: f.WorkDir, StateDir: f.Env().StateDir, ConfigDir: f.Env().UserConfigDir(),
 		LookPath: f.LookPath, Settings: func() (config.Sandbox, error) {
 			cfg, err := f.Env().Config("") // the user's file: a repository's may not name [sandbox]
@@ -105,10 +105,7 @@ func newSandboxCommand(f *Factory, runF func(*SandboxOptions) error) *cobra.Comm
 			if !opts.Check && (len(args) == 0 || cmd.ArgsLenAtDash() != 0) {
 				return usagef("give the command after --: azero sandbox [--write DIR] -- COMMAND [ARGS...]")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return sandboxRun(cmd.Context(), opts)
+			return run(cmd, runF, sandboxRun, opts)
 		},
 	}
 	fl := cmd.Flags()

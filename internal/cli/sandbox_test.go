@@ -42,7 +42,7 @@ func TestSandboxFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			opts, _, err := parseFlags(newSandboxCommand, tt.args)
+			opts, _, err := parseFlags(NewCmdSandbox, tt.args)
 			if tt.usage {
 				wantUsageError(t, err, opts != nil)
 				return

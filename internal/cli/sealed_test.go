@@ -83,14 +83,14 @@ func TestRunRowRewrittenToTheMergeIsNotMerged(t *testing.T) {
 	if merged := testenv.Git(t, repo, "branch", "--contains", commit); strings.Contains(merged, "main") {
 		t.Fatalf("the commit reached main:\n%s", merged)
 	}
-	if d := auditOf(t, state, "gate_decision"); len(d) != countUnattended(d) {
+	if d := testenv.AuditEvents(t, state, "gate_decision"); len(d) != countUnattended(d) {
 		t.Fatalf("a decision was recorded: %v", d)
 	}
-	recs := auditOf(t, state, "run_forged")
+	recs := testenv.AuditEvents(t, state, "run_forged")
 	if len(recs) != 1 || recs[0]["run_id"] != id || recs[0]["by"] != "resume" || recs[0]["claimed_node"] != "merge" {
 		t.Fatalf("run_forged records = %v, want one naming the run, resume and the claimed node", recs)
 	}
-	for _, r := range auditOf(t, state, "run_resumed") {
+	for _, r := range testenv.AuditEvents(t, state, "run_resumed") {
 		if r["run_id"] == id {
 			t.Errorf("the forged run was resumed: %v", r)
 		}
@@ -173,7 +173,7 @@ func TestRunsGCNeverRemovesWhatAForgedRowNames(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(victim, "precious.txt")); err != nil || string(b) != "years of work\n" {
 		t.Fatalf("gc removed the folder a row named: %v", err)
 	}
-	recs := auditOf(t, state, "run_forged")
+	recs := testenv.AuditEvents(t, state, "run_forged")
 	if len(recs) != 1 || recs[0]["run_id"] != forged || recs[0]["by"] != "gc" {
 		t.Errorf("run_forged records = %v, want one, by gc", recs)
 	}

@@ -12,14 +12,17 @@ import (
 
 // SelftestOptions are the inputs of `azero selftest`.
 type SelftestOptions struct {
+	RunDeps
+
 	Dir   string
 	Steps int
 	Delay time.Duration
 	JSON  bool
 }
 
-func newSelftestCommand(f *Factory) *cobra.Command {
-	opts := &SelftestOptions{}
+// NewCmdSelftest is `azero selftest`; runF nil runs selftestRun.
+func NewCmdSelftest(f *Factory, runF func(*SelftestOptions) error) *cobra.Command {
+	opts := &SelftestOptions{RunDeps: f.runDeps()}
 	cmd := &cobra.Command{
 		Use:   "selftest",
 		Short: "Exercise the workflow engine on this machine: checkpoints, a gate, resume",
@@ -36,7 +39,13 @@ func newSelftestCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: runExitCodes(ExitOK, ExitError, ExitUsage, ExitNeedsHuman, ExitRejected, ExitInterrupted),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return selftestRun(cmd.Context(), f, opts)
+			if opts.Steps < 1 {
+				return usagef("--steps must be at least 1")
+			}
+			if opts.Delay < 0 {
+				return usagef("--delay must not be negative (got %s)", opts.Delay)
+			}
+			return run(cmd, runF, selftestRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory for effects.log (default: a new temporary directory)")
@@ -46,14 +55,8 @@ func newSelftestCommand(f *Factory) *cobra.Command {
 	return cmd
 }
 
-func selftestRun(ctx context.Context, f *Factory, opts *SelftestOptions) error {
-	if opts.Steps < 1 {
-		return usagef("--steps must be at least 1")
-	}
-	if opts.Delay < 0 {
-		return usagef("--delay must not be negative (got %s)", opts.Delay)
-	}
-	dir := f.abs(opts.Dir)
+func selftestRun(ctx context.Context, opts *SelftestOptions) error {
+	dir := opts.Env.Abs(opts.Dir)
 	if dir == "" {
 		d, err := os.MkdirTemp("", "azero-selftest-")
 		if err != nil {
@@ -63,11 +66,11 @@ func selftestRun(ctx context.Context, f *Factory, opts *SelftestOptions) error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	eng, err := runs.OpenLocal(ctx, f.Env(), runs.Catalog())
+	eng, err := runs.OpenLocal(ctx, opts.Env, runs.Catalog())
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	out, err := eng.Start(ctx, runs.PrepareSelftest(dir, opts.Steps, opts.Delay, f.terminal()))
-	return f.report(out, err, opts.JSON)
+	out, err := eng.Start(ctx, runs.PrepareSelftest(dir, opts.Steps, opts.Delay, opts.Terminal()))
+	return opts.report(out, err, opts.JSON)
 }

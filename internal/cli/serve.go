@@ -32,12 +32,18 @@ const TokenFileName = "serve.token"
 
 // ServeOptions are the inputs of `azero serve`.
 type ServeOptions struct {
+	RunDeps
+	Now    func() time.Time
+	Writer func(auto, force bool) (*safewrite.Writer, error)
+	// OnInterrupt sets what azero says on a first Ctrl-C while serve runs.
+	OnInterrupt func(note func() string)
+
 	Addr      string
 	TokenFile string
 }
 
-func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{}
+func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{RunDeps: f.runDeps(), Now: f.Now, Writer: f.writer, OnInterrupt: f.onInterrupt}
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:7077]",
 		Short: "A local web page for runs, diffs and waiting gates, with a JSON API",
@@ -101,15 +107,12 @@ func newServeCommand(f *Factory, runF func(*ServeOptions) error) *cobra.Command 
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return serveRun(cmd.Context(), f, opts)
+			return run(cmd, runF, serveRun, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultServeAddr, "the address to listen on, HOST:PORT (another host than this machine's loopback is warned about)")
 	cmd.Flags().StringVar(&opts.TokenFile, "token-file", "", "use the token in this file (mode 0600) instead of a fresh one, e.g. the serve.token of a running azero serve")
-	addEngineFlags(cmd, f)
+	addEngineFlags(cmd, &opts.Engine)
 	return cmd
 }
 
@@ -150,8 +153,8 @@ func loopbackOnly(addr string) bool {
 	return true
 }
 
-func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
-	eng, err := f.openRuns(ctx, f.repoRoot(ctx))
+func serveRun(ctx context.Context, opts *ServeOptions) error {
+	eng, err := opts.openHere(ctx)
 	if err != nil {
 		return err
 	}
@@ -163,15 +166,15 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		poll = time.Second
 	}
 	whose := eng.Describe()
-	logger, err := f.Env().Audit()
+	logger, err := opts.Env.Audit()
 	if err != nil {
 		return err
 	}
-	stateDir, err := f.Env().StateDir()
+	stateDir, err := opts.Env.StateDir()
 	if err != nil {
 		return err
 	}
-	token, tokenNote, err := f.serveToken(ctx, stateDir, opts.TokenFile)
+	token, tokenNote, err := serveToken(ctx, opts, stateDir)
 	if err != nil {
 		return err
 	}
@@ -180,9 +183,9 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 		return fmt.Errorf("listen on %s: %w (is another azero serve running there? choose another --addr)", opts.Addr, err)
 	}
 	defer ln.Close()
-	errOut := &lockedWriter{w: f.IO.ErrOut}
+	errOut := &lockedWriter{w: opts.IO.ErrOut}
 	srv, err := web.New(web.Options{
-		Runs: eng, Token: token, StateDir: stateDir, Log: errOut, Now: f.Now, Poll: poll,
+		Runs: eng, Token: token, StateDir: stateDir, Log: errOut, Now: opts.Now, Poll: poll,
 	})
 	if err != nil {
 		return err
@@ -192,7 +195,7 @@ func serveRun(ctx context.Context, f *Factory, opts *ServeOptions) error {
 	// stopped after the server, it saves the runs it drives.
 	stopContinuing := eng.Continue(ctx, func(line string) { fmt.Fprintln(errOut, "azero serve: "+line) }, 0)
 	defer stopContinuing()
-	f.onInterrupt(func() string { return serveStopping(eng.Driving()) })
+	opts.OnInterrupt(func() string { return serveStopping(eng.Driving()) })
 	// The one line a person or a script looks for comes first.
 	fmt.Fprintln(errOut, pageURL(ln.Addr(), token))
 	if !loopbackOnly(opts.Addr) {
@@ -252,9 +255,9 @@ const minToken = 32
 // when given (refused unless only its owner can read it), else a fresh
 // random one, written to the state directory's serve.token (mode 0600)
 // for scripts on this machine. The note says where it is kept.
-func (f *Factory) serveToken(ctx context.Context, stateDir, tokenFile string) (token, note string, err error) {
-	if tokenFile != "" {
-		path := f.abs(tokenFile)
+func serveToken(ctx context.Context, opts *ServeOptions, stateDir string) (token, note string, err error) {
+	if opts.TokenFile != "" {
+		path := opts.Env.Abs(opts.TokenFile)
 		info, err := os.Stat(path)
 		if err != nil {
 			return "", "", fmt.Errorf("--token-file: %w", err)
@@ -277,7 +280,7 @@ func (f *Factory) serveToken(ctx context.Context, stateDir, tokenFile string) (t
 		return "", "", fmt.Errorf("make a token: %w", err)
 	}
 	token = hex.EncodeToString(b)
-	w, err := f.writer(true, false)
+	w, err := opts.Writer(true, false)
 	if err != nil {
 		return "", "", err
 	}

@@ -71,7 +71,7 @@ func TestServeKilledAfterAnAnswerContinuesTheRunWhenRestarted(t *testing.T) {
 	if n := strings.Count(string(effects), "finish"); n != 1 {
 		t.Errorf("the run finished %d times:\n%s", n, effects)
 	}
-	if d := auditOf(t, state, "gate_decision"); len(d) != 1 || d[0]["decision"] != "APPROVED" || d[0]["channel"] != "api" {
+	if d := testenv.AuditEvents(t, state, "gate_decision"); len(d) != 1 || d[0]["decision"] != "APPROVED" || d[0]["channel"] != "api" {
 		t.Errorf("gate decisions %v, want the API's approval once", d)
 	}
 }

@@ -52,13 +52,16 @@ func TestServeFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := parseFlags(newServeCommand, tt.args)
+			got, f, err := parseFlags(NewCmdServe, tt.args)
 			if tt.want == nil {
 				wantUsageError(t, err, got != nil)
 				return
 			}
-			if err != nil || got == nil || *got != *tt.want {
+			if err != nil || got == nil || got.Addr != tt.want.Addr || got.TokenFile != tt.want.TokenFile || got.Engine != tt.want.Engine {
 				t.Fatalf("options %+v, %v; want %+v", got, err, tt.want)
+			}
+			if got.IO != f.IO || got.Env != f.Env() || got.Now == nil || got.Writer == nil || got.OnInterrupt == nil {
+				t.Errorf("dependencies not bound: %+v", got)
 			}
 		})
 	}

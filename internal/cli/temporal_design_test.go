@@ -11,6 +11,7 @@ import (
 
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/temporal"
+	"github.com/azero-dev/azero/internal/testenv"
 	designwf "github.com/azero-dev/azero/internal/workflow/design"
 )
 
@@ -94,7 +95,7 @@ func TestDesignOnTemporal(t *testing.T) {
 	// decisions, each sent as an Update (the draft's from serve, with the
 	// shared key proving its channel; the verdict's from the terminal).
 	var seen []string
-	for _, r := range auditOf(t, wk.state, "gate_decision") {
+	for _, r := range testenv.AuditEvents(t, wk.state, "gate_decision") {
 		if r["run_id"] == o.RunID {
 			seen = append(seen, fmt.Sprintf("%v:%v:%v:%v", r["gate"], r["decision"], r["channel"], r["worker"]))
 		}

@@ -368,11 +368,11 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 
 	// The decisions were recorded by the worker that acted on them: the
 	// unattended diff review by the first, the approval by the second.
-	recs := auditOf(t, holder.state, "gate_decision")
+	recs := testenv.AuditEvents(t, holder.state, "gate_decision")
 	if len(recs) != 1 || recs[0]["gate"] != "diff_review" || recs[0]["channel"] != human.ChannelUnattended || recs[0]["worker"] != holder.w.Identity() {
 		t.Fatalf("the first worker should have recorded the unattended diff review, got %v", recs)
 	}
-	recs = auditOf(t, other.state, "gate_decision")
+	recs = testenv.AuditEvents(t, other.state, "gate_decision")
 	if len(recs) != 1 {
 		t.Fatalf("want 1 gate decision in %s's audit log, got %v", other.w.Identity(), recs)
 	}
@@ -380,7 +380,7 @@ func TestDemoOnTemporalSurvivesItsWorker(t *testing.T) {
 		r["worker"] != other.w.Identity() || r["run_id"] != runID || !strings.HasPrefix(fmt.Sprint(r["by"]), "terminal of ") || r["client_identity"] == nil {
 		t.Errorf("the approval's record = %v: want the terminal's channel, proven by its seal, and the Temporal client's identity", r)
 	}
-	if r := auditOf(t, holder.state, "node"); len(r) == 0 {
+	if r := testenv.AuditEvents(t, holder.state, "node"); len(r) == 0 {
 		t.Error("the first worker's audit log should record the nodes it ran")
 	}
 	// The lineage (the model's prompts and responses, the test runs) is
@@ -524,7 +524,7 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 	if text, err := os.ReadFile(filepath.Join(demoDir, "textkit", "textkit", "text.go")); err != nil || !strings.Contains(string(text), "strings.Builder") {
 		t.Errorf("the implementation should be merged into the checkout (%v)", err)
 	}
-	recs := auditOf(t, w.state, "gate_decision")
+	recs := testenv.AuditEvents(t, w.state, "gate_decision")
 	var web []map[string]any
 	for _, r := range recs {
 		if r["channel"] == human.ChannelAPI {
@@ -535,7 +535,7 @@ func TestServeAnswersTemporalRunsThroughAnUpdate(t *testing.T) {
 		web[0]["user_agent"] != "serve-test-script" || web[0]["client_identity"] == nil {
 		t.Errorf("the worker should record the approval from the web with its channel, worker and client: %v", recs)
 	}
-	if len(auditOf(t, state, "web_answer")) != 1 || len(auditOf(t, state, "web_answer_refused")) != 3 {
+	if len(testenv.AuditEvents(t, state, "web_answer")) != 1 || len(testenv.AuditEvents(t, state, "web_answer_refused")) != 3 {
 		t.Errorf("azero serve should audit the answer it sent and the three it refused")
 	}
 	if accepted, mentioned := updatesInHistory(t, c, runID, "aprove"); len(accepted) != 1 || mentioned {
@@ -596,7 +596,7 @@ func TestIssueOnTemporal(t *testing.T) {
 	var seen []string
 	// The worker does not share the answer key of the terminal's state
 	// directory: what the terminal says of itself is a claim.
-	for _, r := range auditOf(t, wk.state, "gate_decision") {
+	for _, r := range testenv.AuditEvents(t, wk.state, "gate_decision") {
 		seen = append(seen, fmt.Sprintf("%v:%v:%v:%v:%v", r["gate"], r["decision"], r["channel"], r["claimed_channel"], r["worker"]))
 	}
 	if want := []string{"edit_draft:send:temporal:terminal:worker-a", "edit_verdict:approve:temporal:terminal:worker-a"}; strings.Join(seen, " ") != strings.Join(want, " ") {
@@ -645,7 +645,7 @@ func TestIssueOnTemporalResumedBySlug(t *testing.T) {
 	if issues := fake.Issues(); len(issues) != 1 {
 		t.Errorf("want the issue filed once, got %d", len(issues))
 	}
-	if n := len(auditOf(t, wk.state, "gate_decision")); n != 2 {
+	if n := len(testenv.AuditEvents(t, wk.state, "gate_decision")); n != 2 {
 		t.Errorf("the worker should have recorded the two decisions, got %d", n)
 	}
 	if r := w.runPiped(nil, "issue", "--resume", "governance-notes"); r.code != ExitError || !strings.Contains(r.stderr, "no unfinished issue run on Temporal") {
@@ -813,7 +813,7 @@ func TestDemoOnTemporalSurvivesAKilledWorkerProcess(t *testing.T) {
 		t.Errorf("the dead holder's worktree is still there after gc: %v", err)
 	}
 	other := workers[otherName]
-	recs := auditOf(t, other.state, "gate_decision")
+	recs := testenv.AuditEvents(t, other.state, "gate_decision")
 	// Sent by a plain Temporal client: by the client's identity, not by
 	// the name the answer gave itself.
 	if len(recs) != 1 || recs[0]["gate"] != "human_review" || recs[0]["worker"] != otherName || recs[0]["channel"] != human.ChannelTemporal ||

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/azero-dev/azero/internal/iostreams"
 )
 
 type versionInfo struct {
@@ -46,8 +49,17 @@ func buildVersion(stamped string) versionInfo {
 	return resolveVersion(stamped, bi)
 }
 
-func newVersionCommand(f *Factory) *cobra.Command {
-	var asJSON bool
+// VersionOptions are the inputs of `azero version`.
+type VersionOptions struct {
+	IO      *iostreams.IOStreams
+	Version string // stamped into the build ("" for none)
+
+	JSON bool
+}
+
+// NewCmdVersion is `azero version`; runF nil runs versionRun.
+func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{IO: f.IO, Version: f.Version}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print azero's version",
@@ -58,14 +70,18 @@ func newVersionCommand(f *Factory) *cobra.Command {
 		Args:        noArgs,
 		Annotations: exitCodesAnnotation(ExitOK, ExitUsage),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info := buildVersion(f.Version)
-			if asJSON {
-				return writeJSON(f.IO.Out, info)
-			}
-			fmt.Fprintf(f.IO.Out, "azero %s (%s)\n", info.Version, info.Go)
-			return nil
+			return run(cmd, runF, versionRun, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return cmd
+}
+
+func versionRun(_ context.Context, opts *VersionOptions) error {
+	info := buildVersion(opts.Version)
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, info)
+	}
+	fmt.Fprintf(opts.IO.Out, "azero %s (%s)\n", info.Version, info.Go)
+	return nil
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 
 	"github.com/azero-dev/azero/internal/config"
+	"github.com/azero-dev/azero/internal/gitx"
+	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/runs"
-	"github.com/azero-dev/azero/internal/safewrite"
 	"github.com/azero-dev/azero/internal/store"
 )
 
@@ -17,46 +18,60 @@ import (
 // (internal/runs); what is here is the terminal's side: who watches and
 // answers a drive, and how its outcome is printed.
 
-// terminal is this terminal as a drive's watcher, answerer and approver:
-// the run's events are shown on stderr as they happen, its gates asked
-// here, its file writes needing approval too when there is a terminal.
-func (f *Factory) terminal() runs.Terminal {
-	return runs.Terminal{Watch: renderer(f.IO), Answerer: f.Prompter(), Approver: f.approver(),
-		Note: func(line string) { fmt.Fprintln(f.IO.ErrOut, line) }}
+// RunDeps is what a command that starts, drives or lists runs depends on,
+// and the engine its command line chose; its Options embed it.
+type RunDeps struct {
+	IO *iostreams.IOStreams
+	// Env is the run service's environment.
+	Env     *runs.Env
+	WorkDir string
+	// Terminal is this terminal as a drive's watcher and answerer.
+	Terminal func() runs.Terminal
+	// Engine is the engine chosen on the command line (--engine,
+	// --temporal and the connection's flags: addEngineFlags).
+	Engine runs.EngineFlags
 }
 
-// approver asks about a file write needing approval at this terminal;
-// nil when there is none.
-func (f *Factory) approver() safewrite.Approver {
-	if !f.IO.CanPrompt() {
-		return nil
+// config reads the configuration for root and settles the engine before
+// a command does any work (runs.Choose): a choice that cannot be used is
+// a usage error, and a lean build hands a command whose engine is
+// temporal to azero-temporal (Choose does not return then).
+func (d *RunDeps) config(root string) (config.Config, error) {
+	cfg, err := d.Env.Config(root)
+	if err != nil {
+		return cfg, err
 	}
-	return safewrite.NewTerminalApprover(f.IO, f.Prompter())
+	_, err = runs.Choose(d.Env, d.Engine, cfg)
+	return cfg, err
 }
 
-// writer returns the single file-writing function's front door, asking on
-// the terminal when there is one.
-func (f *Factory) writer(auto, force bool) (*safewrite.Writer, error) {
-	return f.Env().Writer(auto, force, f.approver())
-}
-
-// openRuns settles the engine chosen for repoRoot (flags, then config)
-// and opens it over the catalog's workflows.
-func (f *Factory) openRuns(ctx context.Context, repoRoot string) (runs.Engine, error) {
-	cfg, err := f.Env().Config(repoRoot)
+// open opens the engine chosen with cfg over the catalog's workflows.
+func (d *RunDeps) open(ctx context.Context, cfg config.Config) (runs.Engine, error) {
+	c, err := runs.Choose(d.Env, d.Engine, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return f.openEngine(ctx, cfg)
+	return runs.Open(ctx, d.Env, c, runs.Catalog())
 }
 
-// openEngine opens the engine chosen with cfg.
-func (f *Factory) openEngine(ctx context.Context, cfg config.Config) (runs.Engine, error) {
-	c, err := runs.Choose(f.Env(), f.EngineFlags, cfg)
+// openHere settles the engine chosen for the repository of the working
+// directory, if any (flags, then config), and opens it.
+func (d *RunDeps) openHere(ctx context.Context) (runs.Engine, error) {
+	cfg, err := d.Env.Config(repoRoot(ctx, d.WorkDir))
 	if err != nil {
 		return nil, err
 	}
-	return runs.Open(ctx, f.Env(), c, runs.Catalog())
+	return d.open(ctx, cfg)
+}
+
+// repoRoot is the git work tree holding dir, or "" outside one: a
+// project's config applies only inside it.
+func repoRoot(ctx context.Context, dir string) string {
+	root, err := gitx.TopLevel(ctx, dir)
+	if err != nil {
+		return ""
+	}
+	return root
 }
 
 // runOutcome is what a workflow command reports with --json.
@@ -90,13 +105,13 @@ func (o *runOutcome) failed(err error) {
 // then its document with --json or the line of what it achieved; it
 // returns the drive's error for the exit code. A drive that never got to
 // a run (its outcome names none) leaves its error alone.
-func (f *Factory) report(o runs.Outcome, driveErr error, asJSON bool) error {
+func (d *RunDeps) report(o runs.Outcome, driveErr error, asJSON bool) error {
 	for _, n := range o.Notes {
-		fmt.Fprintln(f.IO.ErrOut, n)
+		fmt.Fprintln(d.IO.ErrOut, n)
 	}
 	if !asJSON {
 		if driveErr == nil && o.Done != "" {
-			fmt.Fprintf(f.IO.ErrOut, "\n%s\n", o.Done)
+			fmt.Fprintf(d.IO.ErrOut, "\n%s\n", o.Done)
 		}
 		return driveErr
 	}
@@ -104,7 +119,7 @@ func (f *Factory) report(o runs.Outcome, driveErr error, asJSON bool) error {
 	case o.RunID == "":
 		return driveErr
 	case o.Doc != nil:
-		return errors.Join(driveErr, writeJSON(f.IO.Out, o.Doc))
+		return errors.Join(driveErr, writeJSON(d.IO.Out, o.Doc))
 	case o.Forged:
 		// Nothing of the row is reported as the run's: only why it fails.
 		if driveErr == nil || !errors.Is(driveErr, store.ErrRunForged) {
@@ -112,7 +127,7 @@ func (f *Factory) report(o runs.Outcome, driveErr error, asJSON bool) error {
 		}
 		out := runOutcome{RunID: o.RunID}
 		out.failed(driveErr)
-		return errors.Join(driveErr, writeJSON(f.IO.Out, out))
+		return errors.Join(driveErr, writeJSON(d.IO.Out, out))
 	case o.Unreadable != nil:
 		return errors.Join(driveErr, o.Unreadable)
 	}
@@ -122,7 +137,7 @@ func (f *Factory) report(o runs.Outcome, driveErr error, asJSON bool) error {
 	if top, ok := o.Result.(interface{ TopLevel() map[string]any }); ok {
 		doc = withTopLevel(out, top.TopLevel())
 	}
-	if err := writeJSON(f.IO.Out, doc); err != nil {
+	if err := writeJSON(d.IO.Out, doc); err != nil {
 		return errors.Join(driveErr, err)
 	}
 	return driveErr

@@ -31,7 +31,7 @@ type WriteOptions struct {
 	JSON     bool
 }
 
-func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command {
+func NewCmdWrite(f *Factory, runF func(*WriteOptions) error) *cobra.Command {
 	opts := &WriteOptions{IO: f.IO, Audit: f.Env().Audit, WorkDir: f.WorkDir, TopLevel: gitx.TopLevel}
 	if f.IO.CanPrompt() {
 		opts.Approver = safewrite.NewTerminalApprover(f.IO, f.Prompter())
@@ -100,10 +100,7 @@ func newWriteCommand(f *Factory, runF func(*WriteOptions) error) *cobra.Command 
 			case st != safewrite.Insert && cmd.Flags().Changed("line"):
 				return usagef("--line only applies to --strategy insert")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return writeRun(cmd.Context(), opts)
+			return run(cmd, runF, writeRun, opts)
 		},
 	}
 	fl := cmd.Flags()

@@ -1,6 +1,6 @@
 package cli
 
-// Tests of `azero write`: the flags (newWriteCommand with a runF), the
+// Tests of `azero write`: the flags (NewCmdWrite with a runF), the
 // command in-process through Run with buffers or a real pseudo-terminal,
 // and the real process (this test binary as azero, see main_test.go).
 
@@ -52,7 +52,7 @@ func TestWriteCommandFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, f, err := parseFlags(newWriteCommand, tt.args)
+			got, f, err := parseFlags(NewCmdWrite, tt.args)
 			if tt.usage {
 				wantUsageError(t, err, got != nil)
 				return

@@ -59,14 +59,7 @@ func (r *recording) Generate(ctx context.Context, req llm.Request) (llm.Response
 // scripted returns the offline scripted coder answering replies in turn.
 func scripted(t *testing.T, replies ...string) *recording {
 	t.Helper()
-	var b strings.Builder
-	for i, r := range replies {
-		fmt.Fprintf(&b, "[[reply]]\nrole = \"coder\"\nturn = %d\ntext = '''\n%s'''\n\n", i+1, r)
-	}
-	p := filepath.Join(t.TempDir(), "coder.toml")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.WriteScript(t, testenv.ModelScript("coder", replies...))
 	m, err := mock.New(mock.Options{Script: p, Role: llm.RoleCoder})
 	if err != nil {
 		t.Fatal(err)

@@ -284,17 +284,7 @@ func (w *world) lineage(runID, suffix string) []string {
 // auditEvents returns the audit log's records of event.
 func (w *world) auditEvents(event string) []audit.Record {
 	w.t.Helper()
-	recs, err := audit.Read(filepath.Join(w.stateDir, audit.FileName))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	var out []audit.Record
-	for _, r := range recs {
-		if r["event"] == event {
-			out = append(out, r)
-		}
-	}
-	return out
+	return testenv.AuditEvents(w.t, w.stateDir, event)
 }
 
 func timeForTest() time.Time { return time.Now() }
