@@ -323,21 +323,8 @@ func (s *Store) ReportForged(ctx context.Context, rec Recorder, by string, err e
 // marker says it was sealed before had its schema rolled back by
 // something else: its unsealed rows are forgeries, and stay unsealed.
 func (s *Store) sealLegacy(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+legacyColumns+` FROM runs`)
+	legacy, err := allRows(ctx, tx, legacyColumns, scanLegacyRow)
 	if err != nil {
-		return err
-	}
-	var legacy []row
-	for rows.Next() {
-		rw, err := scanLegacyRow(rows)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		legacy = append(legacy, rw)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(legacy) == 0 {
@@ -402,21 +389,8 @@ func (s *Store) sealDigests(ctx context.Context, tx *sql.Tx) error {
 			}
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+legacyColumns+` FROM runs`)
+	old, err := allRows(ctx, tx, legacyColumns, scanLegacyRow)
 	if err != nil {
-		return err
-	}
-	var old []row
-	for rows.Next() {
-		rw, err := scanLegacyRow(rows)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		old = append(old, rw)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(old) == 0 {
@@ -437,6 +411,25 @@ func (s *Store) sealDigests(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// allRows reads every run row of the store as a migration finds it: the
+// columns named by columns, scanned by scan.
+func allRows(ctx context.Context, tx *sql.Tx, columns string, scan func(scanner) (row, error)) ([]row, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+columns+` FROM runs`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []row
+	for rows.Next() {
+		rw, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rw)
+	}
+	return out, rows.Err()
 }
 
 // markerPath is the file that says the store's runs are sealed: once it
@@ -467,21 +460,8 @@ func (s *Store) mark() error {
 // whose state and question match their digests. A row that does not
 // verify gets no v3 seal and stays refused.
 func (s *Store) sealSummaries(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+runColumns+` FROM runs`)
+	old, err := allRows(ctx, tx, runColumns, scanRow)
 	if err != nil {
-		return err
-	}
-	var old []row
-	for rows.Next() {
-		rw, err := scanRow(rows)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		old = append(old, rw)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(old) == 0 {
