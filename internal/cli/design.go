@@ -13,7 +13,6 @@ import (
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/iostreams"
 	"github.com/azero-dev/azero/internal/llm"
-	"github.com/azero-dev/azero/internal/llm/provider"
 	"github.com/azero-dev/azero/internal/runs"
 	"github.com/azero-dev/azero/internal/testrun"
 )
@@ -212,24 +211,7 @@ func designRun(ctx context.Context, opts *DesignOptions) error {
 		return err
 	}
 	if opts.Resume != "" {
-		eng, err := opts.open(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer eng.Close()
-		id, ok, err := eng.Unfinished(ctx, runs.DesignWorkflow, opts.Resume)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			where := ""
-			if eng.Kind() == runs.Temporal {
-				where = " --engine temporal"
-			}
-			return fmt.Errorf("no unfinished design run has the slug %q; see 'azero runs%s --workflow design'", opts.Resume, where)
-		}
-		out, err := eng.Drive(ctx, id, opts.Terminal())
-		return opts.report(out, err, opts.JSON)
+		return opts.resumeSlug(ctx, cfg, runs.DesignWorkflow, opts.Resume, opts.JSON)
 	}
 	// A new run's checks report to this machine's store, whatever the
 	// engine: a state directory that cannot hold it fails first.
@@ -257,34 +239,22 @@ func designRun(ctx context.Context, opts *DesignOptions) error {
 		return err
 	}
 	printDesignPlan(opts.IO, plan)
-	eng, err := opts.open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	out, err := eng.Start(ctx, p)
-	return opts.report(out, err, opts.JSON)
+	return opts.start(ctx, cfg, p, opts.JSON)
 }
 
 // printDesignPlan says, before anything is sent, what goes where.
 func printDesignPlan(io *iostreams.IOStreams, p runs.DesignPlan) {
 	cs := io.ColorScheme()
 	w := io.ErrOut
-	where := func(st provider.Status) string {
-		if st.Mocked || st.Spec.Provider == llm.ProviderMock {
-			return llm.MockSpec + " (offline: nothing leaves this machine)"
-		}
-		return st.Spec.String() + " at " + st.Endpoint.String()
-	}
 	fmt.Fprintln(w, cs.Bold("azero design "+p.Slug))
 	fmt.Fprintf(w, "  for:         %s\n", p.Input)
 	if p.FiledTrail != "" {
 		fmt.Fprintf(w, "  filed by:    azero issue, audit trail %s/\n", p.FiledTrail)
 	}
-	fmt.Fprintf(w, "  drafter:     %s, receives the issue, a map of the repository, the template and your feedback\n", where(p.Drafter))
-	fmt.Fprintf(w, "  reviewer:    %s, receives the issue, your own words and the designs you send\n", where(p.Reviewer))
+	fmt.Fprintf(w, "  drafter:     %s, receives the issue, a map of the repository, the template and your feedback\n", modelWhere(p.Drafter))
+	fmt.Fprintf(w, "  reviewer:    %s, receives the issue, your own words and the designs you send\n", modelWhere(p.Reviewer))
 	if p.Coder != nil {
-		fmt.Fprintf(w, "  coder:       %s, implements the committed design (--implement)\n", where(*p.Coder))
+		fmt.Fprintf(w, "  coder:       %s, implements the committed design (--implement)\n", modelWhere(*p.Coder))
 		if p.Sandbox != nil {
 			fmt.Fprintf(w, "  sandbox:     %s\n", p.Sandbox.Describe())
 		}

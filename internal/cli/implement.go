@@ -216,13 +216,7 @@ func implementRun(ctx context.Context, opts *ImplementOptions) error {
 		return err
 	}
 	printDataPolicy(opts.IO, opts.LLD, plan)
-	eng, err := opts.open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	out, err := eng.Start(ctx, p)
-	return opts.report(out, err, opts.JSON)
+	return opts.start(ctx, cfg, p, opts.JSON)
 }
 
 // printDataPolicy says, before anything is sent, what goes to which model.

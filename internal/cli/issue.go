@@ -152,23 +152,7 @@ func issueRun(ctx context.Context, opts *IssueOptions) error {
 		return err
 	}
 	if opts.Resume != "" {
-		eng, err := opts.open(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer eng.Close()
-		id, ok, err := eng.Unfinished(ctx, runs.IssueWorkflow, opts.Resume)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if eng.Kind() == runs.Temporal {
-				return fmt.Errorf("no unfinished issue run on Temporal has the slug %q; see 'azero runs --engine temporal --workflow issue'", opts.Resume)
-			}
-			return fmt.Errorf("no unfinished issue run has the slug %q; see 'azero runs --workflow issue'", opts.Resume)
-		}
-		out, err := eng.Drive(ctx, id, opts.Terminal())
-		return opts.report(out, err, opts.JSON)
+		return opts.resumeSlug(ctx, cfg, runs.IssueWorkflow, opts.Resume, opts.JSON)
 	}
 	// A new run's checks report to this machine's store, whatever the
 	// engine: a state directory that cannot hold it fails first.
@@ -188,28 +172,25 @@ func issueRun(ctx context.Context, opts *IssueOptions) error {
 		return err
 	}
 	printIssuePlan(opts.IO, plan)
-	eng, err := opts.open(ctx, cfg)
-	if err != nil {
-		return err
+	return opts.start(ctx, cfg, p, opts.JSON)
+}
+
+// modelWhere says where a model's calls go: the provider's endpoint, or
+// nowhere for the offline scripted model.
+func modelWhere(st provider.Status) string {
+	if st.Mocked || st.Spec.Provider == llm.ProviderMock {
+		return llm.MockSpec + " (offline: nothing leaves this machine)"
 	}
-	defer eng.Close()
-	out, err := eng.Start(ctx, p)
-	return opts.report(out, err, opts.JSON)
+	return st.Spec.String() + " at " + st.Endpoint.String()
 }
 
 // printIssuePlan says, before anything is sent, what goes where.
 func printIssuePlan(io *iostreams.IOStreams, p runs.IssuePlan) {
 	cs := io.ColorScheme()
 	w := io.ErrOut
-	where := func(st provider.Status) string {
-		if st.Mocked || st.Spec.Provider == llm.ProviderMock {
-			return llm.MockSpec + " (offline: nothing leaves this machine)"
-		}
-		return st.Spec.String() + " at " + st.Endpoint.String()
-	}
 	fmt.Fprintln(w, cs.Bold("azero issue "+p.Slug))
-	fmt.Fprintf(w, "  drafter:     %s, receives the brief, the template and your feedback\n", where(p.Drafter))
-	fmt.Fprintf(w, "  reviewer:    %s, receives the brief and the drafts you send\n", where(p.Reviewer))
+	fmt.Fprintf(w, "  drafter:     %s, receives the brief, the template and your feedback\n", modelWhere(p.Drafter))
+	fmt.Fprintf(w, "  reviewer:    %s, receives the brief and the drafts you send\n", modelWhere(p.Reviewer))
 	fmt.Fprintf(w, "  tracker:     %s\n", p.Tracker)
 	fmt.Fprintf(w, "  editor:      %s\n", p.Editor)
 	fmt.Fprintf(w, "  audit trail: %s/\n\n", p.AuditTrail)

@@ -45,6 +45,41 @@ func (d *RunDeps) config(root string) (config.Config, error) {
 	return cfg, err
 }
 
+// start starts the prepared run p on the engine chosen with cfg, drives
+// it with this terminal and reports its outcome.
+func (d *RunDeps) start(ctx context.Context, cfg config.Config, p *runs.Prepared, asJSON bool) error {
+	eng, err := d.open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	out, err := eng.Start(ctx, p)
+	return d.report(out, err, asJSON)
+}
+
+// resumeSlug drives the unfinished run of workflow whose key is slug (the
+// --resume SLUG of issue and design) on the engine chosen with cfg.
+func (d *RunDeps) resumeSlug(ctx context.Context, cfg config.Config, workflow, slug string, asJSON bool) error {
+	eng, err := d.open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	id, ok, err := eng.Unfinished(ctx, workflow, slug)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		on, flag := "", ""
+		if eng.Kind() == runs.Temporal {
+			on, flag = " on Temporal", " --engine temporal"
+		}
+		return fmt.Errorf("no unfinished %s run%s has the slug %q; see 'azero runs%s --workflow %s'", workflow, on, slug, flag, workflow)
+	}
+	out, err := eng.Drive(ctx, id, d.Terminal())
+	return d.report(out, err, asJSON)
+}
+
 // open opens the engine chosen with cfg over the catalog's workflows.
 func (d *RunDeps) open(ctx context.Context, cfg config.Config) (runs.Engine, error) {
 	c, err := runs.Choose(d.Env, d.Engine, cfg)
