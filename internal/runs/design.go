@@ -41,12 +41,7 @@ func designWorkflow() Workflow {
 		// key, and one that still calls a model fails at that call, naming
 		// the key, resumable.
 		Ready: func(ctx context.Context, d design.Deps, s *design.State, r store.Run, t Terminal) error {
-			d.Checks.Models = nil
-			if err := d.Checks.Run(ctx); err != nil {
-				return err
-			}
-			t.note(fmt.Sprintf("Resuming run %s (slug %s) at %s.", r.ID, s.Slug, r.Node))
-			return nil
+			return checkAgain(ctx, d.Checks, s.Slug, r, t)
 		},
 		Report:  reportDesign,
 		Summary: designSummary,

@@ -32,6 +32,17 @@ var IssueTrackers = []string{issue.TrackerGitHub, issue.TrackerLocal}
 // them: lower-case letters, digits and hyphens.
 func IsSlug(s string) bool { return issue.CleanSlug(s) == s }
 
+// checkAgain is a resumed governance run's Ready: the pre-flight checks
+// again, in this process (its editor, its token), but not the models.
+func checkAgain(ctx context.Context, checks *issue.Preflight, slug string, r store.Run, t Terminal) error {
+	checks.Models = nil
+	if err := checks.Run(ctx); err != nil {
+		return err
+	}
+	t.note(fmt.Sprintf("Resuming run %s (slug %s) at %s.", r.ID, slug, r.Node))
+	return nil
+}
+
 // issueWorkflow is the governance workflow: a brief turned into a
 // drafted, human-edited, reviewed issue, filed.
 func issueWorkflow() Workflow {
@@ -45,12 +56,7 @@ func issueWorkflow() Workflow {
 		// still calls a model fails at that call, naming the key,
 		// resumable.
 		Ready: func(ctx context.Context, d issue.Deps, s *issue.State, r store.Run, t Terminal) error {
-			d.Checks.Models = nil
-			if err := d.Checks.Run(ctx); err != nil {
-				return err
-			}
-			t.note(fmt.Sprintf("Resuming run %s (slug %s) at %s.", r.ID, s.Slug, r.Node))
-			return nil
+			return checkAgain(ctx, d.Checks, s.Slug, r, t)
 		},
 		Report:  reportIssue,
 		Summary: func(s *issue.State) Summary { return Summary{Trail: trailOf(s)} },
