@@ -12,7 +12,6 @@ import (
 	"github.com/azero-dev/azero/internal/gitx"
 	"github.com/azero-dev/azero/internal/llm"
 	"github.com/azero-dev/azero/internal/llm/provider"
-	"github.com/azero-dev/azero/internal/prompt"
 	"github.com/azero-dev/azero/internal/sandbox"
 	"github.com/azero-dev/azero/internal/store"
 	"github.com/azero-dev/azero/internal/tracker"
@@ -20,7 +19,6 @@ import (
 	"github.com/azero-dev/azero/internal/workflow/governance"
 	"github.com/azero-dev/azero/internal/workflow/implement"
 	"github.com/azero-dev/azero/internal/workflow/issue"
-	"github.com/azero-dev/azero/internal/workflow/roles"
 )
 
 // DesignWorkflow names the design workflow, whose runs are keyed by their
@@ -253,46 +251,19 @@ func designImplementPlan(env *Env, cfg config.Config, im *DesignImplement) (*des
 // state: the models it records, and, for the mounted implementation, what
 // implementDeps builds for an implementation run.
 func designDeps(ctx context.Context, env *Env, run Run, s *design.State) (design.Deps, error) {
-	w, err := env.Writer(false, false, run.Approver)
+	g, err := openGoverned(ctx, env, run, s.Root, s.Drafter, s.Reviewer, s.MockScript)
 	if err != nil {
 		return design.Deps{}, err
 	}
-	st, err := env.Store(ctx)
-	if err != nil {
-		return design.Deps{}, err
-	}
-	stateDir, err := env.StateDir()
-	if err != nil {
-		return design.Deps{}, err
-	}
-	cfg, err := env.Config(s.Root)
-	if err != nil {
-		return design.Deps{}, err
-	}
-	penv := env.ProviderEnv(cfg)
-	// The recorded models, whatever AZERO_MOCK_LLM says now.
-	penv.MockLLM, penv.MockScript = false, s.MockScript
-	r := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: run.ID, Env: penv, Secrets: env.secrets(penv),
-		Lineage: roles.NewLineage(w, stateDir, run.ID), Events: run.Events}
-	drafter := llm.Lazy(s.Drafter, func() (llm.Model, error) { return roles.Open(llm.RoleDrafter, s.Drafter, r) })
-	reviewer := llm.Lazy(s.Reviewer, func() (llm.Model, error) { return roles.Open(llm.RoleReviewer, s.Reviewer, r) })
-	logger, err := env.Audit()
-	if err != nil {
-		return design.Deps{}, err
-	}
-	editor := prompt.New(nil, env.Getenv, env.LookPath)
 	return design.Deps{
-		Writer: w, Events: run.Events, Audit: logger, Drafter: drafter, Reviewer: reviewer, StateDir: stateDir, Now: env.Now,
-		MaxOutput: map[llm.Role]int{
-			llm.RoleDrafter:  maxOutput(cfg.Roles.Drafter, s.Drafter, penv.Prices),
-			llm.RoleReviewer: maxOutput(cfg.Roles.Reviewer, s.Reviewer, penv.Prices),
-		},
-		Checks: &governance.Preflight{Editor: editor.CheckEditor, Root: s.Root, AuditDir: s.AuditDir,
-			Dirs: map[string]string{"design.lld_dir": path.Dir(s.LLDPath)}, Models: []llm.Model{drafter, reviewer}},
+		Writer: g.w, Events: run.Events, Audit: g.audit, Drafter: g.drafter, Reviewer: g.reviewer, StateDir: g.stateDir, Now: env.Now,
+		MaxOutput: g.maxOutput,
+		Checks: &governance.Preflight{Editor: g.editor, Root: s.Root, AuditDir: s.AuditDir,
+			Dirs: map[string]string{"design.lld_dir": path.Dir(s.LLDPath)}, Models: []llm.Model{g.drafter, g.reviewer}},
 		Implement: func(ctx context.Context, in *implement.State) (implement.Deps, error) {
 			return implementDeps(ctx, env, run, in)
 		},
-		Prices: penv.Prices,
+		Prices: g.prices,
 	}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/azero-dev/azero/internal/audit"
 	"github.com/azero-dev/azero/internal/config"
 	"github.com/azero-dev/azero/internal/flow"
 	"github.com/azero-dev/azero/internal/llm"
@@ -184,54 +185,78 @@ func (r issueRuns) Claim(ctx context.Context, runID, slug string) error {
 	return r.st.SetKey(ctx, runID, slug)
 }
 
-// issueDeps builds what the workflow's nodes use for one run. The nodes
-// and the models report to run.Events.
-func issueDeps(ctx context.Context, env *Env, run Run, s *issue.State) (issue.Deps, error) {
-	w, err := env.Writer(false, false, run.Approver)
-	if err != nil {
-		return issue.Deps{}, err
+// governed is what the two governance workflows (issue, design) build
+// alike for one run: its writer, store, state directory and config, its
+// models (the recorded ones, whatever AZERO_MOCK_LLM says now: opened by
+// the pre-flight check or at their first call, so a run resumed past its
+// last model call needs no key), its audit log, the editor's check and
+// the models' output bounds.
+type governed struct {
+	w         *safewrite.Writer
+	st        *store.Store
+	stateDir  string
+	cfg       config.Config
+	drafter   llm.Model
+	reviewer  llm.Model
+	audit     *audit.Logger
+	editor    func() (string, error)
+	maxOutput map[llm.Role]int
+	prices    llm.PriceTable
+}
+
+// openGoverned builds a governance run's common dependencies from the
+// repository root and the models its state records.
+func openGoverned(ctx context.Context, env *Env, run Run, root, drafterSpec, reviewerSpec, mockScript string) (governed, error) {
+	var g governed
+	var err error
+	if g.w, err = env.Writer(false, false, run.Approver); err != nil {
+		return g, err
 	}
-	st, err := env.Store(ctx)
-	if err != nil {
-		return issue.Deps{}, err
+	if g.st, err = env.Store(ctx); err != nil {
+		return g, err
 	}
-	stateDir, err := env.StateDir()
-	if err != nil {
-		return issue.Deps{}, err
+	if g.stateDir, err = env.StateDir(); err != nil {
+		return g, err
 	}
-	cfg, err := env.Config(s.Root)
-	if err != nil {
-		return issue.Deps{}, err
+	if g.cfg, err = env.Config(root); err != nil {
+		return g, err
 	}
-	tr, err := issueTracker(env, s, cfg, w, run.ID)
-	if err != nil {
-		return issue.Deps{}, err
-	}
-	penv := env.ProviderEnv(cfg)
-	// The recorded models, whatever AZERO_MOCK_LLM says now.
-	penv.MockLLM, penv.MockScript = false, s.MockScript
-	r := roles.Run{Store: st, Writer: w, StateDir: stateDir, RunID: run.ID, Env: penv, Secrets: env.secrets(penv),
-		Lineage: roles.NewLineage(w, stateDir, run.ID), Events: run.Events}
-	// Opened by the pre-flight check or at their first call: a run resumed
-	// past its last model call (at the filing, say) needs no key.
-	drafter := llm.Lazy(s.Drafter, func() (llm.Model, error) { return roles.Open(llm.RoleDrafter, s.Drafter, r) })
-	reviewer := llm.Lazy(s.Reviewer, func() (llm.Model, error) { return roles.Open(llm.RoleReviewer, s.Reviewer, r) })
-	logger, err := env.Audit()
-	if err != nil {
-		return issue.Deps{}, err
+	penv := env.ProviderEnv(g.cfg)
+	penv.MockLLM, penv.MockScript = false, mockScript
+	r := roles.Run{Store: g.st, Writer: g.w, StateDir: g.stateDir, RunID: run.ID, Env: penv, Secrets: env.secrets(penv),
+		Lineage: roles.NewLineage(g.w, g.stateDir, run.ID), Events: run.Events}
+	g.drafter = llm.Lazy(drafterSpec, func() (llm.Model, error) { return roles.Open(llm.RoleDrafter, drafterSpec, r) })
+	g.reviewer = llm.Lazy(reviewerSpec, func() (llm.Model, error) { return roles.Open(llm.RoleReviewer, reviewerSpec, r) })
+	if g.audit, err = env.Audit(); err != nil {
+		return g, err
 	}
 	// The gates open the editor of whoever answers; a process that
 	// cannot find one refuses before any model call.
-	editor := prompt.New(nil, env.Getenv, env.LookPath)
+	g.editor = prompt.New(nil, env.Getenv, env.LookPath).CheckEditor
+	g.maxOutput = map[llm.Role]int{
+		llm.RoleDrafter:  maxOutput(g.cfg.Roles.Drafter, drafterSpec, penv.Prices),
+		llm.RoleReviewer: maxOutput(g.cfg.Roles.Reviewer, reviewerSpec, penv.Prices),
+	}
+	g.prices = penv.Prices
+	return g, nil
+}
+
+// issueDeps builds what the workflow's nodes use for one run. The nodes
+// and the models report to run.Events.
+func issueDeps(ctx context.Context, env *Env, run Run, s *issue.State) (issue.Deps, error) {
+	g, err := openGoverned(ctx, env, run, s.Root, s.Drafter, s.Reviewer, s.MockScript)
+	if err != nil {
+		return issue.Deps{}, err
+	}
+	tr, err := issueTracker(env, s, g.cfg, g.w, run.ID)
+	if err != nil {
+		return issue.Deps{}, err
+	}
 	return issue.Deps{
-		Writer: w, Events: run.Events, Audit: logger, Drafter: drafter, Reviewer: reviewer, Tracker: tr, StateDir: stateDir, Now: env.Now,
-		Runs: issueRuns{st: st},
-		MaxOutput: map[llm.Role]int{
-			llm.RoleDrafter:  maxOutput(cfg.Roles.Drafter, s.Drafter, penv.Prices),
-			llm.RoleReviewer: maxOutput(cfg.Roles.Reviewer, s.Reviewer, penv.Prices),
-		},
-		Checks: &issue.Preflight{Editor: editor.CheckEditor, Tracker: tr, Root: s.Root, AuditDir: s.AuditDir,
-			Models: []llm.Model{drafter, reviewer}},
+		Writer: g.w, Events: run.Events, Audit: g.audit, Drafter: g.drafter, Reviewer: g.reviewer, Tracker: tr, StateDir: g.stateDir, Now: env.Now,
+		Runs: issueRuns{st: g.st}, MaxOutput: g.maxOutput,
+		Checks: &issue.Preflight{Editor: g.editor, Tracker: tr, Root: s.Root, AuditDir: s.AuditDir,
+			Models: []llm.Model{g.drafter, g.reviewer}},
 	}, nil
 }
 
