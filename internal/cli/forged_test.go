@@ -26,17 +26,7 @@ func TestForgedApprovalInTheStoreIsNotMerged(t *testing.T) {
 	t.Parallel()
 	testenv.RequireTool(t, "go")
 	state, base := t.TempDir(), t.TempDir()
-	demo := runAzeroIn(t, state, base, nil, "demo", "--dir", base, "--json")
-	if demo.code != ExitNeedsHuman {
-		t.Fatalf("demo exit %d, want 3\n%s", demo.code, demo.stderr)
-	}
-	var out struct {
-		RunID string `json:"run_id"`
-	}
-	if err := json.Unmarshal([]byte(demo.stdout), &out); err != nil {
-		t.Fatalf("%v\n%s", err, demo.stdout)
-	}
-	id := out.RunID
+	id, _ := waitingDemo(t, state, base)
 	repo := filepath.Join(base, "textkit")
 	before := strings.TrimSpace(testenv.Git(t, repo, "rev-parse", "main"))
 

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -238,4 +239,22 @@ func wantUsageError(t *testing.T, err error, ran bool) {
 	if code := ExitCode(err); code != ExitUsage || ran {
 		t.Fatalf("err = %v (exit %d), ran = %v; want a usage error that runs nothing", err, code, ran)
 	}
+}
+
+// waitingDemo runs `azero demo --json` without a terminal (with args), which
+// stops at the diff review (exit 3), and returns the waiting run's id and
+// the demo's result.
+func waitingDemo(t *testing.T, state, base string, args ...string) (string, runResult) {
+	t.Helper()
+	demo := runAzeroIn(t, state, base, nil, append([]string{"demo", "--dir", base, "--json"}, args...)...)
+	if demo.code != ExitNeedsHuman {
+		t.Fatalf("demo: exit %d, want %d\n%s", demo.code, ExitNeedsHuman, demo.stderr)
+	}
+	var out struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(demo.stdout), &out); err != nil || out.RunID == "" {
+		t.Fatalf("demo: %v\n%s", err, demo.stdout)
+	}
+	return out.RunID, demo
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,19 +49,10 @@ func TestTypedAheadApprovalNeverApproves(t *testing.T) {
 	t.Run("a workflow's diff review", func(t *testing.T) {
 		t.Parallel()
 		state, base := t.TempDir(), t.TempDir()
-		demo := runAzeroIn(t, state, base, nil, "demo", "--dir", base, "--json")
-		if demo.code != ExitNeedsHuman {
-			t.Fatalf("demo: exit %d, want 3\n%s", demo.code, demo.stderr)
-		}
-		var out struct {
-			RunID string `json:"run_id"`
-		}
-		if err := json.Unmarshal([]byte(demo.stdout), &out); err != nil {
-			t.Fatal(err)
-		}
+		id, _ := waitingDemo(t, state, base)
 		proj := filepath.Join(base, "textkit")
 		head := testenv.Git(t, proj, "rev-parse", "HEAD")
-		s := startTypedAhead(t, state, proj, []string{"approve"}, "resume", out.RunID)
+		s := startTypedAhead(t, state, proj, []string{"approve"}, "resume", id)
 		s.WaitFor(t, "to merge it", 1)
 		s.WaitFor(t, "'abort'", 1)
 		s.Type(t, "abort")
