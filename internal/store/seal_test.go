@@ -532,18 +532,26 @@ func TestDigestMismatchIsForged(t *testing.T) {
 	}
 }
 
-// A store sealed with the seal before the digests (v1, schema 6) is
-// sealed again over the digests when azero opens it: each row whose v1
-// seal verifies, and no other.
-func TestMigrationSealsV1RowsOverTheirDigests(t *testing.T) {
-	t.Parallel()
+// closedStore is waitingStore closed, for a test that rewrites it as an
+// older azero left it: its path, its answer key and the database opened
+// directly.
+func closedStore(t *testing.T) (string, *answerkey.Key, *sql.DB) {
+	t.Helper()
 	st, path := waitingStore(t)
 	st.Close()
 	key, err := answerkey.Load(filepath.Dir(path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := sqlite(t, path)
+	return path, key, sqlite(t, path)
+}
+
+// A store sealed with the seal before the digests (v1, schema 6) is
+// sealed again over the digests when azero opens it: each row whose v1
+// seal verifies, and no other.
+func TestMigrationSealsV1RowsOverTheirDigests(t *testing.T) {
+	t.Parallel()
+	path, key, db := closedStore(t)
 	for _, id := range []string{"r", "other"} {
 		var (
 			wf, rk, status, node, visits, errText, meta, question string
@@ -562,7 +570,7 @@ func TestMigrationSealsV1RowsOverTheirDigests(t *testing.T) {
 	exec(t, db, `ALTER TABLE runs DROP COLUMN state_digest`)
 	exec(t, db, `ALTER TABLE runs DROP COLUMN question_digest`)
 	exec(t, db, `PRAGMA user_version = 6`)
-	st = open(t, path)
+	st := open(t, path)
 	if r, err := st.GetRun(t.Context(), "r"); err != nil || r.Node != "human_review" {
 		t.Errorf("GetRun(r) after the migration = %+v, %v", r, err)
 	}
@@ -580,13 +588,7 @@ func TestMigrationSealsV1RowsOverTheirDigests(t *testing.T) {
 // runs keep their history, and foreign keys hold again after.
 func TestMigrationSealsV2RowsWithTheirSummaries(t *testing.T) {
 	t.Parallel()
-	st, path := waitingStore(t)
-	st.Close()
-	key, err := answerkey.Load(filepath.Dir(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sqlite(t, path)
+	path, key, db := closedStore(t)
 	for _, id := range []string{"r", "other"} {
 		var (
 			wf, rk, status, node, visits, errText, meta, sd, qd string
@@ -603,7 +605,7 @@ func TestMigrationSealsV2RowsWithTheirSummaries(t *testing.T) {
 	exec(t, db, `UPDATE runs SET node = 'merge' WHERE id = 'other'`) // forged under v2
 	exec(t, db, `ALTER TABLE runs DROP COLUMN summary`)
 	exec(t, db, `PRAGMA user_version = 8`)
-	st = open(t, path)
+	st := open(t, path)
 	ctx := t.Context()
 	if r, err := st.GetRun(ctx, "r"); err != nil || r.Node != "human_review" {
 		t.Errorf("GetRun(r) after the migration = %+v, %v", r, err)
