@@ -67,7 +67,13 @@ func WriteScript(t testing.TB, script string) string {
 // directory state.
 func AuditEvents(t testing.TB, state, event string) []audit.Record {
 	t.Helper()
-	recs, err := audit.Read(filepath.Join(state, audit.FileName))
+	return AuditLogEvents(t, filepath.Join(state, audit.FileName), event)
+}
+
+// AuditLogEvents returns the records of event in the audit log at path.
+func AuditLogEvents(t testing.TB, path, event string) []audit.Record {
+	t.Helper()
+	recs, err := audit.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,17 +115,7 @@ func (g *guarded) run(t *testing.T, node string) (string, error) {
 
 func (g *guarded) records(t *testing.T, name string) []audit.Record {
 	t.Helper()
-	recs, err := audit.Read(g.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []audit.Record
-	for _, r := range recs {
-		if r["event"] == name {
-			out = append(out, r)
-		}
-	}
-	return out
+	return testenv.AuditLogEvents(t, g.log, name)
 }
 
 func failing(dir string) testrun.Result {

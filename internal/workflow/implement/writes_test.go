@@ -119,17 +119,7 @@ func (r *writeRun) read(t *testing.T, name string) string {
 
 func (r *writeRun) records(t *testing.T, event string) []audit.Record {
 	t.Helper()
-	recs, err := audit.Read(r.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []audit.Record
-	for _, rec := range recs {
-		if rec["event"] == event {
-			out = append(out, rec)
-		}
-	}
-	return out
+	return testenv.AuditLogEvents(t, r.log, event)
 }
 
 // A whole file replacing a file over 100 lines is not written in the
