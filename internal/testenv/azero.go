@@ -122,3 +122,22 @@ func NodePath(hist []store.Step) string {
 	}
 	return strings.Join(nodes, " ")
 }
+
+// OpenState opens the store and the audit log of a fresh state directory,
+// closed when the test ends, as azero keeps them (store.FileName,
+// audit.FileName).
+func OpenState(t testing.TB) (dir string, st *store.Store, log *audit.Logger) {
+	t.Helper()
+	dir = t.TempDir()
+	st, err := store.Open(t.Context(), filepath.Join(dir, store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	log, err = audit.Open(filepath.Join(dir, audit.FileName), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	return dir, st, log
+}

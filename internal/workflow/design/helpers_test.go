@@ -156,17 +156,7 @@ func newWorld(t *testing.T, files map[string]string, script string) *world {
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
-	stateDir := t.TempDir()
-	st, err := store.Open(t.Context(), filepath.Join(stateDir, store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	logger, err := audit.Open(filepath.Join(stateDir, audit.FileName), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logger.Close() })
+	stateDir, st, logger := testenv.OpenState(t)
 	w := &world{t: t, root: root, stateDir: stateDir, st: st, writer: &safewrite.Writer{}, audit: logger}
 	w.eng = &flow.Engine{Store: st, Audit: logger}
 	if script != "" {
