@@ -1,18 +1,9 @@
 package cli
 
-import (
-	"path/filepath"
-
-	"github.com/spf13/cobra"
-)
+import "github.com/spf13/cobra"
 
 // addSandboxFlag adds --sandbox to a command that runs a model's code.
 func addSandboxFlag(cmd *cobra.Command, mode *string) {
 	cmd.Flags().StringVar(mode, "sandbox", "", "how the model's code (its tests, its code, the project's scripts) is confined: "+
 		"auto (bubblewrap and Landlock, the default), landlock (without bubblewrap) or off (UNCONFINED, with your full powers: only when you mean it); default: [sandbox] mode in your config")
-}
-
-// runCaches is the build cache layer of one run (see runs).
-func runCaches(state, runID string) string {
-	return filepath.Join(state, "sandbox", "cache", runID)
 }
